@@ -1,0 +1,46 @@
+"""The ``svoyak`` command: one entry point, one module per subcommand.
+
+Each subcommand module offers ``add_arguments(parser)`` and ``run(args) -> int``. Command modules keep their
+top-level imports light and import their layer inside ``run``, so ``svoyak replay`` never loads Flask and
+``svoyak capture`` never loads the engine.
+The CLI is a composition root: it may import any layer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from appliance.errors import SvoyakError
+
+# name -> (module, one line of help). Add a line here to add a subcommand.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="svoyak", description="Buzzer box for sport «Своя игра».")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module_name, help_text) in COMMANDS.items():
+        subparser = subparsers.add_parser(name, help=help_text, description=help_text)
+        subparser.set_defaults(_module=module_name)
+        importlib.import_module(module_name).add_arguments(subparser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand. Project errors print one clear line and exit 2; nothing else is caught."""
+    args = build_parser().parse_args(argv)
+    try:
+        return importlib.import_module(args._module).run(args) or 0
+    except SvoyakError as error:
+        print(f"svoyak {args.command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

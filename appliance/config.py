@@ -1,0 +1,222 @@
+"""Every setting of the box, declared once with its default and unit.
+
+This is the only module that reads configuration files or the environment. Precedence, lowest first:
+
+1. the defaults declared below;
+2. the box's config file, TOML (``$SVOYAK_CONFIG``, else ``/etc/svoyak/svoyak.toml`` if it exists);
+3. ``SVOYAK_<NAME>`` environment variables (``SVOYAK_WEB_PORT=80``; lists comma-separated);
+4. overrides passed by the caller (tests, command-line flags).
+
+Each process has one composition root that calls :func:`load` once and passes the result down.
+
+>>> settings = load(overrides={"web_port": 9000}, environ={}, config_path=None)
+>>> settings.web_port
+9000
+>>> settings.player_buttons
+(17, 27, 22, 23)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+from appliance.errors import ConfigError
+
+DEFAULT_CONFIG_PATH = Path("/etc/svoyak/svoyak.toml")
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """One declared setting: its type, default, unit (or ``""``) and a line of help."""
+
+    name: str
+    kind: type
+    default: Any
+    unit: str
+    help: str
+
+
+def _data_dir_default() -> str:
+    # On the box systemd's StateDirectory= sets $STATE_DIRECTORY; on a laptop, the user's data dir.
+    return os.environ.get("STATE_DIRECTORY") or str(Path.home() / ".local/share/svoyak")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    # --- storage
+    Setting("data_dir", Path, None, "", "where the event store, identity and exports live (survives reboots)"),
+    # --- web / appliance service
+    Setting("web_host", str, "127.0.0.1", "", "address the web server binds (0.0.0.0 on the box)"),
+    Setting("web_port", int, 8080, "", "TCP port of the host page, scoreboard and director pages"),
+    Setting("language", str, "ru", "", "default UI language: ru or en"),
+    Setting("host_pin", str, "", "", "host page PIN; empty: made at first boot and kept in data_dir/identity.json"),
+    Setting("simulator", bool, False, "", "run on mock pins with keyboard and on-screen buzzers"),
+    # --- capture service and its local link
+    Setting("capture_socket", Path, None, "", "Unix socket of the capture service (default data_dir/capture.sock)"),
+    Setting("capture_heartbeat_ms", int, 500, "ms", "heartbeat period on the capture link"),
+    Setting("capture_link_timeout_ms", int, 2000, "ms", "missed heartbeats for this long: the link is down"),
+    Setting("pin_factory", str, "lgpio", "", "gpiozero pin factory: lgpio, rpigpio or mock (GPIOZERO_PIN_FACTORY wins)"),
+    Setting("player_buttons", tuple, (17, 27, 22, 23), "BCM", "player button inputs, active low with pull-ups"),
+    Setting("player_leds", tuple, (5, 6, 13, 19), "BCM", "player lockout LEDs, one per button"),
+    Setting("buzzer_pin", int, 18, "BCM", "piezo buzzer driver transistor"),
+    Setting("reset_button", int, 24, "BCM", "host reset button, active low with pull-up"),
+    Setting("buzzer_ms", int, 300, "ms", "length of the lockout beep"),
+    # --- hotspot and identity (written at first boot; see systemd/ and image/)
+    Setting("hotspot_ssid", str, "", "", "Wi-Fi name; empty: made at first boot"),
+    Setting("hotspot_password", str, "", "", "WPA2 passphrase; empty: made at first boot"),
+    Setting("hotspot_address", str, "10.42.0.1", "", "the box's address on its own hotspot"),
+)
+
+_BY_NAME = {setting.name: setting for setting in SETTINGS}
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The resolved settings of one process. Read-only; build with :func:`load`."""
+
+    data_dir: Path
+    web_host: str
+    web_port: int
+    language: str
+    host_pin: str
+    simulator: bool
+    capture_socket: Path
+    capture_heartbeat_ms: int
+    capture_link_timeout_ms: int
+    pin_factory: str
+    player_buttons: tuple
+    player_leds: tuple
+    buzzer_pin: int
+    reset_button: int
+    buzzer_ms: int
+    hotspot_ssid: str
+    hotspot_password: str
+    hotspot_address: str
+
+    def replace(self, **changes: Any) -> "Settings":
+        """Return a copy with ``changes`` applied and validated."""
+        return load(overrides={**dataclasses.asdict(self), **changes}, environ={}, config_path=None)
+
+
+def _coerce(setting: Setting, value: Any, source: str) -> Any:
+    """Turn a raw value from ``source`` into the setting's type, or raise ConfigError naming both."""
+    try:
+        if value is None:
+            return None
+        if setting.kind is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in {"1", "true", "yes", "on"}:
+                return True
+            if text in {"0", "false", "no", "off", ""}:
+                return False
+            raise ValueError(value)
+        if setting.kind is tuple:
+            if isinstance(value, str):
+                value = [part for part in value.replace(" ", "").split(",") if part]
+            return tuple(int(part) for part in value)
+        if setting.kind is int:
+            if isinstance(value, bool):
+                raise ValueError(value)
+            return int(value)
+        if setting.kind is Path:
+            return Path(value).expanduser()
+        return setting.kind(value)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"setting {setting.name!r} from {source}: {value!r} is not a valid {setting.kind.__name__}"
+        ) from None
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            data = tomllib.load(file)
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"config file {path} is not valid TOML: {error}") from None
+    unknown = sorted(set(data) - set(_BY_NAME))
+    if unknown:
+        raise ConfigError(f"config file {path}: unknown settings {', '.join(unknown)}")
+    return data
+
+
+def _validate(values: dict[str, Any]) -> None:
+    if not 0 < values["web_port"] < 65536:
+        raise ConfigError(f"web_port {values['web_port']} is outside 1-65535")
+    if values["language"] not in {"ru", "en"}:
+        raise ConfigError(f"language {values['language']!r} must be 'ru' or 'en'")
+    buttons, leds = values["player_buttons"], values["player_leds"]
+    if not 2 <= len(buttons) <= 4:
+        raise ConfigError(f"player_buttons lists {len(buttons)} pins; a box has 2 to 4 players")
+    if len(leds) != len(buttons):
+        raise ConfigError(f"player_leds lists {len(leds)} pins for {len(buttons)} buttons: one LED per button")
+    pins = [*buttons, *leds, values["buzzer_pin"], values["reset_button"]]
+    for pin in pins:
+        # BCM 0-1 are the HAT ID EEPROM; 2-27 are the user GPIOs on the 40-pin header.
+        if not 2 <= pin <= 27:
+            raise ConfigError(f"GPIO{pin} is not a usable BCM pin (2-27)")
+    clashes = sorted({pin for pin in pins if pins.count(pin) > 1})
+    if clashes:
+        raise ConfigError(f"pins used twice: {', '.join(f'GPIO{pin}' for pin in clashes)}")
+    if values["capture_heartbeat_ms"] <= 0 or values["capture_link_timeout_ms"] <= values["capture_heartbeat_ms"]:
+        raise ConfigError("capture_link_timeout_ms must exceed capture_heartbeat_ms, both positive")
+
+
+def load(
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    config_path: Path | None | str = "default",
+) -> Settings:
+    """Resolve every setting from defaults, file, environment and ``overrides``.
+
+    Raises :class:`ConfigError` naming the setting and the source of any bad value or unknown name.
+    ``environ`` defaults to ``os.environ``; ``config_path="default"`` looks in ``$SVOYAK_CONFIG`` and then
+    ``/etc/svoyak/svoyak.toml``; ``None`` reads no file.
+    """
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {setting.name: setting.default for setting in SETTINGS}
+
+    if config_path == "default":
+        explicit = environ.get("SVOYAK_CONFIG")
+        config_path = Path(explicit) if explicit else (DEFAULT_CONFIG_PATH if DEFAULT_CONFIG_PATH.exists() else None)
+    if config_path is not None:
+        path = Path(config_path)
+        for name, raw in _read_file(path).items():
+            values[name] = _coerce(_BY_NAME[name], raw, f"file {path}")
+
+    for name, setting in _BY_NAME.items():
+        key = f"SVOYAK_{name.upper()}"
+        if key in environ:
+            values[name] = _coerce(setting, environ[key], f"${key}")
+
+    for name, raw in (overrides or {}).items():
+        if name not in _BY_NAME:
+            raise ConfigError(f"unknown setting {name!r}")
+        values[name] = _coerce(_BY_NAME[name], raw, "override")
+
+    if values["data_dir"] is None:
+        values["data_dir"] = Path(_data_dir_default())
+    if values["capture_socket"] is None:
+        values["capture_socket"] = values["data_dir"] / "capture.sock"
+    # gpiozero's own variable names the factory on a box set up by hand; honour it (issue 3).
+    if "GPIOZERO_PIN_FACTORY" in environ and "pin_factory" not in (overrides or {}):
+        values["pin_factory"] = environ["GPIOZERO_PIN_FACTORY"]
+    if values["simulator"]:
+        values["pin_factory"] = "mock"
+    _validate(values)
+    return Settings(**values)
+
+
+def describe() -> str:
+    """Every setting with its default, unit and help: ``svoyak config``."""
+    lines = []
+    for setting in SETTINGS:
+        unit = f" [{setting.unit}]" if setting.unit else ""
+        lines.append(f"{setting.name:26} default {setting.default!r}{unit}\n    {setting.help}")
+    return "\n".join(lines)
