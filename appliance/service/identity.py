@@ -1,0 +1,70 @@
+"""The box's identity: its name, hotspot credentials and host PIN, made once at first boot.
+
+No secret is hard-coded: the first process that needs the identity (the first-boot unit on a box, ``./dev run``
+on a laptop) makes it from ``secrets`` and keeps it in ``data_dir/identity.json``; later runs read it back.
+Settings that name a value (``host_pin``, ``hotspot_ssid``, ``hotspot_password``) win over the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import secrets
+from pathlib import Path
+
+from appliance.config import Settings
+from appliance.errors import ConfigError
+
+IDENTITY_FILE = "identity.json"
+# No 0/O, 1/l/I: the password is read off a TV and typed on a phone.
+_READABLE = "abcdefghijkmnpqrstuvwxyz23456789"
+
+
+@dataclasses.dataclass(frozen=True)
+class Identity:
+    box_name: str
+    hotspot_ssid: str
+    hotspot_password: str
+    host_pin: str
+
+
+def make(token_source=secrets) -> Identity:
+    """A fresh identity: a short box name, an SSID from it, a 10-character WPA2 password, a 4-digit PIN."""
+    suffix = "".join(token_source.choice("0123456789ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(4))
+    password = "".join(token_source.choice(_READABLE) for _ in range(10))
+    pin = f"{token_source.randbelow(10_000):04d}"
+    return Identity(box_name=f"svoyak-{suffix}", hotspot_ssid=f"Svoyak-{suffix}", hotspot_password=password,
+                    host_pin=pin)
+
+
+def load_or_create(settings: Settings) -> Identity:
+    """The box's identity: read from ``data_dir/identity.json``, made and written there if absent.
+
+    The file is written atomically (temp file, fsync, rename) and readable by its owner only.
+    Raises :class:`ConfigError` if the file exists but is not a valid identity.
+    """
+    path = Path(settings.data_dir) / IDENTITY_FILE
+    if path.exists():
+        try:
+            identity = Identity(**json.loads(path.read_text(encoding="utf-8")))
+        except (ValueError, TypeError) as error:
+            raise ConfigError(f"{path} is not a valid identity file: {error}") from None
+    else:
+        identity = make()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".tmp")
+        with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as file:
+            json.dump(dataclasses.asdict(identity), file, ensure_ascii=False, indent=2)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    overrides = {
+        "host_pin": settings.host_pin,
+        "hotspot_ssid": settings.hotspot_ssid,
+        "hotspot_password": settings.hotspot_password,
+    }
+    identity = dataclasses.replace(identity, **{key: value for key, value in overrides.items() if value})
+    if not (8 <= len(identity.hotspot_password) <= 63):
+        raise ConfigError("hotspot_password must be 8-63 characters (WPA2)")
+    return identity

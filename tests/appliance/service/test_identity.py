@@ -1,0 +1,36 @@
+"""First boot makes the box's identity once; later runs read the same one back; settings win."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+
+from appliance.errors import ConfigError
+from appliance.service import identity
+
+
+def test_identity_is_made_once_and_kept(settings):
+    first = identity.load_or_create(settings)
+    assert first == identity.load_or_create(settings)
+    assert len(first.host_pin) == 4 and first.host_pin.isdigit()
+    assert 8 <= len(first.hotspot_password) <= 63
+    path = settings.data_dir / identity.IDENTITY_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(path.read_text())["hotspot_ssid"] == first.hotspot_ssid
+
+
+def test_two_boxes_differ():
+    assert identity.make() != identity.make()
+
+
+def test_settings_override_the_file(settings):
+    identity.load_or_create(settings)
+    assert identity.load_or_create(settings.replace(host_pin="2468")).host_pin == "2468"
+
+
+def test_a_corrupt_identity_file_is_a_clear_error(settings):
+    (settings.data_dir / identity.IDENTITY_FILE).write_text("{not json")
+    with pytest.raises(ConfigError, match="not a valid identity file"):
+        identity.load_or_create(settings)
