@@ -21,7 +21,8 @@ cp -r systemd "$dest/systemd"
 
 # The project wheel (pure Python: one wheel serves every architecture).
 "$python" -m pip wheel -q --no-deps --wheel-dir "$dest/wheels" .
-wheel=$(ls "$dest"/wheels/svoyak-*.whl)
+wheels=("$dest"/wheels/svoyak-*.whl)
+wheel=${wheels[0]}
 
 # Its dependencies for the box's Python (Debian bookworm / Raspberry Pi OS bookworm: CPython 3.11, aarch64),
 # pinned by requirements.lock. pip evaluates environment markers for the machine it runs on, not for
@@ -33,11 +34,14 @@ wheel=$(ls "$dest"/wheels/svoyak-*.whl)
 # lgpio publishes no aarch64 wheel for its pinned version: ship the sdist (it bundles the C library) and let
 # install-box.sh compile it in the target, unless a wheel built there before is in SVOYAK_WHEEL_CACHE.
 lgpio=$(grep -i '^lgpio==' requirements.lock)
-cached=$(ls "${SVOYAK_WHEEL_CACHE:-/nonexistent}"/lgpio-"${lgpio#*==}"-cp311-*aarch64*.whl 2>/dev/null | head -1 || true)
-if [ -n "$cached" ]; then
-    cp "$cached" "$dest/wheels/"
+cached=("${SVOYAK_WHEEL_CACHE:-/nonexistent}"/lgpio-"${lgpio#*==}"-cp311-*aarch64*.whl)
+if [ -f "${cached[0]}" ]; then
+    cp "${cached[0]}" "$dest/wheels/"
+    lgpio_from="the wheel cache"
 else
+    lgpio_from="its sdist (compiled in the target)"
     mkdir -p "$dest/sdists"
     "$python" -m pip download -q --no-deps --no-binary=:all: --dest "$dest/sdists" "$lgpio"
 fi
-echo "bundle: $dest: $(ls "$dest/wheels" | wc -l) wheels ($(du -sh "$dest/wheels" | cut -f1))"
+count=$(find "$dest/wheels" -name '*.whl' | wc -l)
+echo "bundle: $dest: $count wheels ($(du -sh "$dest/wheels" | cut -f1)), lgpio from $lgpio_from"
