@@ -10,7 +10,7 @@ Public API::
     replay(events) -> BattleState
 """
 
-from appliance.rules.battle.engine import apply, press_outcome
+from appliance.rules.battle.engine import apply, next_run, press_outcome
 from appliance.rules.battle.errors import BattleRuleError, ProfileError
 from appliance.rules.battle.events import (EVENT_TYPES, ActionUndone, AnswerAnnounced, AnswererPointed, AnswerJudged,
                                            AnswerTimeExtended, AppealDecided, AppealLodged, BattleSetUp,
@@ -24,7 +24,7 @@ from appliance.rules.battle.standings import PlayerStanding, ShootoutCall, Stand
 from appliance.rules.battle.state import BattleState, Press, Question, Ruling, Theme
 
 __all__ = [
-    "apply", "press_outcome", "standings", "snapshot", "replay", "load_profile", "profile_names",
+    "apply", "next_run", "press_outcome", "standings", "snapshot", "replay", "load_profile", "profile_names",
     "profile_from_dict", "profile_to_dict", "event_to_dict", "event_from_dict", "EVENT_TYPES",
     "BattleRuleError", "ProfileError", "Profile", "BattleState", "Press", "Question", "Ruling", "Theme",
     "Standings", "PlayerStanding", "ShootoutCall", "Event", "BattleSetUp", "ThemeStarted", "PriceAnnounced",

@@ -170,7 +170,7 @@ def _theme_started(state: BattleState, event: ev.ThemeStarted) -> BattleState:
         number = setup.themes + state.shootout_themes_played
         name = event.name or (setup.theme_names[number] if number < len(setup.theme_names) else "")
         theme = Theme(index=index, name=name, red=False, shootout=True, participants=call.players,
-                      started_ns=event.at_ns)
+                      started_ns=event.at_ns, places=call.places)
     return replace(state, themes=state.themes + (theme,))
 
 
@@ -621,3 +621,15 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
         return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))
     return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), last_event=event,
                    previous=state)
+
+
+def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:
+    """The setup of the next run of a battle slot on the same themes (youth-cup 2.4: the 1/16 is played in two
+    runs on the same themes): the same profile, themes, red themes, names and questions, new players.
+
+    Raises :class:`BattleRuleError` if the slot has no further run.
+    """
+    if first.run >= first.runs:
+        raise BattleRuleError(first.profile.cite("runs"), f"run {first.run} of {first.runs} is the slot's last",
+                              event=first)
+    return dataclasses.replace(first, at_ns=at_ns, players=tuple(players), absent=tuple(absent), run=first.run + 1)

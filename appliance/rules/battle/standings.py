@@ -162,6 +162,9 @@ def standings(state: BattleState) -> Standings:
                 place_to=last, indicators=dict(zip(methods, indicators)), placement_points=shared_points,
                 absent=player in state.setup.absent))
         place = last + 1
-    if shootout is not None and method == "shootout_question" and state.theme is not None and state.theme.shootout:
-        pass  # the sudden-death theme goes on among those still tied
+    theme = state.theme
+    if method == "shootout_theme" and theme is not None and theme.shootout and not state.is_theme_complete:
+        # a shoot-out theme is decided only when it ends (eurocup 2.4, northern-owl 3.3): until then it is
+        # the shoot-out being played, whatever the score says in between
+        shootout = ShootoutCall(players=theme.participants, places=theme.places, method=method, number=played)
     return Standings(lines=tuple(lines), shootout=shootout, unresolved=tuple(unresolved), methods_used=methods)

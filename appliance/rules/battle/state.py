@@ -119,6 +119,7 @@ class Theme:
     shootout: bool
     participants: tuple
     started_ns: int
+    places: tuple = ()  # a shoot-out theme: the places it decides
     closed: bool = False  # a sudden-death theme closes when the tie is broken (northern-owl 3.3)
 
 
