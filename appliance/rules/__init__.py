@@ -1,0 +1,1 @@
+"""The pure rules engines (battle, tournament) and their data: one profile per regulation."""
