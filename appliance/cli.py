@@ -17,6 +17,7 @@ from appliance.errors import SvoyakError
 # name -> (module, one line of help). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
+    "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
     "firstboot": ("appliance.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
 }
 
