@@ -69,6 +69,7 @@ expect "kiosk skipped: no display" has " kiosk=inactive "
 expect "hotspot skipped: no Wi-Fi" has " hotspot=inactive "
 expect "data on its own partition, read-write (/dev/vda2, ext4)" has " data=/dev/vda2,ext4,rw,"
 expect "no unit in failed state" has " failed= end"
+expect "no restart since boot: readiness and watchdogs kept (capture, web)" has " restarts=0,0 "
 expect "host page answers through the forwarded port" test -n "$host"
 expect "scoreboard answers through the forwarded port" test -n "$board"
 failed_units=$(sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o 'Failed to start [^.]*' | sort -u | tr '\n' ';' || true)
