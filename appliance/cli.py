@@ -17,6 +17,8 @@ from appliance.errors import SvoyakError
 # name -> (module, one line of help). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
+    "capture": ("appliance.commands.capture", "run the buzzer capture service (pins, lockout, its Unix socket)"),
+    "hwcheck": ("appliance.commands.hwcheck", "check buttons, LEDs, buzzer and press timing on the box"),
 }
 
 
