@@ -232,9 +232,10 @@ class Server:
             return
         # Handled without the lock held: commands call into the capture core (see _link_changes).
         connection.last_received = time.monotonic()
-        connection.rbuf += chunk
-        while b"\n" in connection.rbuf and not connection.closed:
-            line, connection.rbuf = connection.rbuf.split(b"\n", 1)
+        *lines, connection.rbuf = (connection.rbuf + chunk).split(b"\n")
+        for line in lines:
+            if connection.closed:
+                return
             if line.strip():
                 self._handle(connection, line)
         if len(connection.rbuf) > MAX_LINE_BYTES:
