@@ -49,6 +49,7 @@ def test_lgpio_pin_passes_the_kernel_timestamp_through_as_integer_nanoseconds(lg
     for cls in (pin_class, LGPIOPin):
         pin = object.__new__(cls)  # no gpiochip here: only the callback path is exercised
         pin._when_changed = weakref.ref(handler)
+        pin._factory = types.SimpleNamespace(realtime_events=False)
         pin._call_when_changed(0, 17, 0, kernel_ns)
     (ours, state), (gpiozeros, _) = seen
     assert ours == kernel_ns and isinstance(ours, int) and state == 0
@@ -142,3 +143,21 @@ def test_lgpio_workdir_moves_out_of_an_unwritable_cwd(tmp_path, monkeypatch):
     monkeypatch.chdir(readonly)
     with pytest.raises(pins.PinFactoryUnavailable, match="RuntimeDirectory"):
         pins.prepare_lgpio_workdir([readonly])
+
+
+def test_pre_5_7_kernel_realtime_stamps_are_converted_to_monotonic(lgpio_classes):
+    _, pin_class = lgpio_classes
+    seen = []
+
+    def handler(ticks, state):
+        seen.append(ticks)
+
+    pin = object.__new__(pin_class)
+    pin._when_changed = weakref.ref(handler)
+    pin._factory = types.SimpleNamespace(realtime_events=True)
+    edge_monotonic = time.monotonic_ns() - 5_000_000
+    edge_realtime = edge_monotonic + (time.time_ns() - time.monotonic_ns())
+    pin._call_when_changed(0, 17, 0, edge_realtime)
+    assert abs(seen[0] - edge_monotonic) < 1_000_000  # the offset is read twice: equal within the call's time
+    assert pins.kernel_event_clock("4.19.118-v7+") == "realtime"
+    assert pins.kernel_event_clock("6.12.1-v8-16k+") == "monotonic"
