@@ -191,7 +191,10 @@ def _price_announced(state: BattleState, event: ev.PriceAnnounced) -> BattleStat
     if theme.shootout and state.profile.shootout_method == "shootout_question":
         from appliance.rules.battle.standings import standings
 
-        participants = standings(state).shootout.players  # the players still tied (northern-owl 3.3)
+        call = standings(state).shootout
+        if call is None:
+            _refuse(state, "tie_break", "the tie is broken: no more shoot-out questions", event)
+        participants = call.players  # the players still tied (northern-owl 3.3)
     question = Question(index=len(state.questions), theme=theme.index, number=state.questions_in_theme,
                         value_points=value, red=theme.red, shootout=theme.shootout, participants=participants,
                         announced_ns=event.at_ns)
@@ -612,10 +615,12 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
         _refuse(state, "players", f"{type(event).__name__} is not a battle event", event)
     at_ns = event.at_ns
     if isinstance(at_ns, bool) or not isinstance(at_ns, int) or at_ns < 0:
-        _refuse(state, "players", f"at_ns must be a CLOCK_MONOTONIC timestamp in ns, not {at_ns!r}", event)
+        raise BattleRuleError("event order", f"at_ns must be a CLOCK_MONOTONIC timestamp in ns, not {at_ns!r}",
+                              event=event)
     if event.is_host_action and at_ns < state.last_at_ns and not isinstance(event, ev.ButtonPressed):
         # host commands and timers are stamped on receipt, in order; only presses may carry an earlier edge time
-        _refuse(state, "players", "a host action cannot be earlier than the last event", event)
+        raise BattleRuleError("event order", "a host action cannot be stamped earlier than the last event",
+                              event=event)
     new = handler(state, event)
     if isinstance(event, ev.ActionUndone):
         return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))

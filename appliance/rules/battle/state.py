@@ -313,10 +313,10 @@ class BattleState:
     def expected_value(self) -> int | None:
         """The value the next question of the current theme must be announced at, or None."""
         theme = self.theme
-        if theme is None or self.is_theme_complete:
-            return None
         values = self.profile.questions_values
         number = self.questions_in_theme
+        if theme is None or self.is_theme_complete or self.current_question is not None or number >= len(values):
+            return None
         if theme.shootout and self.profile.shootout_method == "shootout_question":
             return tuple(reversed(values))[number]  # dearest first (northern-owl 3.3)
         multiplier = self.profile.questions_red_theme_multiplier if theme.red else 1
