@@ -17,6 +17,8 @@ from appliance.errors import SvoyakError
 # name -> (module, one line of help). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
+    "replay": ("appliance.commands.replay", "replay a battle log and print the final state and standings as JSON"),
+    "protocol": ("appliance.commands.protocol", "print a battle's protocol (CSV or A4 HTML) from its log"),
 }
 
 
