@@ -18,7 +18,8 @@ from appliance.rules.battle.profile import Profile
 PRESS_OUTCOMES = ("answerer", "queued", "beaten", "early", "late", "during_answer", "blocked", "answered",
                   "locked", "not_playing", "claps", "no_question")
 
-NEVER_NS = 2**63 - 1  # "until the end of the question" for a lockout
+NEVER_NS = 2**63 - 1
+UNDO_DEPTH = 100  # events kept for undo: the host can take back his actions among the last 100 events  # "until the end of the question" for a lockout
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,7 +148,11 @@ class Undone:
 
 @dataclasses.dataclass(frozen=True)
 class BattleState:
-    """The whole battle after some events. Immutable; equal states compare equal (``previous`` aside)."""
+    """The whole battle after some events. Immutable; equal states compare equal (``history`` aside).
+
+    ``history`` holds the last :data:`UNDO_DEPTH` ``(state before, event)`` pairs for ``ActionUndone``; the states
+    in it carry no history of their own, so memory stays bounded however long the battle.
+    """
 
     setup: BattleSetUp
     profile: Profile
@@ -160,8 +165,12 @@ class BattleState:
     undone: tuple = ()
     seq: int = 1  # events applied, the setup included
     last_at_ns: int = 0
-    last_event: Event | None = dataclasses.field(default=None, compare=False, repr=False)
-    previous: "BattleState | None" = dataclasses.field(default=None, compare=False, repr=False)
+    history: tuple = dataclasses.field(default=(), compare=False, repr=False)
+
+    @property
+    def last_event(self) -> Event | None:
+        """The last event applied (None right after the setup or an undo with nothing left to show)."""
+        return self.history[-1][1] if self.history else None
 
     # --- progress
     @property
