@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
     "replay": ("appliance.commands.replay", "replay a battle log and print the final state and standings as JSON"),
     "protocol": ("appliance.commands.protocol", "print a battle's protocol (CSV or A4 HTML) from its log"),
+    "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
+    "firstboot": ("appliance.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
 }
 
 
