@@ -397,6 +397,8 @@ def _time_called(state: BattleState, event: ev.TimeCalled) -> BattleState:
     question = _open_question(state, event)
     if question.answerer is not None:
         deadline = question.answer_deadline_ns
+        if state.profile.answer_limit_ms and question.pointed_ns is None:
+            _refuse(state, "answer_limit", "the answer time starts when the host points to the answerer", event)
         if deadline is not None and event.at_ns < deadline:
             _refuse(state, "answer_limit", f"the answer time runs {(deadline - event.at_ns) / 1e9:.1f} s more",
                     event)

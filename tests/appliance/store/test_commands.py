@@ -5,6 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import shutil
+import subprocess
+
+import pytest
 
 from appliance.cli import main
 from appliance.rules.battle import AnswerJudged, replay
@@ -70,3 +75,20 @@ def test_protocol_html_prints_on_a4_russian_first(tmp_path, battle_events):
     assert "@page { size: A4" in html and '<html lang="ru">' in html
     assert "Протокол боя / Battle protocol" in html and "источник" in html
     assert html.index("Тема") < html.index("Theme")
+
+
+@pytest.mark.browser
+def test_protocol_html_prints_to_a4_landscape_pages_in_chromium(tmp_path, battle_events):
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed")
+    page = tmp_path / "protocol.html"
+    pdf = tmp_path / "protocol.pdf"
+    assert main(["protocol", str(write(tmp_path, battle_events)), "-o", str(page)]) == 0
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--no-first-run", "--no-pdf-header-footer",
+                    f"--print-to-pdf={pdf}", page.as_uri()], check=True, capture_output=True, timeout=120)
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf.read_bytes())
+    assert boxes, "no page in the PDF"
+    for width, height in boxes:  # A4 landscape: 297 x 210 mm = 841.9 x 595.3 pt
+        assert abs(float(width) - 841.9) < 2 and abs(float(height) - 595.3) < 2

@@ -68,7 +68,9 @@ def test_2_7_no_short_form_once_the_question_was_read_to_the_end(game):
 
 def test_2_8_time_is_called_only_after_3_s_and_then_the_answer_is_wrong(game):
     g = game("eurocup")
-    g.theme(); g.price(); g.read(); g.finish(); g.press(0); g.point(0)
+    g.theme(); g.price(); g.read(); g.finish(); g.press(0)
+    assert g.refused(TimeCalled(at_ns=g.tick(5))).rule == "eurocup 2.8"  # the 3 s start when the host points
+    g.point(0)
     error = g.refused(TimeCalled(at_ns=g.tick(2.5)))
     assert error.rule == "eurocup 2.8"
     g.at(g.time + 0.6).do(TimeCalled(at_ns=ns(g.time)))
