@@ -3,6 +3,7 @@ reproduces the state; the score always equals the sum of the rulings that count.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -17,6 +18,13 @@ from appliance.rules.battle import (ActionUndone, AnswerAnnounced, AnswererPoint
 from appliance.rules.battle.standings import tallies
 
 PROFILES = {name: load_profile(name) for name in profile_names()}
+# organiser-made variants, so the options no shipped regulation uses are exercised too
+PROFILES["club-strict"] = dataclasses.replace(
+    load_profile("mubc"), name="club-strict", presses_open_at="reading_finished", presses_outside_window="lockout",
+    presses_lockout_ms=500, presses_blocker=True, answer_limit_ms=3000, corrections_host="never")
+PROFILES["club-reading"] = dataclasses.replace(
+    load_profile("eurocup"), name="club-reading", presses_open_at="reading_started", presses_stop_reading=False,
+    presses_outside_window="lockout", presses_lockout_ms=0, presses_window_after_wrong_ms=0)
 
 # Each step: a kind and small parameters; the time advances by a random gap.
 STEP = st.tuples(
