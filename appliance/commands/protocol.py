@@ -8,7 +8,9 @@ import sys
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("log", help="battle log in JSON Lines (docs/battle-log.md); - for standard input")
+    parser.add_argument("log", help="battle log in JSON Lines (docs/battle-log.md), - for standard input, or the "
+                                    "box's SQLite event store (then --battle)")
+    parser.add_argument("--battle", help="with an SQLite store: the battle id (default: the newest battle)")
     parser.add_argument("--format", choices=("csv", "html"), default="html", help="output format (default html)")
     parser.add_argument("-o", "--output", help="write to this file instead of standard output")
 
@@ -66,20 +68,16 @@ def to_html(state, rows, notes, title: str) -> str:
 
 
 def run(args) -> int:
-    from appliance.commands.replay import replay_file
+    from appliance.commands.replay import load
     from appliance.rules.battle import BattleRuleError
     from appliance.rules.battle.protocol import protocol_notes, protocol_rows
 
     source = "<stdin>" if args.log == "-" else args.log
-    file = sys.stdin if args.log == "-" else open(args.log, encoding="utf-8")
     try:
-        header, state, _count = replay_file(file, source)
+        header, state, _count, source = load(args)
     except BattleRuleError as error:
         print(f"svoyak protocol: {source}:{error.line}: refused by {error.rule}: {error.message}", file=sys.stderr)
         return 1
-    finally:
-        if file is not sys.stdin:
-            file.close()
     if state is None:
         print(f"svoyak protocol: {source}: the log holds no events", file=sys.stderr)
         return 1

@@ -92,3 +92,18 @@ def test_protocol_html_prints_to_a4_landscape_pages_in_chromium(tmp_path, battle
     assert boxes, "no page in the PDF"
     for width, height in boxes:  # A4 landscape: 297 x 210 mm = 841.9 x 595.3 pt
         assert abs(float(width) - 841.9) < 2 and abs(float(height) - 595.3) < 2
+
+
+def test_replay_and_protocol_read_the_box_store_too(tmp_path, battle_events, capsys):
+    from appliance.store import EventStore
+
+    path = tmp_path / "events.sqlite"
+    with EventStore(path) as store:
+        for event in battle_events:
+            store.append("room-2", event)
+    assert main(["replay", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["battle_id"] == "room-2"
+    assert main(["protocol", str(path), "--battle", "room-2", "--format", "csv"]) == 0
+    assert "Борис: −50 → +50" in capsys.readouterr().out
+    assert main(["replay", str(path), "--battle", "nope"]) == 2
+    assert "no battle 'nope'" in capsys.readouterr().err

@@ -70,3 +70,10 @@ def test_a_malformed_line_is_refused_naming_the_line(bad, line, words):
     with pytest.raises(LogFormatError) as info:
         read_log(io.StringIO(bad), source="b.jsonl")
     assert info.value.line == line and words in str(info.value) and str(info.value).startswith(f"b.jsonl:{line}:")
+
+
+def test_the_box_store_lives_in_the_data_dir(settings):
+    from appliance.store import open_store
+
+    with open_store(settings) as store:
+        assert store.path == settings.data_dir / "events.sqlite"
