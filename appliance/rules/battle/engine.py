@@ -104,10 +104,6 @@ def _with_question(state: BattleState, question: Question, **changes) -> BattleS
     return replace(state, questions=state.questions[:-1] + (question,), **changes)
 
 
-def _value(question: Question) -> int:
-    return question.value_points
-
-
 def _end_question(state: BattleState, question: Question, outcome: str, at_ns: int, scores: tuple) -> BattleState:
     question = replace(question, outcome=outcome, ended_ns=at_ns, answerer=None, answer_deadline_ns=None,
                        scores_after=scores)
@@ -140,7 +136,8 @@ def press_outcome(state: BattleState, question: Question, player: int, at_ns: in
         return "late"  # timestamps decide, not arrival (eurocup 2.5, 2.9)
     if question.answerer is not None:
         if question.pointed_ns is None and question.answerer_press_ns is not None \
-                and at_ns < question.answerer_press_ns:
+                and at_ns < question.answerer_press_ns \
+                and (question.reopened_ns is None or at_ns >= question.reopened_ns):
             return "answerer"  # it arrived later but happened first: the earliest edge wins
         if profile.presses_during_answer == "queue" and question.pointed_ns is not None \
                 and at_ns >= question.pointed_ns:
