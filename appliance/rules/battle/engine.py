@@ -216,6 +216,8 @@ def _reading_started(state: BattleState, event: ev.ReadingStarted) -> BattleStat
     question = _open_question(state, event)
     if question.reading != "not_started":
         _refuse(state, "press_open", "the reading has already started", event)
+    if question.answerer is not None:
+        _refuse(state, "press_open", "someone signalled before the reading: rule on the answer first", event)
     return _with_question(state, replace(question, reading="reading", reading_started_ns=event.at_ns))
 
 

@@ -195,3 +195,15 @@ def test_bad_input_is_refused_with_the_rule_and_changes_nothing(game):
     assert g.refused(AnswererPointed(at_ns=g.tick(), player=1)).rule == "eurocup 2.6"  # nobody signalled
     g.press(0)
     assert g.refused(AnswererPointed(at_ns=g.tick(), player=1)).rule == "eurocup 2.6"  # Аня signalled first
+
+
+def test_2_5_a_signal_right_after_the_price_is_answered_before_any_reading(game):
+    from appliance.rules.battle import ReadingStarted
+
+    g = game("eurocup")
+    g.theme(); g.price(); g.press(1)
+    assert g.refused(ReadingStarted(at_ns=g.tick())).rule == "eurocup 2.5"
+    g.point(1); g.wrong()
+    g.read()  # then the question is read for the others
+    g.press(2, after=1.0)
+    assert g.state.answerer == 2 and g.state.current_question.reading == "interrupted"
