@@ -104,3 +104,13 @@ def test_unknown_battle(desk):
         desk.submit("nope", ThemeStarted(at_ns=1))
     with pytest.raises(LookupError):
         desk.state("nope")
+
+
+def test_the_second_run_of_a_slot_plays_the_same_themes(desk):
+    first = desk.create(BattleSetUp(at_ns=0, profile=load_profile("youth-cup"), players=("А", "Б", "В"), themes=8,
+                                    theme_names=tuple(f"Т{i}" for i in range(8)), slot="1/16-3", runs=2))
+    second = desk.create_next_run(first, ("Г", "Д", "Е"), at_ns=100)
+    setup = desk.state(second).setup
+    assert (setup.run, setup.slot, setup.theme_names) == (2, "1/16-3", desk.state(first).setup.theme_names)
+    with pytest.raises(BattleRuleError):  # youth-cup 2.4: two runs
+        desk.create_next_run(second, ("Ж", "З", "И"), at_ns=200)
