@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "protocol": ("appliance.commands.protocol", "print a battle's protocol (CSV or A4 HTML) from its log"),
     "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
     "firstboot": ("appliance.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
+    "capture": ("appliance.commands.capture", "run the buzzer capture service (pins, lockout, its Unix socket)"),
+    "hwcheck": ("appliance.commands.hwcheck", "check buttons, LEDs, buzzer and press timing on the box"),
 }
 
 
