@@ -17,6 +17,8 @@ from appliance.errors import SvoyakError
 # name -> (module, one line of help). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
+    "serve": ("appliance.commands.serve", "run the web server (gunicorn gthread): host page, scoreboard, phones"),
+    "run": ("appliance.commands.run", "run the whole box here: capture (mock pins on a laptop) and web server"),
 }
 
 

@@ -89,9 +89,8 @@
         return;
       }
       clock(update.server_now_ns);
-      for (const [key, value] of Object.entries(update.changes)) {
-        if (value === null) delete link.view[key]; else link.view[key] = value;
-      }
+      Object.assign(link.view, update.changes);
+      for (const key of update.removed) delete link.view[key];
       link.seq = update.seq;
       setCapture(link.view);
       document.body.dataset.seq = String(link.seq);
