@@ -322,6 +322,9 @@ class BattleAdapter:
             "deadlines": deadlines,
             "allowed": self.allowed(state, now_ns),
             "standings": standings_rows,
+            "questions": [{"index": q.index, "theme_name": (state.themes[q.theme].name or f"{q.theme + 1}"),
+                           "price": q.value_points, "outcome": q.outcome, "withdrawn": q.withdrawn}
+                          for q in state.questions],
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
         }

@@ -97,6 +97,7 @@ class Session:
     def start(self, publisher_thread: bool = True) -> "Session":
         """Resume the newest unfinished battle, start deadlines and the publisher thread."""
         with self._lock:
+            self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)
             if resumable is not None:
                 self._battle_id = resumable

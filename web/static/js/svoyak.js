@@ -57,8 +57,9 @@
     }
     link.serverNowMs = () => performance.now() + link.offsetMs;
 
-    socket.on("connect", () => setIndicator("connecting"));
-    socket.on("disconnect", () => setIndicator("offline"));
+    // hello and snapshot are sent from the server's connect handler and may arrive before "connect" fires
+    socket.on("connect", () => setIndicator(link.seq >= 0 ? "online" : "connecting"));
+    socket.on("disconnect", () => { link.seq = -1; setIndicator("offline"); });
     socket.on("connect_error", (err) => {
       setIndicator("offline");
       if (err && err.data && err.data.code) {
