@@ -51,7 +51,7 @@ class MemoryBattles:
         return self.states[battle_id]
 
     def list(self):
-        return list(self.events)
+        return [{"battle_id": battle_id, "is_over": self.states[battle_id].is_over} for battle_id in self.events]
 
 
 def done(result=None) -> Future:

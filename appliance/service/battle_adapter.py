@@ -85,13 +85,11 @@ class BattleAdapter:
 
     def resumable(self, battles) -> str | None:
         """The newest battle that is not over, to resume after a restart (the log is the truth)."""
-        newest = None
-        for battle_id in battles.list():
-            newest = battle_id
-        if newest is None:
+        listed = battles.list()
+        if not listed:
             return None
-        state = battles.state(newest)
-        return None if state.is_over else newest
+        newest = listed[-1]
+        return None if newest["is_over"] else newest["battle_id"]
 
     # ------------------------------------------------------------ commands
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
@@ -200,20 +198,15 @@ class BattleAdapter:
                 "en": f"{rule}: {message}"}
 
     def _rule_key(self, error) -> str | None:
-        event_state = getattr(error, "state", None)
-        rule = getattr(error, "rule", "")
-        name, _, section = rule.partition(" ")
-        for profile_name in (name,):
-            try:
-                profile = engine.load_profile(profile_name)
-            except Exception:  # not a profile name ("battle setup", "battle log")
-                return None
-            for key, cited in profile.sections:
-                if cited == section:
-                    return key
-            if section.startswith("(profile: "):
-                return section[len("(profile: "):-1]
-        del event_state
+        """The profile's rule key behind a citation ("eurocup 2.8" -> "answer_limit"), for its Russian gloss."""
+        name, _, section = getattr(error, "rule", "").partition(" ")
+        if section.startswith("(profile: "):
+            return section[len("(profile: "):-1]
+        if name not in engine.profile_names():
+            return None  # "battle setup", "battle log": not a profile's citation
+        for key, cited in engine.load_profile(name).sections:
+            if cited == section:
+                return key
         return None
 
     # ------------------------------------------------------------ view
