@@ -51,6 +51,7 @@ def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None) -> int:
             self.cfg.set("graceful_timeout", 5)
             self.cfg.set("keepalive", 5)
             self.cfg.set("accesslog", None)
+            self.cfg.set("control_socket_disable", True)  # no admin socket in $HOME on the box
             self.cfg.set("post_worker_init", post_worker_init)
 
         def load(self):

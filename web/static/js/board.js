@@ -22,7 +22,7 @@
     $("scoreboard").hidden = !battle || !!battle.finished;
     $("standings").hidden = !(battle && battle.finished);
     if (!battle) return;
-    if (battle.finished) return renderStandings();
+    if (battle.finished) renderStandings();
     const q = view.question, th = view.theme;
     $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, th.name) : "");
     $("board-price").textContent = q && !q.over ? String(q.price) : "";

@@ -117,11 +117,13 @@
     if (/^[1-4]$/.test(key) && view.battle && view.battle.on_claps) tryCommand("pick", { player: Number(key) - 1 });
   });
 
+  // Keep the host's own choice across updates; until he chooses, the first option (the latest question) holds.
   function fillSelect(select, options) {
     const keep = select.value;
     select.replaceChildren(...options.map(([value, label]) => el("option", { value }, label)));
-    if ([...select.options].some((o) => o.value === keep)) select.value = keep;
+    if (select.dataset.touched && [...select.options].some((o) => o.value === keep)) select.value = keep;
   }
+  for (const id of ["corr-question", "corr-player"]) $(id).addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
 
   function render() {
     if (!view) return;
