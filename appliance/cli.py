@@ -18,6 +18,7 @@ from appliance.errors import SvoyakError
 COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
     "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
+    "firstboot": ("appliance.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
 }
 
 

@@ -27,6 +27,8 @@ from typing import Any, Mapping
 from appliance.errors import ConfigError
 
 DEFAULT_CONFIG_PATH = Path("/etc/svoyak/svoyak.toml")
+# gpiozero pin factories the capture service knows (gpio/pins.py); GPIOZERO_PIN_FACTORY uses the same names.
+PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +66,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("buzzer_pin", int, 18, "BCM", "piezo buzzer driver transistor"),
     Setting("reset_button", int, 24, "BCM", "host reset button, active low with pull-up"),
     Setting("buzzer_ms", int, 300, "ms", "length of the lockout beep"),
+    Setting("capture_debounce_ms", int, 20, "ms",
+            "software chatter window: a falling edge this soon after the button's last edge is bounce, not a press"),
+    Setting("hwcheck_output_pin", int, 25, "BCM",
+            "spare output pin that `svoyak hwcheck --jumper` drives, wired to player 1's button input"),
     # --- hotspot and identity (written at first boot; see systemd/ and image/)
     Setting("hotspot_ssid", str, "", "", "Wi-Fi name; empty: made at first boot"),
     Setting("hotspot_password", str, "", "", "WPA2 passphrase; empty: made at first boot"),
@@ -92,6 +98,8 @@ class Settings:
     buzzer_pin: int
     reset_button: int
     buzzer_ms: int
+    capture_debounce_ms: int
+    hwcheck_output_pin: int
     hotspot_ssid: str
     hotspot_password: str
     hotspot_address: str
@@ -156,7 +164,7 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"player_buttons lists {len(buttons)} pins; a box has 2 to 4 players")
     if len(leds) != len(buttons):
         raise ConfigError(f"player_leds lists {len(leds)} pins for {len(buttons)} buttons: one LED per button")
-    pins = [*buttons, *leds, values["buzzer_pin"], values["reset_button"]]
+    pins = [*buttons, *leds, values["buzzer_pin"], values["reset_button"], values["hwcheck_output_pin"]]
     for pin in pins:
         # BCM 0-1 are the HAT ID EEPROM; 2-27 are the user GPIOs on the 40-pin header.
         if not 2 <= pin <= 27:
@@ -164,6 +172,12 @@ def _validate(values: dict[str, Any]) -> None:
     clashes = sorted({pin for pin in pins if pins.count(pin) > 1})
     if clashes:
         raise ConfigError(f"pins used twice: {', '.join(f'GPIO{pin}' for pin in clashes)}")
+    if values["pin_factory"] not in PIN_FACTORIES:
+        raise ConfigError(f"pin_factory {values['pin_factory']!r} must be one of {', '.join(PIN_FACTORIES)}")
+    if not 1 <= values["buzzer_ms"] <= 5000:
+        raise ConfigError(f"buzzer_ms {values['buzzer_ms']} is outside 1-5000")
+    if not 0 <= values["capture_debounce_ms"] <= 200:
+        raise ConfigError(f"capture_debounce_ms {values['capture_debounce_ms']} is outside 0-200")
     if values["capture_heartbeat_ms"] <= 0 or values["capture_link_timeout_ms"] <= values["capture_heartbeat_ms"]:
         raise ConfigError("capture_link_timeout_ms must exceed capture_heartbeat_ms, both positive")
 

@@ -1,0 +1,128 @@
+"""The box's hardware as gpiozero devices: player buttons, their LEDs, the buzzer and the host reset button.
+
+Wiring and pin table: gpio/WIRING.md. Buttons are active low with pull-ups (the hardware debounce circuit holds
+the line high at rest). Every edge reaches ``on_edge(index, ticks, pressed)`` with the pin factory's ticks, which
+:mod:`gpio.pins` makes CLOCK_MONOTONIC integer nanoseconds. gpiozero's software debounce (``bounce_time``) is
+never set: it would drop the first edge's timestamp in favour of a later one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from gpiozero import LED, Buzzer, DigitalInputDevice
+
+
+class EdgeButton(DigitalInputDevice):
+    """An active-low button that reports every raw edge, with its timestamp, before gpiozero's own handling.
+
+    ``on_edge(ticks, pressed)`` runs in the pin factory's callback thread (lgpio's callback thread, RPi.GPIO's
+    event thread, or the thread that drives a mock pin).
+    """
+
+    def __init__(self, pin, *, on_edge: Callable[[int, bool], None], pin_factory=None):
+        self._on_edge = on_edge
+        super().__init__(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+
+    def _pin_changed(self, ticks, state):
+        # state is the line level at the edge: 0 (low) is pressed for an active-low button.
+        if state in (0, 1, False, True):  # lgpio reports 2 for its watchdog timeouts: not an edge
+            self._on_edge(ticks, not state)
+        super()._pin_changed(ticks, state)
+
+
+class Beeper:
+    """The buzzer: ``beep(ms)`` turns it on at once in the caller's thread; one thread of its own turns it off.
+
+    No thread is started per beep, so a beep costs one pin write on the press path.
+    """
+
+    def __init__(self, buzzer: Buzzer):
+        self._buzzer = buzzer
+        self._off_at: float | None = None
+        self._condition = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="capture-beeper", daemon=True)
+        self._thread.start()
+
+    def beep(self, ms: int) -> None:
+        self._buzzer.on()
+        with self._condition:
+            self._off_at = time.monotonic() + ms / 1000
+            self._condition.notify()
+
+    def off(self) -> None:
+        with self._condition:
+            self._off_at = None
+        self._buzzer.off()
+
+    def _run(self) -> None:
+        with self._condition:
+            while not self._closed:
+                if self._off_at is None:
+                    self._condition.wait()
+                    continue
+                delay = self._off_at - time.monotonic()
+                if delay > 0:
+                    self._condition.wait(delay)
+                    continue
+                self._off_at = None
+                self._buzzer.off()
+
+    def close(self) -> None:
+        with self._condition:
+            self._closed = True
+            self._condition.notify()
+        self._thread.join(1)
+        self._buzzer.off()
+
+
+class Hardware:
+    """Every device of the box, opened on ``factory`` from the settings' pin numbers (BCM).
+
+    ``on_player_edge(player, ticks, pressed)`` (player from 1) and ``on_reset_edge(ticks, pressed)`` receive
+    the edges. :meth:`close` turns every LED and the buzzer off and releases the pins.
+    """
+
+    def __init__(self, factory, *, player_buttons, player_leds, buzzer_pin: int, reset_button: int,
+                 on_player_edge: Callable[[int, int, bool], None], on_reset_edge: Callable[[int, bool], None]):
+        self.factory = factory
+        self.leds: list[LED] = []
+        self.buttons: list[EdgeButton] = []
+        self.buzzer: Buzzer | None = None
+        self.reset: EdgeButton | None = None
+        self.beeper: Beeper | None = None
+        try:
+            self.leds = [LED(pin, pin_factory=factory) for pin in player_leds]
+            self.buzzer = Buzzer(buzzer_pin, pin_factory=factory)
+            self.beeper = Beeper(self.buzzer)
+            for player, pin in enumerate(player_buttons, start=1):
+                self.buttons.append(EdgeButton(
+                    pin, on_edge=lambda ticks, pressed, player=player: on_player_edge(player, ticks, pressed),
+                    pin_factory=factory))
+            self.reset = EdgeButton(reset_button, on_edge=on_reset_edge, pin_factory=factory)
+        except BaseException:
+            self.close()
+            raise
+
+    def show(self, leds) -> None:
+        """Set every LED to ``leds`` (a sequence of bools, player 1 first); only changed LEDs are written."""
+        for led, on in zip(self.leds, leds):
+            if bool(led.is_lit) != on:
+                led.value = on
+
+    def held(self) -> list[int]:
+        """Players whose button reads pressed right now."""
+        return [player for player, button in enumerate(self.buttons, start=1) if button.is_active]
+
+    def close(self) -> None:
+        if self.beeper is not None:
+            self.beeper.close()
+        for device in [*self.leds, self.buzzer]:
+            if device is not None:
+                device.off()
+        for device in [*self.buttons, self.reset, *self.leds, self.buzzer]:
+            if device is not None:
+                device.close()

@@ -1,0 +1,202 @@
+"""The pin backend seam: gpiozero pin factories whose ticks are CLOCK_MONOTONIC integer nanoseconds.
+
+gpiozero calls ``pin.when_changed(ticks, state)`` on every edge; ticks are opaque values that devices compare only
+through ``factory.ticks_diff``. Each factory below makes its ticks **``time.monotonic_ns()``-compatible
+integers**, so an edge's ticks *are* its ``t_ns`` (docs/capture-protocol.md, *Timestamps*):
+
+- ``lgpio`` (default): lgpio hands its callback the kernel's edge timestamp (``gpio_v2_line_event.timestamp_ns``,
+  CLOCK_MONOTONIC, integer ns); gpiozero's ``LGPIOPin`` would divide it into float seconds, so
+  :func:`_lgpio_classes` passes the integer through unchanged. Precision ``kernel``.
+- ``rpigpio`` (fallback for older Pis): RPi.GPIO gives no timestamp; the pin asks ``factory.ticks()`` in the
+  callback thread, which here is ``time.monotonic_ns()``. Precision ``callback``; a :class:`DegradedModeWarning`.
+- ``mock``: :class:`TimedMockFactory` / :class:`TimedMockPin`; tests drive edges with explicit timestamps
+  (``pin.drive_low(t_ns=...)``), the simulator with ``time.monotonic_ns()``. Precision ``mock``.
+
+>>> backend = open_backend("mock")
+>>> pin = backend.factory.pin(17)
+>>> pin.function = "input"; pin.pull = "up"
+>>> seen = []
+>>> def changed(ticks, state): seen.append((ticks, state))
+>>> pin.when_changed = changed  # gpiozero keeps a weak reference: keep the function alive
+>>> pin.drive_low(t_ns=1_000_000_001)
+>>> seen
+[(1000000001, False)]
+>>> backend.close()
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import time
+import warnings
+from pathlib import Path
+
+from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.pi import PiPin
+
+from appliance.errors import CaptureError, DegradedModeWarning
+
+PRECISION = {"lgpio": "kernel", "rpigpio": "callback", "mock": "mock"}
+RPIGPIO_DEGRADED = "rpigpio: presses are stamped in the callback thread, not by the kernel (0.1-1 ms, worse under load)"
+
+
+class PinFactoryUnavailable(CaptureError, RuntimeError):
+    """No usable pin factory: no GPIO chip, a missing library, or no permission on /dev/gpiochip*."""
+
+
+def _ns_ticks_diff(later: int, earlier: int) -> float:
+    """gpiozero's contract: the seconds between two ticks values."""
+    return (later - earlier) / 1_000_000_000
+
+
+class TimedMockPin(MockPin):
+    """A mock pin whose edges carry integer-nanosecond ticks: explicit (tests) or ``time.monotonic_ns()``."""
+
+    def __init__(self, factory, info):
+        self._edge_ns = 0
+        super().__init__(factory, info)
+
+    def drive_low(self, t_ns: int | None = None) -> None:
+        """Drive the input low (a press, for an active-low button) as if at ``t_ns`` (default: now)."""
+        self._edge_ns = time.monotonic_ns() if t_ns is None else int(t_ns)
+        super().drive_low()
+
+    def drive_high(self, t_ns: int | None = None) -> None:
+        """Drive the input high (a release) as if at ``t_ns`` (default: now)."""
+        self._edge_ns = time.monotonic_ns() if t_ns is None else int(t_ns)
+        super().drive_high()
+
+    def _call_when_changed(self):
+        PiPin._call_when_changed(self, self._edge_ns, self._state)
+
+
+class JumperedMockPin(TimedMockPin):
+    """A mock output pin wired to a mock input pin, like the hwcheck jumper: each level it is set to drives the
+    input at once, stamped with ``time.monotonic_ns()`` taken when the output changed."""
+
+    def __init__(self, factory, info, input_pin=None):
+        super().__init__(factory, info)
+        self.input_pin = input_pin
+
+    def _change_state(self, value):
+        changed = super()._change_state(value)
+        if changed and self._function == "output" and self.input_pin is not None:
+            if value:
+                self.input_pin.drive_high()
+            else:
+                self.input_pin.drive_low()
+        return changed
+
+
+class TimedMockFactory(MockFactory):
+    """gpiozero's MockFactory with :class:`TimedMockPin` pins and ``time.monotonic_ns()`` ticks."""
+
+    def __init__(self, revision=None):
+        super().__init__(revision=revision, pin_class=TimedMockPin)
+
+    ticks = staticmethod(time.monotonic_ns)
+    ticks_diff = staticmethod(_ns_ticks_diff)
+
+
+@functools.cache
+def _lgpio_classes():
+    """Build the lgpio factory and pin lazily: ``import lgpio`` needs the C library and makes a FIFO in the cwd."""
+    from gpiozero.pins.lgpio import LGPIOFactory, LGPIOPin
+    from gpiozero.pins.local import LocalPiPin
+
+    class KernelTimestampPin(LGPIOPin):
+        """An lgpio pin that hands on lgpio's integer CLOCK_MONOTONIC nanoseconds instead of float seconds."""
+
+        def _call_when_changed(self, chip, gpio, level, ticks):
+            # lgpio: ticks = gpio_v2_line_event.timestamp_ns (kernel, CLOCK_MONOTONIC). gpiozero's LGPIOPin would
+            # pass ticks / 1e9; we keep the integer so no rounding ever touches a press's timestamp.
+            LocalPiPin._call_when_changed(self, int(ticks), level)
+
+    class KernelTimestampFactory(LGPIOFactory):
+        def __init__(self, chip=None):
+            super().__init__(chip)
+            self.pin_class = KernelTimestampPin
+
+        ticks = staticmethod(time.monotonic_ns)
+        ticks_diff = staticmethod(_ns_ticks_diff)
+
+    return KernelTimestampFactory, KernelTimestampPin
+
+
+@functools.cache
+def _rpigpio_factory_class():
+    from gpiozero.pins.rpigpio import RPiGPIOFactory
+
+    class CallbackTimestampFactory(RPiGPIOFactory):
+        """RPi.GPIO, whose pins stamp edges with ``factory.ticks()`` in the callback: here monotonic ns."""
+
+        ticks = staticmethod(time.monotonic_ns)
+        ticks_diff = staticmethod(_ns_ticks_diff)
+
+    return CallbackTimestampFactory
+
+
+@dataclasses.dataclass
+class Backend:
+    """An open pin factory with what the status event says about it."""
+
+    factory: object
+    name: str  # lgpio | rpigpio | mock
+    precision: str  # kernel | callback | mock
+    degraded: list = dataclasses.field(default_factory=list)
+
+    @property
+    def is_mock(self) -> bool:
+        return self.name == "mock"
+
+    def close(self) -> None:
+        self.factory.close()
+
+
+def prepare_lgpio_workdir(fallbacks: list[Path]) -> Path:
+    """Make the working directory writable before lgpio is imported: it creates its notification FIFO
+    ``.lgd-nfy<N>`` there. Keeps the current directory if writable, else changes to the first writable of
+    ``fallbacks`` ($RUNTIME_DIRECTORY, $STATE_DIRECTORY, the socket's directory). Returns the directory used."""
+    current = Path.cwd()
+    if os.access(current, os.W_OK):
+        return current
+    for directory in fallbacks:
+        if directory and Path(directory).is_dir() and os.access(directory, os.W_OK):
+            os.chdir(directory)
+            return Path(directory)
+    raise PinFactoryUnavailable(
+        f"lgpio needs a writable working directory for its notification FIFO; {current} is not writable and "
+        f"none of {', '.join(map(str, fallbacks)) or 'no fallbacks'} is (set RuntimeDirectory= in the unit)")
+
+
+def open_backend(name: str) -> Backend:
+    """Open the pin factory ``name`` (lgpio, rpigpio or mock), falling back from lgpio to rpigpio.
+
+    The fallback and rpigpio itself emit a :class:`DegradedModeWarning` and list the reason in
+    ``Backend.degraded``. Raises :class:`PinFactoryUnavailable` naming every reason when nothing works, and
+    ``ValueError`` for an unknown name (config.py validates it first).
+    """
+    if name == "mock":
+        return Backend(TimedMockFactory(), "mock", PRECISION["mock"])
+    if name not in ("lgpio", "rpigpio"):
+        raise ValueError(f"unknown pin factory {name!r}")
+    reasons = []
+    if name == "lgpio":
+        try:
+            factory_class, _ = _lgpio_classes()
+            return Backend(factory_class(), "lgpio", PRECISION["lgpio"])
+        except Exception as error:  # ImportError, OSError, lgpio.error, gpiozero's BadPinFactory: all mean "no lgpio"
+            reasons.append(f"lgpio: {type(error).__name__}: {error}")
+    try:
+        factory = _rpigpio_factory_class()()
+    except Exception as error:  # same: any failure to open the fallback is reported with the first reason
+        reasons.append(f"rpigpio: {type(error).__name__}: {error}")
+        raise PinFactoryUnavailable(
+            "no GPIO pin factory works (" + "; ".join(reasons) + "); on a laptop run `svoyak capture --simulator`"
+        ) from None
+    degraded = [*(f"fell back from {reason}" for reason in reasons), RPIGPIO_DEGRADED]
+    for reason in degraded:
+        warnings.warn(DegradedModeWarning(reason), stacklevel=2)
+    return Backend(factory, "rpigpio", PRECISION["rpigpio"], degraded)

@@ -1,0 +1,142 @@
+"""The capture service's composition root: pins, arbiter, socket server, systemd notifications, signals.
+
+``svoyak capture`` calls :func:`main`; tests build a :class:`CaptureService` on the mock factory directly.
+Process needs (user, working directory, socket, unit type) are listed in docs/capture-protocol.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import signal
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Callable
+
+from appliance.config import Settings
+from appliance.errors import DegradedModeWarning
+from gpio.capture import Capture
+from gpio.devices import Hardware
+from gpio.pins import Backend, open_backend, prepare_lgpio_workdir
+from gpio.sdnotify import Notifier
+from gpio.server import Server
+
+log = logging.getLogger(__name__)
+
+
+class CaptureService:
+    """Everything of one capture process, wired. :meth:`start`, then :meth:`serve` until stopped, :meth:`close`.
+
+    ``observers`` receive every published event too (the terminal keyboard mode prints them); they run in the
+    publishing thread, so they must be quick.
+    """
+
+    def __init__(self, settings: Settings, backend: Backend | None = None, notifier: Notifier | None = None):
+        self.settings = settings
+        if backend is None:
+            if settings.pin_factory == "lgpio":
+                prepare_lgpio_workdir([Path(p) for p in (os.environ.get("RUNTIME_DIRECTORY", ""),
+                                                         os.environ.get("STATE_DIRECTORY", "")) if p]
+                                      + [Path(settings.capture_socket).parent])
+            backend = open_backend(settings.pin_factory)
+        self.backend = backend
+        self.notifier = notifier or Notifier()
+        self.instance = secrets.token_hex(6)
+        self.observers: list[Callable[[dict], None]] = []
+        self.stopped = threading.Event()
+        players = len(settings.player_buttons)
+        self.server = Server(
+            settings.capture_socket, instance=self.instance, heartbeat_ms=settings.capture_heartbeat_ms,
+            timeout_ms=settings.capture_link_timeout_ms, execute=self._execute, players=players,
+            on_link=self._on_link, welcome_info=self._welcome_info)
+        self.capture = Capture(players=players, debounce_ms=settings.capture_debounce_ms,
+                               buzzer_ms=settings.buzzer_ms, backend=backend, instance=self.instance,
+                               publish=self._publish)
+        self.hardware = Hardware(
+            backend.factory, player_buttons=settings.player_buttons, player_leds=settings.player_leds,
+            buzzer_pin=settings.buzzer_pin, reset_button=settings.reset_button,
+            on_player_edge=self.capture.on_player_edge, on_reset_edge=self.capture.on_reset_edge)
+        self.capture.attach(self.hardware)
+
+    def _publish(self, event: dict) -> None:
+        self.server.publish(event)
+        for observer in self.observers:
+            observer(event)
+
+    def _execute(self, op: str, args: dict) -> dict:
+        return self.capture.execute(op, args)
+
+    def _on_link(self, up: bool) -> None:
+        log.info("appliance %s", "linked" if up else "unlinked: standalone lockout")
+        self.capture.set_linked(up)
+        self.notifier.notify(f"STATUS={self.describe()}")
+
+    def _welcome_info(self) -> dict:
+        return {"factory": self.backend.name, "precision": self.backend.precision,
+                "players": len(self.settings.player_buttons), "simulator": self.backend.is_mock}
+
+    def describe(self) -> str:
+        mode = "linked" if self.server.linked else "standalone"
+        return f"{mode}, {len(self.settings.player_buttons)} players, {self.backend.name} ({self.backend.precision})"
+
+    def start(self) -> None:
+        """Listen, arm the standalone round, tell systemd we are ready."""
+        for reason in self.backend.degraded:
+            log.warning("degraded: %s", reason)
+        self.server.listen()
+        self.server.start()
+        self.capture.start()
+        self.notifier.notify("READY=1", f"STATUS={self.describe()}")
+        log.info("capture service ready on %s: %s", self.settings.capture_socket, self.describe())
+
+    def serve(self) -> None:
+        """Block until :meth:`stop`, sending ``WATCHDOG=1`` on time when systemd asked for it."""
+        interval = self.notifier.watchdog_interval_s or 1.0
+        while not self.stopped.wait(interval):
+            if self.notifier.watchdog_interval_s:
+                self.notifier.notify("WATCHDOG=1")
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def close(self) -> None:
+        """Say STOPPING, close the socket, turn every LED and the buzzer off, release the pins."""
+        self.notifier.notify("STOPPING=1")
+        self.server.close()
+        self.hardware.close()
+        self.backend.close()
+
+
+def main(settings: Settings, keyboard: bool = False) -> int:
+    """Run the capture service until SIGTERM or SIGINT; exit 0 after a clean shutdown (LEDs off)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s capture %(levelname)s %(message)s")
+    logging.captureWarnings(True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", DegradedModeWarning)
+        service = CaptureService(settings)
+    signal.signal(signal.SIGTERM, lambda *_: service.stop())
+    signal.signal(signal.SIGINT, lambda *_: service.stop())
+    try:
+        service.start()
+        if keyboard:
+            from gpio.keyboard import KeyboardSimulator
+
+            KeyboardSimulator(service).run_in_thread()
+        service.serve()
+    finally:
+        service.close()
+        log.info("capture service stopped")
+    return 0
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll ``predicate`` until true or ``timeout`` seconds (tools and tests waiting on another thread)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
