@@ -28,7 +28,6 @@ def cuts_for(spec: BattleSpec, players: int, context: dict) -> tuple | None:
 def play(spec: BattleSpec, players: tuple, profile_name: str, rng, context: dict) -> BattleResult:
     """Play ``spec`` with ``players`` (ids, also their names in the battle) under ``profile_name``."""
     from appliance.rules import battle as engine
-    from appliance.rules.battle.standings import tallies
 
     profile = engine.load_profile(profile_name)
     absent = tuple(i for i, p in enumerate(players) if p in set(context.get("absent", ())))
@@ -75,7 +74,6 @@ def play(spec: BattleSpec, players: tuple, profile_name: str, rng, context: dict
         state = engine.apply(state, engine.ThemeStarted(at_ns=at(), name=""))
         while not state.is_theme_complete:
             state = question(state)
-    shootouts = []
     asked = 0
     while asked < MAX_SHOOTOUT_QUESTIONS:
         call = engine.standings(state).shootout
@@ -83,9 +81,21 @@ def play(spec: BattleSpec, players: tuple, profile_name: str, rng, context: dict
             break
         if state.theme is None or state.is_theme_complete or not state.theme.shootout:
             state = engine.apply(state, engine.ThemeStarted(at_ns=at(), name=f"перестрелка {call.number}"))
-            shootouts.append(call)
         state = question(state)
         asked += 1
+    return result_from_battle(state, spec.id, source="battle-engine")
+
+
+def result_from_battle(state, battle_id: str, source: str = "box", log_id: str = "") -> BattleResult:
+    """A tournament :class:`BattleResult` from a finished battle engine state (players are named by id).
+
+    Scores and indicators count the regular themes only (shoot-outs separate the tied, they are not battle
+    points: youth-cup 2.7 says so for its indicators); places are the engine's, shoot-outs included.
+    """
+    from appliance.rules import battle as engine
+    from appliance.rules.battle.standings import tallies
+
+    players = state.players
     table = engine.standings(state)
     regular = tallies(state, include_shootout=False)
     every = tallies(state, include_shootout=True)
@@ -93,19 +103,22 @@ def play(spec: BattleSpec, players: tuple, profile_name: str, rng, context: dict
     for line in table.lines:
         tally = regular[line.player]
         taken = tuple(sorted(((v, c) for v, c in tally["right_by_value"].items() if c), reverse=True))
-        lines.append(PlayerResult(
-            players[line.player], score=tally["score"], place=line.place, right_points=tally["points_without_minuses"],
-            right_answers=tally["right_answers_count"],
-            wrong_answers=sum(1 for q in state.questions if not q.shootout and not q.withdrawn
-                              for r in q.rulings if r.player == line.player and not r.effective),
-            taken_by_value=taken, absent=line.absent))
+        wrong = sum(1 for q in state.questions if not q.shootout and not q.withdrawn
+                    for r in q.rulings if r.player == line.player and not r.effective)
+        lines.append(PlayerResult(players[line.player], score=tally["score"], place=line.place,
+                                  right_points=tally["points_without_minuses"],
+                                  right_answers=tally["right_answers_count"], wrong_answers=wrong,
+                                  taken_by_value=taken, absent=line.absent))
     places = {line.player: line.place for line in table.lines}
-    played = []
-    for call in shootouts:
-        tied = tuple(players[p] for p in call.players)
-        order = tuple(players[p] for p in sorted(call.players, key=lambda p: places[p]))
-        scores = tuple(every[p]["score"] - regular[p]["score"] for p in sorted(call.players, key=lambda p: places[p]))
-        played.append(Shootout(tied, order, call.method, scores,
-                               f"{profile.cite('tie_break')}: places {call.places[0]}-{call.places[1]}"))
-    return BattleResult(spec.id, tuple(lines), tuple(played), source="battle-engine",
+    played, seen = [], set()
+    for theme in state.themes:
+        if not theme.shootout or tuple(theme.participants) in seen:
+            continue
+        seen.add(tuple(theme.participants))
+        ranked = sorted(theme.participants, key=lambda p: places[p])
+        played.append(Shootout(tuple(players[p] for p in theme.participants), tuple(players[p] for p in ranked),
+                               state.profile.shootout_method or "theme",
+                               tuple(every[p]["score"] - regular[p]["score"] for p in ranked),
+                               state.profile.cite("tie_break")))
+    return BattleResult(battle_id, tuple(lines), tuple(played), source=source, log_id=log_id,
                         themes_played=len(state.themes))

@@ -28,7 +28,7 @@ STEP_NS = 1_000_000_000
 
 
 def _skill(seed: int, player: str) -> float:
-    return 0.25 + 0.6 * Rng(derive_seed(seed, "skill", player)).random()
+    return 0.45 + 0.45 * Rng(derive_seed(seed, "skill", player)).random()
 
 
 def _play_theme(values, players, rng, skills, tally) -> None:
