@@ -279,6 +279,14 @@ class TournamentDesk:
             # The director is told on the desk page (the result stays in the battle log); the battle goes on.
             self.rejected.append((tournament_id, battle_id, box_battle_id, str(error)))
 
+    def reconcile(self, battles) -> None:
+        """Record the results of linked box battles that ended while this desk was not listening."""
+        for row in battles.list():
+            box_id = row.get("id") or row.get("battle_id")
+            if box_id:
+                state = battles.state(box_id)
+                self.on_battle_event(box_id, state.last_event, state)
+
     # --- views and exports -------------------------------------------------------------------------------------
     def view(self, tournament_id: str) -> dict:
         """Everything the director's and public pages show: stages, battles, advancement, standings, next step."""
