@@ -268,6 +268,18 @@ def battle_result(tid, battle):
                  command_id=secrets.token_hex(8))
 
 
+@blueprint.route("/director/<tid>/setup/<path:battle>.json")
+def battle_setup(tid, battle):
+    """What the host page needs to play this battle on this box: profile, players (ids and names), themes, red
+    themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back to the desk."""
+    setup = desk().battle_setup(tid, battle)
+    names = {p: e.name for p, e in desk().state(tid).entrants.items()}
+    return jsonify({"profile": setup.profile.name, "players": list(setup.players),
+                    "names": [names[p] for p in setup.players], "themes": setup.themes,
+                    "red_themes": list(setup.red_themes), "cuts": None if setup.cuts is None else list(setup.cuts),
+                    "slot": setup.slot, "run": setup.run, "runs": setup.runs})
+
+
 @blueprint.route("/director/<tid>/sheets/<stage>", methods=["GET", "POST"])
 def sheets(tid, stage):
     if request.method == "POST":

@@ -74,6 +74,9 @@ def test_register_draw_enter_results_and_export(client):
     data = {f"score-{p}": str(100 - 30 * i) for i, p in enumerate(players)}
     assert client.post(f"/director/{tid}/battle/groups/01", data=data).status_code == 302
     assert client.post(f"/director/{tid}/assign/groups/02", data={"room": "B", "box": "box-2"}).status_code == 302
+    setup = client.get(f"/director/{tid}/setup/groups/02.json").get_json()
+    assert setup["profile"] == "northern-owl" and setup["cuts"] == [1] and setup["slot"] == f"tournament:{tid}:groups/02"
+    assert len(setup["players"]) == len(setup["names"]) == 4
     # A refused command says why and changes nothing.
     refused = client.post(f"/director/{tid}/battle/groups/01", data={f"score-{players[0]}": "x"})
     assert refused.status_code == 400
