@@ -93,7 +93,7 @@ def _shootout(tied, values, rng, skills):
     return ranked, extra
 
 
-def play_battle_with_engine(spec, players, profile, rng, context):  # pragma: no cover - replaced when merged
+def play_battle_with_engine(spec, players, profile, rng, context):
     """Drive the real battle engine (``appliance.rules.battle``) when it is installed; else the outline."""
     try:
         driver = importlib.import_module("appliance.rules.tournament.battle_driver")
@@ -211,6 +211,11 @@ def simulate(preset: str, players: int, seed: int, rooms: int = 3,
                 stage = fmt.stage(spec.stage)
                 context = {"seed": seed, "skills": {p: _skill(seed, p) for p in players_now},
                            "cuts": stage_cuts(fmt, stage), "runs": stage.runs}
+                if stage.kind == "swiss":
+                    # mubc 3.5: now and then a player listed in the table is not there for a battle.
+                    no_show = Rng(derive_seed(seed, "absent", battle_id))
+                    absent = tuple(p for p in players_now if no_show.random() < 0.03)
+                    context["absent"] = absent if len(absent) < len(players_now) else ()
                 result = play(spec, players_now, fmt.profile_for(stage),
                               Rng(derive_seed(seed, "battle", battle_id)), context)
                 record(ev.BattleResultRecorded(now(), result))
