@@ -34,6 +34,8 @@ STRINGS = {
     "director.name": ("Название", "Title"),
     "director.seed": ("Зерно жеребьёвки (необязательно)", "Draw seed (optional)"),
     "director.create": ("Создать", "Create"),
+    "director.changes": ("Изменения формата (этап.поле=значение; …), напр. swiss.rounds=7",
+                         "Format changes (stage.field=value; ...), e.g. swiss.rounds=7"),
     "director.login": ("Вход директора", "Director login"),
     "director.enter": ("Войти", "Enter"),
     "director.registration": ("Регистрация", "Registration"),
@@ -180,7 +182,14 @@ def home():
 @blueprint.post("/director/new")
 def create():
     seed = request.form.get("seed", "").strip()
-    tid = desk().create(request.form["preset"], request.form.get("title", ""), int(seed) if seed else None)
+    changes = {}
+    for part in request.form.get("changes", "").replace("\n", ";").split(";"):
+        if part.strip():
+            key, _, value = part.partition("=")
+            value = value.strip()
+            changes[key.strip()] = int(value) if value.lstrip("-").isdigit() else value
+    tid = desk().create(request.form["preset"], request.form.get("title", ""), int(seed) if seed else None,
+                        changes=changes)
     return redirect(url_for("director.registration", tid=tid))
 
 

@@ -158,8 +158,20 @@ class TournamentDesk:
                      "next": t.next_step(state).kind} for tid, state in self._states.items()]
 
     # --- commands ----------------------------------------------------------------------------------------------
-    def create(self, preset: str, title: str = "", seed: int | None = None, tournament_id: str | None = None) -> str:
+    def create(self, preset: str, title: str = "", seed: int | None = None, tournament_id: str | None = None,
+               changes: dict[str, object] | None = None) -> str:
+        """A new tournament of ``preset``; ``changes`` set stage fields the organisers decide, by
+        ``"stage.field"`` (``{"swiss.rounds": 7}``: mubc 3.7), validated like a preset."""
         fmt = t.load_format(preset)
+        if changes:
+            data = json.loads(json.dumps(fmt.source["data"]))
+            stages = {stage["id"]: stage for stage in data["stage"]}
+            for key, value in changes.items():
+                stage_id, _, name = key.partition(".")
+                if stage_id not in stages or not name:
+                    raise t.FormatError(f"change {key!r}: say stage.field, stages are {sorted(stages)}")
+                stages[stage_id][name] = value
+            fmt = t.parse_format(data, origin=f"{preset} with changes")
         tournament_id = tournament_id or f"t{len(self._states) + 1}-{secrets.token_hex(3)}"
         if tournament_id in self._states:
             raise StageError(f"tournament {tournament_id!r} exists")

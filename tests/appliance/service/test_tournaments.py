@@ -117,3 +117,14 @@ def test_nothing_to_draw_is_said_plainly(desk):
         desk.draw(tid)  # no players
     with pytest.raises(StageError):
         desk.draw(tid, "sf")
+
+
+def test_organisers_set_the_open_parameters_at_creation(desk):
+    # mubc 3.7: rounds and battle length are set by the organisers once registration closes.
+    tid = desk.create("mubc", changes={"swiss.rounds": 7, "swiss.themes": 5})
+    stage = desk.state(tid).fmt.stage("swiss")
+    assert (stage.rounds, stage.themes) == (7, 5)
+    with pytest.raises(t.FormatError, match="a box seats 2-4"):
+        desk.create("mubc", changes={"swiss.battle_size": 6})
+    with pytest.raises(t.FormatError, match="stage.field"):
+        desk.create("mubc", changes={"rounds": 7})
