@@ -1,0 +1,35 @@
+"""The battle engine: events in, state out. See docs/battle-engine.md.
+
+Public API::
+
+    apply(state_or_None, event) -> BattleState      # raises BattleRuleError (.rule, .event)
+    standings(state) -> Standings                   # places, indicators, placement points, shoot-out call
+    snapshot(state) -> dict                         # JSON-able, for the web layer
+    load_profile(name_or_path) -> Profile
+    event_to_dict(event) / event_from_dict(dict)    # the battle log's line format
+    replay(events) -> BattleState
+"""
+
+from appliance.rules.battle.engine import apply, next_run, press_outcome
+from appliance.rules.battle.errors import BattleRuleError, ProfileError
+from appliance.rules.battle.events import (EVENT_TYPES, ActionUndone, AnswerAnnounced, AnswererPointed, AnswerJudged,
+                                           AnswerTimeExtended, AppealDecided, AppealLodged, BattleSetUp,
+                                           ButtonPressed, ClarificationRequested, Event, ModeChanged,
+                                           PressWindowExpired, PriceAnnounced, QuestionWithdrawn, ReadingFinished,
+                                           ReadingResumed, ReadingStarted, RulingCorrected, ShortFormGiven,
+                                           ThemeStarted, TimeCalled, event_from_dict, event_to_dict)
+from appliance.rules.battle.profile import Profile, load_profile, profile_from_dict, profile_names, profile_to_dict
+from appliance.rules.battle.snapshot import replay, snapshot
+from appliance.rules.battle.standings import PlayerStanding, ShootoutCall, Standings, standings
+from appliance.rules.battle.state import BattleState, Press, Question, Ruling, Theme
+
+__all__ = [
+    "apply", "next_run", "press_outcome", "standings", "snapshot", "replay", "load_profile", "profile_names",
+    "profile_from_dict", "profile_to_dict", "event_to_dict", "event_from_dict", "EVENT_TYPES",
+    "BattleRuleError", "ProfileError", "Profile", "BattleState", "Press", "Question", "Ruling", "Theme",
+    "Standings", "PlayerStanding", "ShootoutCall", "Event", "BattleSetUp", "ThemeStarted", "PriceAnnounced",
+    "ReadingStarted", "ReadingFinished", "ReadingResumed", "ButtonPressed", "AnswererPointed", "ShortFormGiven",
+    "ClarificationRequested", "AnswerTimeExtended", "AnswerJudged", "TimeCalled", "PressWindowExpired",
+    "QuestionWithdrawn", "AnswerAnnounced", "RulingCorrected", "AppealLodged", "AppealDecided", "ModeChanged",
+    "ActionUndone",
+]

@@ -1,0 +1,232 @@
+"""Rules profiles: one TOML file per regulation (and per stage where a stage differs), read into a Profile.
+
+A profile is data a tournament organiser can read, copy and edit to make a new regulation; the engine branches
+on its fields, never on its name. Each table of the TOML file maps to fields named ``<table>_<key>``
+(``[answer] limit_ms`` is ``Profile.answer_limit_ms``). ``[sections]`` maps rule keys to the regulation's
+section numbers, so an error can name the rule (``"eurocup 2.8"``).
+
+>>> profile = load_profile("eurocup")
+>>> profile.answer_limit_ms, profile.presses_window_after_reading_ms, profile.presses_during_answer
+(3000, 7000, 'queue')
+>>> profile.cite("answer_limit")
+'eurocup 2.8'
+>>> sorted(profile_names())[:3]
+['eurocup', 'eurocup-final', 'irkutsk']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+from appliance.rules.battle.errors import ProfileError
+
+PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
+
+TIE_BREAK_METHODS = (
+    "points_without_minuses",     # irkutsk 3.6, youth-cup 2.6: the sum of right answers only
+    "right_answers_count",        # irkutsk 3.6: the number of right answers
+    "count_right_by_value_desc",  # youth-cup 2.6: how many 50s taken, then 40s, 30s...
+    "shootout_theme",             # eurocup 2.4, irkutsk 3.6, youth-cup 2.7: an extra theme among the tied
+    "shootout_question",          # northern-owl 3.3: single questions, dearest first, until the first answer
+)
+SHOOTOUT_METHODS = ("shootout_theme", "shootout_question")
+
+# (table, key, type, allowed values or None, default or REQUIRED)
+REQUIRED = object()
+SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
+    ("profile", "name", str, None, REQUIRED),
+    ("profile", "title", str, None, REQUIRED),
+    ("profile", "regulation", str, None, ""),
+    ("profile", "stage", str, None, ""),
+    ("players", "min", int, None, 2),
+    ("players", "max", int, None, 4),
+    ("questions", "values", tuple, None, (10, 20, 30, 40, 50)),
+    ("questions", "red_theme_multiplier", int, None, 1),
+    ("presses", "open_at", str, ("price_announced", "reading_started", "reading_finished"), "price_announced"),
+    ("presses", "stop_reading", bool, None, True),
+    ("presses", "window_after_reading_ms", int, None, 5000),
+    ("presses", "window_after_wrong_ms", int, None, 5000),
+    ("presses", "during_answer", str, ("queue", "ignore"), "ignore"),
+    ("presses", "outside_window", str, ("ignore", "lockout"), "ignore"),
+    ("presses", "lockout_ms", int, None, 0),
+    ("presses", "blocker", bool, None, False),
+    ("answer", "limit_ms", int, None, 0),
+    ("answer", "short_form", bool, None, True),
+    ("answer", "clarify", bool, None, False),
+    ("answer", "extension", bool, None, False),
+    ("corrections", "host", str, ("any_time", "current_question", "never"), "any_time"),
+    ("corrections", "appeals", str, ("none", "after_theme", "before_next_question"), "none"),
+    ("corrections", "withdraw", bool, None, True),
+    ("corrections", "fallback_without_buttons", bool, None, True),
+    ("ranking", "tie_break", tuple, TIE_BREAK_METHODS, ()),
+    ("ranking", "cuts", tuple, None, (1,)),
+    ("ranking", "shootout_limit", int, None, -1),
+    ("ranking", "indicators_exclude_shootout", bool, None, False),
+    ("ranking", "placement_points", tuple, None, ()),
+)
+
+
+def _field_name(table: str, key: str) -> str:
+    return key if table == "profile" else f"{table}_{key}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """One regulation's battle rules as data. Build with :func:`load_profile` or :func:`profile_from_dict`."""
+
+    name: str
+    title: str
+    regulation: str
+    stage: str
+    players_min: int
+    players_max: int
+    questions_values: tuple
+    questions_red_theme_multiplier: int
+    presses_open_at: str
+    presses_stop_reading: bool
+    presses_window_after_reading_ms: int
+    presses_window_after_wrong_ms: int
+    presses_during_answer: str
+    presses_outside_window: str
+    presses_lockout_ms: int
+    presses_blocker: bool
+    answer_limit_ms: int
+    answer_short_form: bool
+    answer_clarify: bool
+    answer_extension: bool
+    corrections_host: str
+    corrections_appeals: str
+    corrections_withdraw: bool
+    corrections_fallback_without_buttons: bool
+    ranking_tie_break: tuple
+    ranking_cuts: tuple
+    ranking_shootout_limit: int
+    ranking_indicators_exclude_shootout: bool
+    ranking_placement_points: tuple
+    sections: tuple = ()  # ((rule key, section), ...)
+
+    def cite(self, key: str) -> str:
+        """The regulation section behind rule ``key``: ``"eurocup 2.8"``, or ``"eurocup (profile: key)"``."""
+        for name, section in self.sections:
+            if name == key:
+                return f"{self.name} {section}"
+        return f"{self.name} (profile: {key})"
+
+    @property
+    def shootout_method(self) -> str | None:
+        """The shoot-out method in the tie-break chain, if any."""
+        for method in self.ranking_tie_break:
+            if method in SHOOTOUT_METHODS:
+                return method
+        return None
+
+
+def profile_to_dict(profile: Profile) -> dict[str, Any]:
+    """The profile as nested tables, the shape of its TOML file (JSON-able; used inside the battle log)."""
+    out: dict[str, Any] = {}
+    for table, key, _kind, _choices, _default in SCHEMA:
+        value = getattr(profile, _field_name(table, key))
+        out.setdefault(table, {})[key] = list(value) if isinstance(value, tuple) else value
+    out["sections"] = dict(profile.sections)
+    return out
+
+
+def profile_from_dict(data: Mapping[str, Any], source: str = "profile") -> Profile:
+    """Validate nested tables (the TOML shape) into a Profile; raise :class:`ProfileError` naming the field."""
+    if not isinstance(data, Mapping):
+        raise ProfileError(f"{source}: a profile is a table of tables")
+    known_tables = {table for table, *_ in SCHEMA} | {"sections"}
+    unknown = sorted(set(data) - known_tables)
+    if unknown:
+        raise ProfileError(f"{source}: unknown tables {', '.join(unknown)}")
+    values: dict[str, Any] = {}
+    for table, key, kind, choices, default in SCHEMA:
+        section = data.get(table, {})
+        if not isinstance(section, Mapping):
+            raise ProfileError(f"{source}: [{table}] must be a table")
+        where = f"{source}: [{table}] {key}"
+        if key not in section:
+            if default is REQUIRED:
+                raise ProfileError(f"{where} is required")
+            value = default
+        else:
+            value = section[key]
+        if kind is tuple:
+            if not isinstance(value, (list, tuple)):
+                raise ProfileError(f"{where} must be a list")
+            value = tuple(value)
+            if choices is not None and any(item not in choices for item in value):
+                raise ProfileError(f"{where}: {list(value)} may only hold {', '.join(choices)}")
+        elif kind is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ProfileError(f"{where} must be an integer, not {value!r}")
+        elif not isinstance(value, kind):
+            raise ProfileError(f"{where} must be a {kind.__name__}, not {value!r}")
+        elif choices is not None and value not in choices:
+            raise ProfileError(f"{where} is {value!r}; one of: {', '.join(choices)}")
+        values[_field_name(table, key)] = value
+    for table in data:
+        if table in ("sections",):
+            continue
+        extra = sorted(set(data[table]) - {key for t, key, *_ in SCHEMA if t == table})
+        if extra:
+            raise ProfileError(f"{source}: [{table}] has unknown keys {', '.join(extra)}")
+    sections = data.get("sections", {})
+    if not isinstance(sections, Mapping) or not all(isinstance(v, str) for v in sections.values()):
+        raise ProfileError(f"{source}: [sections] maps rule keys to section strings")
+    values["sections"] = tuple(sorted(sections.items()))
+    profile = Profile(**values)
+    _check(profile, source)
+    return profile
+
+
+def _check(profile: Profile, source: str) -> None:
+    problems = []
+    if not 2 <= profile.players_min <= profile.players_max <= 4:
+        problems.append("[players] needs 2 <= min <= max <= 4 (a box has up to 4 buttons)")
+    values = profile.questions_values
+    if not values or any(isinstance(v, bool) or not isinstance(v, int) or v <= 0 for v in values):
+        problems.append("[questions] values must be positive integers")
+    if profile.questions_red_theme_multiplier < 1:
+        problems.append("[questions] red_theme_multiplier must be >= 1")
+    for name in ("presses_window_after_reading_ms", "presses_window_after_wrong_ms", "presses_lockout_ms",
+                 "answer_limit_ms"):
+        if getattr(profile, name) < 0:
+            problems.append(f"{name} must not be negative")
+    if sum(method in SHOOTOUT_METHODS for method in profile.ranking_tie_break) > 1:
+        problems.append("[ranking] tie_break may name one shoot-out method")
+    if any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 3 for c in profile.ranking_cuts):
+        problems.append("[ranking] cuts are places 1-3 after which the ranking must be strict")
+    points = profile.ranking_placement_points
+    if points and (len(points) != 4 or any(isinstance(p, bool) or not isinstance(p, (int, float)) for p in points)):
+        problems.append("[ranking] placement_points lists points for places 1-4")
+    if problems:
+        raise ProfileError(f"{source}: " + "; ".join(problems))
+
+
+def profile_names() -> list[str]:
+    """Names of the profiles shipped in ``profiles/``."""
+    return sorted(path.stem for path in PROFILES_DIR.glob("*.toml"))
+
+
+def load_profile(name_or_path: str | Path) -> Profile:
+    """A shipped profile by name (``"eurocup"``) or any profile file by path.
+
+    Raises :class:`ProfileError` if it does not exist or is not a valid profile.
+    """
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        path = PROFILES_DIR / f"{name_or_path}.toml"
+        if not path.exists():
+            raise ProfileError(f"no rules profile {name_or_path!r}; shipped: {', '.join(profile_names())}")
+    try:
+        with path.open("rb") as file:
+            data = tomllib.load(file)
+    except OSError as error:
+        raise ProfileError(f"cannot read profile {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ProfileError(f"profile {path} is not valid TOML: {error}") from None
+    return profile_from_dict(data, source=path.name)

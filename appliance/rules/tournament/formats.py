@@ -1,0 +1,303 @@
+"""Tournament formats as data: one TOML preset per regulation in ``formats/``, loaded into frozen dataclasses.
+
+A format is a registration policy and a sequence of stages. Each stage says how its battles are made (the draw),
+how many players and themes a battle has, and which rules send players on (advance rules). The code branches
+on these fields, never on a regulation's name. Organisers copy a preset, edit it and load it by path.
+
+>>> eurocup = load_format("eurocup")
+>>> [stage.id for stage in eurocup.stages]
+['qualifying', '1-27', '1-9', '1-3', 'final']
+>>> eurocup.stage("final").red_themes, eurocup.stage("final").red_values
+(6, (20, 40, 60, 80, 100))
+>>> sorted(list_formats())
+['eurocup', 'irkutsk', 'mubc', 'northern-owl', 'youth-cup']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from appliance.rules.tournament.errors import FormatError, UnknownFormatError
+
+DRAWS = ("random", "bracket", "group-place", "group", "swiss", "all")
+KINDS = ("battles", "written", "swiss")
+FEEDS = ("chunks", "deal")
+# Keys a ranking across battles may use; each is "higher is better" and is read from a PlayerResult.
+RANKING_KEYS = ("placement_points", "score", "right_points", "right_answers", "taken_by_value")
+SHOOTOUTS = ("theme", "questions", "lots")
+
+
+@dataclasses.dataclass(frozen=True)
+class Category:
+    """A kind of entrant with its place in the priority order (irkutsk 1.3-1.7) or the stage it joins at."""
+
+    id: str
+    title_ru: str
+    title_en: str
+    priority: int = 1  # lower fills first
+    per_team: int = 0  # at most this many entrants of one team in this category (0: no limit)
+    joins_at: str = ""  # a later stage this category enters at instead of the first (irkutsk 1.4)
+    by_team_rank: bool = False  # over capacity, better-ranked teams first (irkutsk 1.7)
+    rule: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Registration:
+    capacity: int = 0  # 0: unlimited
+    waiting_list: bool = False
+    order: str = "priority"  # "arrival": first come first served (northern-owl 1.1); "priority": by category
+    deadline: bool = False  # a registration deadline is set by the organisers (northern-owl 1.2)
+    teams: bool = False  # entrants name a team
+    seeds: int = 0  # how many seeded players the format needs (northern-owl 2.2)
+    categories: tuple[Category, ...] = ()
+    rule: str = ""
+
+    def category(self, category_id: str) -> Category:
+        for category in self.categories:
+            if category.id == category_id:
+                return category
+        raise FormatError(f"unknown entrant category {category_id!r}; have {[c.id for c in self.categories]}")
+
+
+@dataclasses.dataclass(frozen=True)
+class AdvanceRule:
+    """Who goes on from a stage, and where. Exactly one selector is set.
+
+    - ``places``: these places in every battle (``[1]``: the winner, eurocup 3.1);
+    - ``best`` with ``place``: the ``best`` best of that place across the stage's battles (irkutsk 2.4);
+    - ``top``: the stage's top N by its ranking (written round, Swiss table);
+    - ``records``: players whose places in earlier stages match one of the records (irkutsk 2.3).
+    """
+
+    to: str
+    rule: str
+    places: tuple[int, ...] = ()
+    place: int = 0
+    best: int = 0
+    top: int = 0
+    records: tuple[tuple[tuple[str, int], ...], ...] = ()
+
+    @property
+    def selector(self) -> str:
+        if self.places:
+            return "places"
+        if self.best:
+            return "best"
+        if self.top:
+            return "top"
+        return "records"
+
+    def describe(self) -> str:
+        if self.places:
+            return f"place {'/'.join(map(str, self.places))} in the battle"
+        if self.best:
+            return f"best {self.best} of place {self.place} across the stage"
+        if self.top:
+            return f"top {self.top} of the stage"
+        return " or ".join(", ".join(f"{stage} place {place}" for stage, place in record) for record in self.records)
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    id: str
+    title_ru: str
+    title_en: str
+    kind: str = "battles"
+    draw: str = "random"
+    battle_size: int = 4
+    min_battle_size: int = 0  # 0: same as battle_size
+    battles: int = 0  # 0: as many as the entrants need
+    groups: int = 0  # battles are split into this many labelled groups (bushes, irkutsk groups)
+    rooms: int = 0  # rooms played in parallel (0: one per battle)
+    room_by_group: bool = False  # each group plays in its own room (northern-owl 2.3)
+    runs: int = 1  # battles played in this many runs on the same themes (youth-cup 2.4)
+    themes: int = 6
+    theme_values: tuple[int, ...] = (10, 20, 30, 40, 50)
+    red_themes: int = 0  # themes with doubled values, after the blue ones (eurocup 3.4)
+    red_values: tuple[int, ...] = ()
+    separate_teams: bool = False  # no two players of one team in a battle (eurocup 3.3)
+    one_seed_per_battle: bool = False  # northern-owl 2.4
+    only_when_over: int = 0  # stage played only when entrants exceed this (eurocup 3.2 qualifying)
+    fills: int = 0  # places of the next stage this stage fills, byes included (eurocup 3.2: 81)
+    feed: str = "chunks"  # bracket: how qualifiers fill the next stage's battles
+    pots: bool = False  # bracket from a ranking: one player of each rank pot per battle
+    rounds: int = 1  # Swiss rounds
+    placement_points: tuple[float, ...] = ()  # points per battle place (mubc 3.3)
+    placement_multiplier: int = 1  # mubc 3.4: the final's points doubled
+    ranking: tuple[str, ...] = ("score",)  # across battles, best first
+    shootout: str = "theme"  # how a tie at a cut is broken when the ranking keys cannot
+    battle_profile: str = ""
+    advance: tuple[AdvanceRule, ...] = ()
+    rule: str = ""
+
+    @property
+    def smallest_battle(self) -> int:
+        return self.min_battle_size or self.battle_size
+
+
+@dataclasses.dataclass(frozen=True)
+class Format:
+    name: str
+    title_ru: str
+    title_en: str
+    regulation: str
+    battle_profile: str
+    bracket: bool
+    registration: Registration
+    stages: tuple[Stage, ...]
+    standings: str = "stages"  # "stages": by the stage reached; "points": by placement points (mubc 3.6)
+    standings_ranking: tuple[str, ...] = ("placement_points", "score")
+    source: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    def stage(self, stage_id: str) -> Stage:
+        for stage in self.stages:
+            if stage.id == stage_id:
+                return stage
+        raise FormatError(f"format {self.name}: no stage {stage_id!r}; stages are {[s.id for s in self.stages]}")
+
+    def index(self, stage_id: str) -> int:
+        return [stage.id for stage in self.stages].index(self.stage(stage_id).id)
+
+    def profile_for(self, stage: Stage) -> str:
+        return stage.battle_profile or self.battle_profile
+
+
+def _formats_dir():
+    return resources.files("appliance.rules.tournament") / "formats"
+
+
+def list_formats() -> list[str]:
+    """Names of the presets shipped with the box."""
+    return sorted(entry.name[:-5] for entry in _formats_dir().iterdir() if entry.name.endswith(".toml"))
+
+
+def load_format(name_or_path: str | Path) -> Format:
+    """Load a shipped preset by name (``"eurocup"``) or an organiser's copy by path; validate it fully.
+
+    Raises :class:`UnknownFormatError` for an unknown name and :class:`FormatError` naming the field at fault.
+    """
+    text_path = str(name_or_path)
+    if text_path.endswith(".toml") or "/" in text_path:
+        path = Path(text_path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise FormatError(f"cannot read format file {path}: {error.strerror}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise FormatError(f"format file {path} is not valid TOML: {error}") from None
+        return parse_format(data, origin=str(path))
+    if text_path not in list_formats():
+        raise UnknownFormatError(f"no tournament preset {text_path!r}; presets: {', '.join(list_formats())}")
+    data = tomllib.loads((_formats_dir() / f"{text_path}.toml").read_text(encoding="utf-8"))
+    return parse_format(data, origin=f"{text_path}.toml")
+
+
+def _build(cls, data: dict[str, Any], where: str, convert: dict[str, Any] | None = None):
+    fields = {field.name: field for field in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise FormatError(f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")
+    values = {}
+    for key, value in data.items():
+        if convert and key in convert:
+            value = convert[key](value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[key] = value
+    try:
+        return cls(**values)
+    except TypeError as error:
+        raise FormatError(f"{where}: {error}") from None
+
+
+def _advance(where: str):
+    def convert(rules: list[dict]) -> tuple[AdvanceRule, ...]:
+        built = []
+        for number, raw in enumerate(rules, 1):
+            raw = dict(raw)
+            records = tuple(tuple(sorted(record.items())) for record in raw.pop("records", ()))
+            rule = _build(AdvanceRule, raw, f"{where} advance #{number}")
+            rule = dataclasses.replace(rule, records=records)
+            selectors = sum(bool(x) for x in (rule.places, rule.best, rule.top, rule.records))
+            if selectors != 1:
+                raise FormatError(f"{where} advance #{number}: set exactly one of places, best, top, records")
+            if rule.best and not rule.place:
+                raise FormatError(f"{where} advance #{number}: 'best' needs 'place'")
+            built.append(rule)
+        return tuple(built)
+
+    return convert
+
+
+def parse_format(data: dict[str, Any], origin: str = "<format>") -> Format:
+    """Build and validate a :class:`Format` from TOML data (as loaded by ``tomllib``).
+
+    The data is kept in ``format.source["data"]`` so a tournament's log can carry its format verbatim.
+    """
+    original = json.loads(json.dumps(data))
+    data = dict(data)
+    raw_registration = dict(data.pop("registration", {}))
+    categories = tuple(
+        _build(Category, raw, f"{origin} registration.category #{n}")
+        for n, raw in enumerate(raw_registration.pop("category", []), 1)
+    )
+    registration = _build(Registration, raw_registration, f"{origin} [registration]")
+    registration = dataclasses.replace(registration, categories=categories or (Category("player", "Игрок", "Player"),))
+    stages = []
+    for number, raw in enumerate(data.pop("stage", []), 1):
+        where = f"{origin} stage #{number} ({raw.get('id', '?')})"
+        stages.append(_build(Stage, raw, where, {"advance": _advance(where)}))
+    if not stages:
+        raise FormatError(f"{origin}: a format needs at least one [[stage]]")
+    fmt = _build(Format, {**data, "registration": registration, "stages": tuple(stages)}, origin,
+                 {"registration": lambda value: value, "stages": lambda value: value})
+    fmt = dataclasses.replace(fmt, source={"origin": origin, "data": original})
+    _validate(fmt, origin)
+    return fmt
+
+
+def _validate(fmt: Format, origin: str) -> None:
+    ids = [stage.id for stage in fmt.stages]
+    if len(set(ids)) != len(ids):
+        raise FormatError(f"{origin}: stage ids repeat: {ids}")
+    for index, stage in enumerate(fmt.stages):
+        where = f"{origin} stage {stage.id}"
+        if stage.kind not in KINDS:
+            raise FormatError(f"{where}: kind {stage.kind!r} is not one of {KINDS}")
+        if stage.draw not in DRAWS:
+            raise FormatError(f"{where}: draw {stage.draw!r} is not one of {DRAWS}")
+        if stage.feed not in FEEDS:
+            raise FormatError(f"{where}: feed {stage.feed!r} is not one of {FEEDS}")
+        if stage.shootout not in SHOOTOUTS:
+            raise FormatError(f"{where}: shootout {stage.shootout!r} is not one of {SHOOTOUTS}")
+        if not 2 <= stage.smallest_battle <= stage.battle_size <= 4 and stage.kind != "written":
+            raise FormatError(f"{where}: battles of {stage.smallest_battle}-{stage.battle_size} players; "
+                              "a box seats 2-4")
+        for key in stage.ranking:
+            if key not in RANKING_KEYS:
+                raise FormatError(f"{where}: ranking key {key!r} is not one of {RANKING_KEYS}")
+        if stage.red_themes and len(stage.red_values) != len(stage.theme_values):
+            raise FormatError(f"{where}: red_values must have one value per question")
+        if stage.red_themes > stage.themes:
+            raise FormatError(f"{where}: more red themes than themes")
+        if stage.kind == "swiss" and not stage.placement_points:
+            raise FormatError(f"{where}: a Swiss stage needs placement_points (mubc 3.3)")
+        for rule in stage.advance:
+            if rule.to not in ids or ids.index(rule.to) <= index:
+                raise FormatError(f"{where}: advance goes to {rule.to!r}, which is not a later stage")
+            for record in rule.records:
+                for stage_id, _place in record:
+                    if stage_id not in ids[: index + 1]:
+                        raise FormatError(f"{where}: record names {stage_id!r}, not this or an earlier stage")
+        if index + 1 < len(fmt.stages) and not stage.advance:
+            raise FormatError(f"{where}: no advance rule, so nobody reaches the later stages")
+    for category in fmt.registration.categories:
+        if category.joins_at and category.joins_at not in ids:
+            raise FormatError(f"{origin}: category {category.id} joins at unknown stage {category.joins_at!r}")
+    if fmt.standings not in ("stages", "points"):
+        raise FormatError(f"{origin}: standings {fmt.standings!r} is not 'stages' or 'points'")

@@ -1,0 +1,81 @@
+#!/bin/bash
+# Boot the image that ./dev image built in qemu-system-aarch64 and check, with no one touching it, that
+# both services come up under systemd and the host page and scoreboard answer through a forwarded port.
+#
+#   ./dev image-test       (about 2 min on a 2-core machine without KVM; image/README.md)
+#
+# QEMU has no GPIO, HDMI or Wi-Fi: the capture service runs on mock pins (systemd.setenv= on the kernel
+# command line, so the image itself is not changed), and the kiosk and hotspot units skip themselves (their
+# Condition...= lines). The disk is opened with -snapshot: every run is a first boot.
+# Prints a timeline and a verdict; the serial console is kept in image/out/serial.log. Exit 0 = all green.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${SVOYAK_IMAGE_OUT:-image/out}
+TIMEOUT=${SVOYAK_IMAGE_TEST_TIMEOUT:-600}   # seconds to wait for everything
+PORT=${SVOYAK_IMAGE_TEST_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+LOG="$OUT/serial.log"
+
+for file in svoyak-arm64.img vmlinuz initrd.img cmdline.txt; do
+    [ -f "$OUT/$file" ] || { echo "image-test: $OUT/$file is missing: run ./dev image first" >&2; exit 2; }
+done
+command -v qemu-system-aarch64 >/dev/null || { echo "image-test: apt-get install qemu-system-arm" >&2; exit 2; }
+command -v curl >/dev/null || { echo "image-test: apt-get install curl" >&2; exit 2; }
+
+append="$(cat "$OUT/cmdline.txt") systemd.setenv=SVOYAK_PIN_FACTORY=mock systemd.wants=svoyak-bootreport.service"
+rm -f "$LOG"
+start=$(date +%s)
+# -cpu max,pauth-impdef=on: the fastest TCG CPU measured (plain max is twice as slow: pointer
+# authentication emulated in full). romfile= : no option ROM for the NIC (none ships for aarch64 here).
+qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 2 -m 2048 -nographic -monitor none \
+    -serial "file:$LOG" -kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" -append "$append" \
+    -drive "file=$OUT/svoyak-arm64.img,format=raw,if=virtio" -snapshot \
+    -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device virtio-net-pci,netdev=n0,romfile= \
+    </dev/null >/dev/null 2>&1 &
+qemu=$!
+stop_qemu() { kill "$qemu" 2>/dev/null && wait "$qemu" 2>/dev/null; return 0; }
+trap stop_qemu EXIT
+echo "image-test: qemu pid $qemu, host page forwarded to http://127.0.0.1:$PORT, serial log $LOG"
+
+elapsed() { echo $(( $(date +%s) - start )); }
+http_code() { curl --silent --output /dev/null --max-time 10 --write-out '%{http_code}' "http://127.0.0.1:$PORT$1" || true; }
+report="" host="" board=""
+while [ "$(elapsed)" -lt "$TIMEOUT" ]; do
+    kill -0 "$qemu" 2>/dev/null || { echo "image-test: qemu exited early" >&2; break; }
+    if [ -z "$report" ] && grep -q 'svoyak-bootreport:' "$LOG" 2>/dev/null; then
+        report=$(grep -a -o 'svoyak-bootreport:.*' "$LOG" | head -1 | tr -d '\r')
+        echo "image-test: [$(elapsed)s] $report"
+    fi
+    if [ -z "$host" ] && [ "$(http_code /host)" = 200 ]; then host=$(elapsed); echo "image-test: [${host}s] /host answers 200"; fi
+    if [ -z "$board" ] && [ "$(http_code /board)" = 200 ]; then board=$(elapsed); echo "image-test: [${board}s] /board answers 200"; fi
+    [ -n "$report" ] && [ -n "$host" ] && [ -n "$board" ] && break
+    # The report comes once both services are active (or after 3 min of trying): then 2 more minutes at most.
+    if [ -n "$report" ] && [ -z "${report_at:-}" ]; then report_at=$(elapsed); fi
+    if [ -n "${report_at:-}" ] && [ $(( $(elapsed) - report_at )) -gt 120 ]; then break; fi
+    sleep 2
+done
+
+# The verdict: every expectation, each on its own line.
+failures=0
+expect() {  # expect DESCRIPTION CONDITION...
+    local what=$1; shift
+    if "$@"; then echo "image-test: ok    $what"; else echo "image-test: FAIL  $what"; failures=$((failures + 1)); fi
+}
+has() { [[ "$report" == *"$1"* ]]; }
+expect "boot report reached the serial console" test -n "$report"
+expect "capture service active (mock pins)" has " capture=active "
+expect "web service active" has " web=active "
+expect "first boot done (identity, hotspot profile)" has " firstboot=active "
+expect "kiosk skipped: no display" has " kiosk=inactive "
+expect "hotspot skipped: no Wi-Fi" has " hotspot=inactive "
+expect "data on its own partition, read-write (/dev/vda2, ext4)" has " data=/dev/vda2,ext4,rw,"
+expect "no unit in failed state" has " failed= end"
+expect "host page answers through the forwarded port" test -n "$host"
+expect "scoreboard answers through the forwarded port" test -n "$board"
+failed_units=$(sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o 'Failed to start [^.]*' | sort -u | tr '\n' ';' || true)
+expect "no unit failed to start during the boot ${failed_units:+($failed_units)}" test -z "$failed_units"
+echo "image-test: kernel $(grep -a -m1 -o 'Linux version [^ ]*' "$LOG" || echo '?'), whole run $(elapsed)s"
+if [ "$failures" -gt 0 ]; then
+    echo "image-test: $failures check(s) failed; serial console in $LOG"
+    exit 1
+fi
+echo "image-test: all green in $(elapsed)s"

@@ -1,0 +1,121 @@
+#!/bin/bash
+# Install the svoyak box into the system this script runs in (a chroot of the image being built, or a running
+# Raspberry Pi OS / Debian machine). One script, used by both builders:
+#   - pi-gen:     image/pi-gen/stage-svoyak/00-svoyak/00-run.sh runs it with on_chroot;
+#   - mmdebstrap: image/image.sh runs it with --chrooted-customize-hook.
+#
+# Usage (as root, inside the target):  install-box.sh [packages|box|all]      (default: all)
+#   packages  the Debian packages the box needs (slow: the Debian builder caches this step)
+#   box       the svoyak user, the venv /opt/svoyak with the project wheel and its pinned dependencies,
+#             the systemd units, udev rule, tmpfiles, NetworkManager/dnsmasq config; enables the units.
+#
+# It expects, next to itself (the "bundle" that image/bundle.sh makes):
+#   wheels/        svoyak-*.whl and every pinned dependency as aarch64 wheels (installed offline, --no-index)
+#   requirements.lock
+#   systemd/       a copy of the repo's systemd/ folder
+set -euo pipefail
+
+BUNDLE=$(cd "$(dirname "$0")" && pwd)
+PREFIX=/opt/svoyak
+phase=${1:-all}
+
+log() { echo "install-box: $*"; }
+
+# The Debian packages of the box. Chromium is "chromium" on Debian, "chromium-browser" on older Raspberry Pi OS.
+install_packages() {
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    local browser=chromium
+    if ! apt-cache show --no-all-versions chromium >/dev/null 2>&1; then browser=chromium-browser; fi
+    local packages=(
+        python3 python3-venv            # the venv /opt/svoyak
+        network-manager dnsmasq-base    # the hotspot: NM shared mode runs dnsmasq (DHCP + DNS)
+        rfkill iw wireless-regdb        # unblock and inspect the Wi-Fi
+        cage "$browser" fonts-dejavu-core  # the HDMI scoreboard kiosk (Cyrillic glyphs)
+        dbus libpam-systemd curl        # logind seat for cage; curl waits for the scoreboard
+    )
+    log "installing ${packages[*]}"
+    apt-get install -y -qq --no-install-recommends "${packages[@]}"
+    apt-get clean
+}
+
+# Packages on PyPI without a wheel for this machine (lgpio) come as sources in sdists/: compile them here with
+# build tools installed for the purpose and removed afterwards.
+build_sdists() {
+    local sdists=("$BUNDLE"/sdists/*.tar.gz)
+    [ -e "${sdists[0]}" ] || return 0
+    local tools=(gcc libc6-dev swig python3-dev) missing=() pkg
+    for pkg in "${tools[@]}"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+    done
+    export DEBIAN_FRONTEND=noninteractive
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing build tools for ${sdists[*]##*/}: ${missing[*]}"
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+    local venv
+    venv=$(mktemp -d)
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/build-wheels" --upgrade setuptools
+    # PYPI=1: lgpio's setup.py links its bundled C library statically (no liblgpio package needed).
+    PYPI=1 "$venv/bin/python" -m pip wheel -q --no-deps --no-build-isolation --no-index \
+        --wheel-dir "$BUNDLE/wheels" "${sdists[@]}"
+    rm -rf "$venv"
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt-get purge -y -qq --autoremove "${missing[@]}"
+        apt-get clean
+    fi
+}
+
+install_box() {
+    # Users: systemd-sysusers reads the same file on every boot (and here, offline, for the image).
+    install -D -m 0644 "$BUNDLE/systemd/svoyak.sysusers" /usr/lib/sysusers.d/svoyak.conf
+    systemd-sysusers /usr/lib/sysusers.d/svoyak.conf
+    install -D -m 0644 "$BUNDLE/systemd/svoyak.tmpfiles" /usr/lib/tmpfiles.d/svoyak.conf
+    install -D -m 0644 "$BUNDLE/systemd/60-svoyak-gpio.rules" /etc/udev/rules.d/60-svoyak-gpio.rules
+
+    # The project and its pinned dependencies, offline from the bundle's wheels.
+    build_sdists
+    log "creating $PREFIX"
+    rm -rf "$PREFIX"
+    python3 -m venv "$PREFIX"
+    "$PREFIX/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/wheels" \
+        -c "$BUNDLE/requirements.lock" svoyak
+    "$PREFIX/bin/svoyak" config >/dev/null  # the installed command runs (and the settings resolve)
+    # The documents the units' Documentation= lines point at.
+    if [ -d "$BUNDLE/docs" ]; then
+        install -d -m 0755 "$PREFIX/share/doc/svoyak"
+        cp -r "$BUNDLE/docs/." "$PREFIX/share/doc/svoyak/"
+    fi
+
+    # Units and their drop-ins. /usr/lib is the vendor location; an admin's /etc/systemd/system wins.
+    local unit
+    for unit in "$BUNDLE"/systemd/*.service; do
+        install -m 0644 "$unit" /usr/lib/systemd/system/
+    done
+    install -D -m 0644 "$BUNDLE/systemd/pam.d/svoyak-kiosk" /etc/pam.d/svoyak-kiosk
+    install -d -m 0755 /etc/svoyak /etc/NetworkManager/dnsmasq-shared.d
+    # NetworkManager manages every interface (the Wi-Fi for the hotspot, Ethernet for a venue network).
+    install -D -m 0644 "$BUNDLE/systemd/NetworkManager/svoyak.conf" /etc/NetworkManager/conf.d/svoyak.conf
+
+    # Browser path: Debian ships /usr/bin/chromium, older Raspberry Pi OS /usr/bin/chromium-browser.
+    local browser
+    browser=$(command -v chromium || command -v chromium-browser || true)
+    if [ -n "$browser" ]; then
+        install -d -m 0755 /usr/local/lib/svoyak
+        ln -sf "$browser" /usr/local/lib/svoyak/browser
+    fi
+
+    systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
+        svoyak-hotspot.service svoyak-kiosk.service NetworkManager.service
+    systemctl set-default graphical.target
+    log "installed $("$PREFIX/bin/python" -m pip list --format=freeze 2>/dev/null | grep -i '^svoyak==') in $PREFIX"
+}
+
+case "$phase" in
+    packages) install_packages ;;
+    box) install_box ;;
+    all) install_packages; install_box ;;
+    *) echo "usage: $0 [packages|box|all]" >&2; exit 2 ;;
+esac

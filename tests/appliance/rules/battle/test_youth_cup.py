@@ -1,0 +1,102 @@
+"""youth-cup: the Youth Cup "Дружба народов" regulation, played as games."""
+
+from __future__ import annotations
+
+import pytest
+
+from appliance.rules.battle import (AppealDecided, AppealLodged, BattleRuleError, ThemeStarted, apply, next_run,
+                                    standings)
+
+PLAYERS = ("Аня", "Борис", "Вера", "Глеб")
+
+
+def test_appendix_6_9_a_signal_after_the_reset_answers_next(game):
+    g = game("youth-cup")
+    g.theme(); g.price(); g.read(); g.finish(); g.press(1); g.point(1); g.press(0, after=0.4)
+    g.wrong()
+    assert g.state.answerer == 0
+
+
+def test_2_6_points_without_minuses_then_the_count_of_50s_40s(game):
+    # Аня 50 (one 50), Борис 50 (20 + 30), Вера 50 (10 + 40): all 50 without minuses; 50s decide, then 40s
+    g = game("youth-cup")
+    g.theme_of([(2, True)], [(1, True)], [(1, True)], [(2, True)], [(0, True)])
+    table = standings(g.state)
+    assert [line.name for line in table.lines] == ["Аня", "Вера", "Борис"]
+    assert table.lines[0].indicators["count_right_by_value_desc"] == (1, 0, 0, 0, 0)
+    assert table.lines[1].indicators["count_right_by_value_desc"] == (0, 1, 0, 0, 1)
+    assert table.shootout is None and g.state.is_over  # 2.6: no shoot-out before the final
+
+
+def test_2_6_a_tie_on_every_indicator_stays_shared_and_is_reported(game):
+    g = game("youth-cup")
+    g.theme_of([], [], [], [], [])
+    table = standings(g.state)
+    assert all(line.place == 1 and line.place_to == 3 for line in table.lines)
+    assert table.unresolved == ((0, 1, 2),)  # across the cut after 2nd: the tournament must decide
+
+
+def test_2_7_final_shootout_themes_until_the_spares_run_out_then_indicators_without_them(game):
+    g = game("youth-cup-final", spare_themes=1)
+    # Аня 30 (+10 +20), Борис 30 (+30), Вера 0
+    g.theme_of([(0, True)], [(0, True)], [(1, True)], [], [])
+    table = standings(g.state)
+    assert table.shootout.players == (0, 1) and not g.state.is_over
+    g.theme("запасная 1")
+    for _ in range(5):
+        g.question()  # nobody answers: still tied
+    table = standings(g.state)
+    assert table.shootout is None and g.state.is_over  # the only spare theme is spent
+    # now the indicators, shoot-out questions left out: equal without minuses, then Борис's 30 beats two smaller
+    assert [line.name for line in table.lines] == ["Борис", "Аня", "Вера"]
+    assert g.refused(ThemeStarted(at_ns=g.tick())).rule == "youth-cup-final 2.7"
+
+
+def test_2_7_indicators_leave_the_shootout_questions_out(game):
+    g = game("youth-cup-final", spare_themes=1)
+    g.theme_of([(0, True)], [(0, True)], [(1, True)], [], [])  # Аня 30 (10 + 20), Борис 30
+    g.theme("запасная")
+    g.question()
+    g.question((0, False))  # Аня -20
+    g.question((1, True))  # Борис +30
+    g.question()
+    g.question((0, True))  # Аня +50: 60 each, and Аня's 50 would win were it counted
+    table = standings(g.state)
+    assert g.state.scores == (60, 60, 0) and g.state.is_over
+    assert table.lines[0].indicators["points_without_minuses"] == 30  # shoot-out left out (2.7)
+    assert [line.name for line in table.lines][:2] == ["Борис", "Аня"]  # Борис's 30 beats a 20 and a 10
+
+
+def test_2_4_the_second_run_plays_the_same_themes(game):
+    g = game("youth-cup", themes=8, slot="1/16 #3", runs=2, theme_names=tuple(f"Т{i}" for i in range(8)))
+    second = next_run(g.log[0], ("Глеб", "Дина", "Ева"), at_ns=10**12)
+    state = apply(None, second)
+    assert state.setup.run == 2 and state.setup.theme_names == g.state.setup.theme_names
+    with pytest.raises(BattleRuleError) as info:
+        next_run(second, ("A", "B", "C"), at_ns=10**13)
+    assert info.value.rule == "youth-cup 2.4"
+
+
+def test_3_1_an_appeal_after_the_theme_rescores_the_battle(game):
+    g = game("youth-cup", themes=2)
+    g.theme(); g.question((0, False), (1, True))
+    error = g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    assert error.rule == "youth-cup 3.1"  # only after the theme ends
+    for _ in range(4):
+        g.question()
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))
+    assert g.state.scores == (10, 10, 0)  # 3.3: the decision changes this battle
+    ruling = g.state.questions[0].rulings[0]
+    assert ruling.correct is False and ruling.effective is True  # both shown
+    g.theme()
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=1, question=0)).rule == "youth-cup 3.1"
+    assert g.refused(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False)).rule == "youth-cup 3.1"
+
+
+def test_3_1_an_accepted_appeal_on_an_incorrect_question_voids_it(game):
+    g = game("youth-cup")
+    g.theme_of([(0, False), (1, True)], [], [], [], [])
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="некорректный вопрос"))
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=None))
+    assert g.state.scores == (0, 0, 0) and g.state.questions[0].withdrawn

@@ -1,0 +1,122 @@
+"""The web layer: one Flask-SocketIO application serving the host page, the scoreboard, phones and directors.
+
+:func:`create_app` is the composition root of the serving process. Each screen is a module listed in
+:data:`SCREENS` that may define:
+
+- ``blueprint``: a Flask blueprint with its pages (templates extend ``base.html``);
+- ``STRINGS``: its words, ``{"key": ("русский", "English")}``, merged into one catalogue (``web/strings.py``);
+- ``register(socketio, hub)``: its Socket.IO namespace class(es), given the shared :class:`web.sync.Hub`.
+
+Add a screen (the tournament director's ``web/director.py``) by adding its module name to :data:`SCREENS`.
+No rules live here: pages show what ``appliance.service`` derives from the engine and send commands back.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from flask import Flask, g, request
+
+from appliance.config import Settings
+from web import events
+from web.strings import LANGUAGES, default_catalogue
+from web.sync import Hub, Services
+
+log = logging.getLogger(__name__)
+
+# One module per screen or role, in the order their blueprints register. The captive portal goes first:
+# its before_request redirect must see every request.
+SCREENS: tuple[str, ...] = (
+    "web.captive",
+    "web.index",
+    "web.host",
+    "web.board",
+    "web.player",
+    "web.simulator",
+    "web.director",
+)
+
+LANGUAGE_COOKIE = "svoyak_lang"
+
+
+def create_app(settings: Settings, services: Services | None = None):
+    """Build the Flask app and its SocketIO server (threading mode) for ``settings``.
+
+    ``services`` (session, identity) default to the box's own, built from ``settings``
+    (:func:`web.sync.build_services`); tests pass their own. Returns the Flask app; the SocketIO server is
+    ``app.extensions["socketio"]`` and the hub ``app.extensions["svoyak.hub"]``.
+    """
+    from flask_socketio import SocketIO
+
+    if services is None:
+        from web.sync import build_services
+        services = build_services(settings)
+
+    app = Flask(__name__)
+    app.config.update(
+        SVOYAK_SETTINGS=settings,
+        JSON_AS_ASCII=False,
+        SEND_FILE_MAX_AGE_DEFAULT=3600,
+        TEMPLATES_AUTO_RELOAD=False,
+    )
+    # threading mode (GUIDE: eventlet lost emits from native threads); simple-websocket gives WebSocket
+    # under gunicorn's gthread worker and under Werkzeug's threaded server in tests.
+    socketio = SocketIO(app, async_mode="threading", ping_interval=5, ping_timeout=5, json=_json_module())
+    modules = [importlib.import_module(name) for name in SCREENS]
+    catalogue = default_catalogue(*modules)
+    hub = Hub(socketio, services, settings, catalogue)
+    app.extensions["svoyak.hub"] = hub
+    app.extensions["svoyak.catalogue"] = catalogue
+
+    @app.before_request
+    def pick_language():
+        chosen = request.args.get("lang") or request.cookies.get(LANGUAGE_COOKIE) or settings.language
+        g.language = chosen if chosen in LANGUAGES else settings.language
+
+    @app.after_request
+    def remember_language(response):
+        if request.args.get("lang") in LANGUAGES:
+            response.set_cookie(LANGUAGE_COOKIE, request.args["lang"], max_age=365 * 86400, samesite="Lax")
+        return response
+
+    @app.context_processor
+    def page_globals():
+        language = getattr(g, "language", settings.language)
+        return {
+            "t": lambda key: catalogue.text(key, language),
+            "language": language,
+            "other_language": "en" if language == "ru" else "ru",
+            "client_config": {
+                "language": language,
+                "strings": catalogue.for_language(language),
+                "events": events.CLIENT_NAMES,
+                "protocol": events.PROTOCOL_VERSION,
+                "simulator": settings.simulator,
+            },
+            "simulator": settings.simulator,
+        }
+
+    for module in modules:
+        if hasattr(module, "blueprint"):
+            app.register_blueprint(module.blueprint)
+        if hasattr(module, "register"):
+            module.register(socketio, hub)
+    hub.start()
+    return app
+
+
+def _json_module():
+    """Socket.IO payloads as UTF-8 JSON (Cyrillic names stay readable on the wire)."""
+    import json
+
+    class Utf8Json:
+        @staticmethod
+        def dumps(*args, **kwargs):
+            kwargs.setdefault("ensure_ascii", False)
+            kwargs.setdefault("separators", (",", ":"))
+            return json.dumps(*args, **kwargs)
+
+        loads = staticmethod(json.loads)
+
+    return Utf8Json

@@ -1,0 +1,97 @@
+"""The scoreboard (HDMI 1920x1080, read from the back of a hall) and the same view for watchers' phones.
+
+Read-only: its namespaces have no command handlers at all. The waiting screen shows the hotspot name, a QR
+code to join it (``WIFI:T:WPA;S:...;P:...;;``, drawn server-side by segno as SVG) and the host page address.
+The host PIN is shown only to a scoreboard opened on the box itself (its HDMI kiosk), never over Wi-Fi.
+"""
+
+from __future__ import annotations
+
+import io
+
+from flask import Blueprint, Response, current_app, render_template, request
+
+from web import events
+from web.sync import SyncNamespace, is_local
+
+blueprint = Blueprint("board", __name__)
+
+STRINGS = {
+    "board.title": ("Табло", "Scoreboard"),
+    "board.waiting": ("Ждём начала боя", "Waiting for the battle"),
+    "board.join": ("Подключитесь к Wi-Fi", "Join the Wi-Fi"),
+    "board.network": ("Сеть", "Network"),
+    "board.password": ("Пароль", "Password"),
+    "board.host_page": ("Страница ведущего", "Host page"),
+    "board.pin": ("PIN ведущего", "Host PIN"),
+    "board.theme": ("Тема", "Theme"),
+    "board.answering": ("Отвечает", "Answering"),
+    "board.presses": ("Нажатия", "Presses"),
+    "board.standings": ("Итоги боя", "Final standings"),
+    "board.place": ("Место", "Place"),
+    "board.tiebreak": ("Доп. показатели", "Tie-break"),
+    "board.red": ("красная", "red"),
+    "board.phone": ("телефон", "phone"),
+}
+
+
+def wifi_payload(ssid: str, password: str) -> str:
+    r"""The Wi-Fi QR text, with ``\ ; , : "`` escaped as the format asks.
+
+    >>> wifi_payload("Svoyak-AB12", 'pa;ss"')
+    'WIFI:T:WPA;S:Svoyak-AB12;P:pa\\;ss\\";;'
+    """
+    def escape(text: str) -> str:
+        return "".join("\\" + char if char in '\\;,:"' else char for char in text)
+    return f"WIFI:T:WPA;S:{escape(ssid)};P:{escape(password)};;"
+
+
+def svg_qr(text: str) -> str:
+    import segno
+
+    buffer = io.BytesIO()
+    segno.make(text, error="m").save(buffer, kind="svg", scale=10, border=2, xmldecl=False, svgns=True,
+                                     dark="#000", light="#fff")
+    return buffer.getvalue().decode()
+
+
+class BoardNamespace(SyncNamespace):
+    """``/board``: the scoreboard and watchers. Sees the PIN only from the box itself."""
+
+    role = events.ROLE_BOARD
+
+    def admit(self, auth: dict) -> dict:
+        return _waiting_info(include_pin=is_local(request.remote_addr))
+
+
+def _waiting_info(include_pin: bool) -> dict:
+    hub = current_app.extensions["svoyak.hub"]
+    settings = hub.settings
+    identity = hub.services.identity
+    port = "" if settings.web_port == 80 else f":{settings.web_port}"
+    info = {"ssid": identity.hotspot_ssid, "password": identity.hotspot_password,
+            "host_url": f"http://{settings.hotspot_address}{port}/host"}
+    if include_pin:
+        info["pin"] = identity.host_pin
+    return info
+
+
+@blueprint.route("/board")
+def page():
+    return render_template("board.html", mode="board")
+
+
+@blueprint.route("/watch")
+def watch():
+    return render_template("board.html", mode="watch")
+
+
+@blueprint.route("/board/wifi.svg")
+def wifi_qr():
+    identity = current_app.extensions["svoyak.hub"].services.identity
+    svg = svg_qr(wifi_payload(identity.hotspot_ssid, identity.hotspot_password))
+    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
+def register(socketio, hub) -> None:
+    hub.add_namespace(BoardNamespace("/board"))

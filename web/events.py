@@ -1,0 +1,40 @@
+"""Every Socket.IO event name of the svoyak protocol, defined once (docs/socketio-events.md).
+
+Pages use the same names: :data:`CLIENT_NAMES` is rendered into every page as ``window.SVOYAK.events``,
+so a name changes here or nowhere.
+
+>>> PROTOCOL_VERSION
+1
+>>> CLIENT_NAMES["update"]
+'update'
+"""
+
+from __future__ import annotations
+
+PROTOCOL_VERSION = 1
+NAMESPACE = "/"
+
+# --- server -> client
+HELLO = "hello"            # {protocol, role, box, server_now_ns, pin?}: sent once per connection, first
+SNAPSHOT = "snapshot"      # {seq, server_now_ns, view}: the whole view; on connect and on "resync"
+UPDATE = "update"          # {seq, server_now_ns, event, changes}: seq is the previous seq + 1, always
+NOTICE = "notice"          # {code, ru, en}: a passing message (capture link lost, phones enabled...)
+
+# --- client -> server
+RESYNC = "resync"          # {}: "I missed a number": the server answers with SNAPSHOT
+COMMAND = "command"        # host: {id, name, args}; ack {ok, seq, duplicate} or {ok: false, error}
+PRESS = "press"            # player phone: {id}; ack {ok} or {ok: false, error}
+SIMULATE = "simulate"      # simulator page: {player, action: "press"|"release"}; ack {ok}
+
+CLIENT_NAMES = {
+    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "notice": NOTICE,
+    "resync": RESYNC, "command": COMMAND, "press": PRESS, "simulate": SIMULATE,
+}
+
+# Roles a connection asks for in its ``auth`` ({"role": ..., "pin": ...}).
+ROLE_HOST = "host"          # commands the battle; needs the box's PIN
+ROLE_BOARD = "board"        # the HDMI scoreboard: read-only (sees the PIN only from the box itself)
+ROLE_WATCH = "watch"        # anyone on the hotspot: read-only
+ROLE_PLAYER = "player"      # a player's phone: a fallback buzzer when the host enables phones
+ROLE_SIMULATOR = "simulator"  # on-screen buzzers; only when the box runs as a simulator
+ROLES = (ROLE_HOST, ROLE_BOARD, ROLE_WATCH, ROLE_PLAYER, ROLE_SIMULATOR)

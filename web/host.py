@@ -1,0 +1,133 @@
+"""The host page (tablet 1280x800 or phone, touch first): set up a battle, then run it.
+
+The page shows what the session derives from the engine: every command button is enabled only when the
+engine would accept that command now (``view.allowed``), and a refused command comes back worded with its
+rule, Russian then English. Host connections need the box's PIN; wrong PINs are rate-limited per address.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+import time
+
+from flask import Blueprint, render_template, request
+
+from web import events
+from web.sync import SyncNamespace, refuse
+
+blueprint = Blueprint("host", __name__)
+
+MAX_PIN_FAILURES = 5          # wrong PINs from one address before it must wait
+PIN_LOCKOUT_NS = 60 * 10**9   # how long it waits (a 4-digit PIN must not be guessable over Wi-Fi)
+
+STRINGS = {
+    "host.title": ("Ведущий", "Host"),
+    "host.pin": ("PIN ведущего", "Host PIN"),
+    "host.pin_hint": ("PIN показан на табло при запуске и в консоли бокса",
+                      "The PIN is shown on the scoreboard at start and in the box's console"),
+    "host.enter": ("Войти", "Enter"),
+    "host.logout": ("Выйти", "Log out"),
+    "setup.title": ("Новый бой", "New battle"),
+    "setup.players": ("Игроки", "Players"),
+    "setup.player_n": ("Игрок", "Player"),
+    "setup.profile": ("Регламент", "Regulation"),
+    "setup.themes": ("Темы", "Themes"),
+    "setup.theme_n": ("Тема", "Theme"),
+    "setup.red": ("красная", "red"),
+    "setup.add_theme": ("+ тема", "+ theme"),
+    "setup.remove_theme": ("− тема", "− theme"),
+    "setup.start": ("Начать бой", "Start the battle"),
+    "setup.new": ("Новый бой", "New battle"),
+    "cmd.next": ("Следующий вопрос", "Next question"),
+    "cmd.reading_done": ("Вопрос прочитан", "Reading done"),
+    "cmd.right": ("Верно", "Right"),
+    "cmd.wrong": ("Минус", "Wrong"),
+    "cmd.clarify": ("Уточните", "Clarify"),
+    "cmd.point": ("Отвечает…", "Answers…"),
+    "cmd.point_name": ("Отвечает: {name}", "Answering: {name}"),
+    "cmd.short_form": ("Краткая форма", "Short form"),
+    "cmd.extend": ("Ещё время", "Extend time"),
+    "cmd.resume_reading": ("Читать дальше", "Resume reading"),
+    "cmd.announce": ("Ответ объявлен", "Answer announced"),
+    "cmd.appeal": ("Апелляция", "Appeal"),
+    "cmd.time": ("Время", "Time"),
+    "cmd.withdraw": ("Снять вопрос", "Withdraw"),
+    "cmd.undo": ("Отменить", "Undo"),
+    "cmd.claps": ("Режим «на хлопки»", "\"On claps\" mode"),
+    "cmd.pick": ("Отвечает", "Answers"),
+    "cmd.correct": ("Исправить решение", "Correct the ruling"),
+    "cmd.appeal_accept": ("Зачесть", "Accept"),
+    "cmd.appeal_reject": ("Отклонить", "Reject"),
+    "host.question_n": ("Вопрос", "Question"),
+    "cmd.button_test": ("Проверка кнопок", "Button test"),
+    "cmd.phones_on": ("Включить телефоны-кнопки", "Enable phone buzzers"),
+    "cmd.phones_off": ("Выключить телефоны-кнопки", "Disable phone buzzers"),
+    "host.presses": ("Порядок нажатий", "Press order"),
+    "host.window": ("Окно нажатий", "Press window"),
+    "host.answer": ("Ответ", "Answer"),
+    "host.answering": ("Отвечает", "Answering"),
+    "host.shortcuts": ("Клавиши: N следующий, R прочитан, Пробел отвечает, + верно, − минус, T время, F форма, "
+                       "C уточните, E ещё время, W снять, Z отменить; 1–4 выбрать отвечающего «на хлопках»",
+                       "Keys: N next, R read, Space point, + right, − wrong, T time, F short form, C clarify, "
+                       "E extend, W withdraw, Z undo; 1-4 pick the answerer \"on claps\""),
+    "host.rejected": ("Команда отклонена", "Command refused"),
+    "host.corrections": ("Апелляции и исправления (в конце темы)", "Appeals and corrections (end of a theme)"),
+    "host.delta": ("очки", "points"),
+    "host.reason": ("причина", "reason"),
+    "host.apply": ("Применить", "Apply"),
+    "host.finished": ("Бой окончен", "Battle over"),
+}
+
+
+class PinGuard:
+    """Counts wrong PINs per address; after :data:`MAX_PIN_FAILURES` the address waits :data:`PIN_LOCKOUT_NS`."""
+
+    def __init__(self, clock=time.monotonic_ns) -> None:
+        self._clock = clock
+        self._failures: dict[str, tuple[int, int]] = {}
+        self._lock = threading.Lock()
+
+    def check(self, address: str, offered: str, expected: str) -> str | None:
+        """``None`` if the PIN is right; else the string key of the refusal."""
+        with self._lock:
+            count, since = self._failures.get(address, (0, 0))
+            if count >= MAX_PIN_FAILURES and self._clock() - since < PIN_LOCKOUT_NS:
+                return "error.pin_locked"
+            if hmac.compare_digest(str(offered).encode(), expected.encode()):
+                self._failures.pop(address, None)
+                return None
+            count = 0 if count >= MAX_PIN_FAILURES else count
+            self._failures[address] = (count + 1, self._clock())
+            return "error.pin"
+
+
+class HostNamespace(SyncNamespace):
+    """``/host``: the host's commands. Connect with ``auth={"pin": "1234"}``."""
+
+    role = events.ROLE_HOST
+
+    def __init__(self, namespace: str) -> None:
+        super().__init__(namespace)
+        self.guard = PinGuard()
+
+    def admit(self, auth: dict) -> dict:
+        refusal = self.guard.check(request.remote_addr or "?", auth.get("pin", ""),
+                                   self.hub.services.identity.host_pin)
+        if refusal:
+            raise refuse(refusal, self.hub.catalogue)
+        return {"profiles": self.hub.session.adapter.profiles()}
+
+    def on_command(self, data):
+        if not isinstance(data, dict):
+            data = {}
+        return self.call(self.hub.session.command, data.get("name"), data.get("args"), data.get("id"))
+
+
+@blueprint.route("/host")
+def page():
+    return render_template("host.html")
+
+
+def register(socketio, hub) -> None:
+    hub.add_namespace(HostNamespace("/host"))

@@ -1,0 +1,174 @@
+/* The host page: PIN, battle setup, then big controls enabled from the engine's own verdicts (view.allowed). */
+(function () {
+  "use strict";
+  const S = window.SVOYAK, t = S.t, el = S.el;
+  const $ = (id) => document.getElementById(id);
+  const PIN_KEY = "svoyak.host.pin";
+  let link = null, view = null, profiles = [], setupWanted = false;
+
+  function show(id) { for (const s of ["login", "setup", "run"]) $(s).hidden = s !== id; }
+
+  function reason(text, kind) {
+    $("reason").textContent = text || "";
+    $("reason").className = "reason " + (kind || "");
+    if (text) S.toast(text, kind);
+  }
+
+  async function send(name, args) {
+    const ack = await link.command(name, args);
+    if (!ack.ok) reason(t("host.rejected") + ": " + S.both(ack.error) + (ack.error.rule ? " [" + ack.error.rule + "]" : ""), "error");
+    else reason("");
+    return ack;
+  }
+
+  // ---------------------------------------------------------------- login
+  function login(pin) {
+    if (link) link.socket.disconnect();
+    sessionStorage.setItem(PIN_KEY, pin);
+    link = S.connect("/host", {
+      auth: () => ({ pin: sessionStorage.getItem(PIN_KEY) || "" }),
+      onHello: (hello) => { profiles = hello.profiles || []; fillProfiles(); },
+      onView: (v, event) => { view = v; render(event); },
+      onRefused: (err) => {
+        sessionStorage.removeItem(PIN_KEY);
+        show("login");
+        $("login-error").textContent = S.both(err);
+      },
+    });
+    $("logout").hidden = false;
+  }
+  $("login-form").addEventListener("submit", (e) => { e.preventDefault(); login($("pin").value.trim()); });
+  $("logout").addEventListener("click", () => { sessionStorage.removeItem(PIN_KEY); location.reload(); });
+
+  // ---------------------------------------------------------------- setup
+  function fillProfiles() {
+    const select = $("profile");
+    select.replaceChildren(...profiles.map((p) => el("option", { value: p.name }, S.lang === "en" ? p.title_en : p.title_ru)));
+    select.onchange = () => shapeSetup();
+    shapeSetup();
+  }
+  function currentProfile() { return profiles.find((p) => p.name === $("profile").value) || profiles[0] || {}; }
+  function shapeSetup() {
+    const p = currentProfile();
+    const count = Math.max(p.max_players || 4, 2);
+    const fs = $("players");
+    const names = [...fs.querySelectorAll("input")].map((i) => i.value);
+    fs.replaceChildren(el("legend", {}, t("setup.players")));
+    for (let i = 0; i < count; i++) {
+      fs.append(el("input", { name: "player", placeholder: t("setup.player_n") + " " + (i + 1), value: names[i] || "" }));
+    }
+    const list = $("theme-list");
+    const want = p.themes || 4;
+    while (list.children.length < want) addTheme();
+    while (list.children.length > want) list.lastChild.remove();
+  }
+  function addTheme() {
+    const list = $("theme-list"), n = list.children.length + 1;
+    list.append(el("div", { class: "theme-row" },
+      el("input", { name: "theme", placeholder: t("setup.theme_n") + " " + n }),
+      currentProfile().red_themes ? el("label", { class: "red-flag" }, el("input", { type: "checkbox", name: "red" }), t("setup.red")) : null));
+  }
+  $("add-theme").addEventListener("click", addTheme);
+  $("remove-theme").addEventListener("click", () => { const l = $("theme-list"); if (l.children.length > 1) l.lastChild.remove(); });
+  $("setup-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const players = [...$("players").querySelectorAll("input")].map((i) => i.value.trim()).filter(Boolean);
+    const themes = [...$("theme-list").children].map((row, i) => ({
+      name: row.querySelector("input[name=theme]").value.trim() || t("setup.theme_n") + " " + (i + 1),
+      red: !!(row.querySelector("input[name=red]") || {}).checked,
+    }));
+    const ack = await send("setup", { profile: $("profile").value, players, themes });
+    if (ack.ok) setupWanted = false;
+  });
+  $("new-battle").addEventListener("click", () => { setupWanted = true; render(null); });
+
+  // ---------------------------------------------------------------- run
+  function allowed(cmd) { return view && view.allowed && cmd in view.allowed && view.allowed[cmd] === null; }
+  function refusal(cmd) {
+    if (!view || !view.allowed || !(cmd in view.allowed)) return t("error.no_battle");
+    const why = view.allowed[cmd];
+    return why ? S.both(why) + (why.rule ? " [" + why.rule + "]" : "") : "";
+  }
+  function tryCommand(cmd, args) {
+    if (!allowed(cmd)) { reason(t("host.rejected") + ": " + refusal(cmd), "error"); return; }
+    send(cmd, args);
+  }
+  document.querySelectorAll(".controls [data-cmd]").forEach((b) =>
+    b.addEventListener("click", () => tryCommand(b.dataset.cmd)));
+  $("claps").addEventListener("click", () => tryCommand("claps", { on: !(view.battle && view.battle.on_claps) }));
+  $("button-test").addEventListener("click", () => send("button_test", { on: true }));
+  $("phones").addEventListener("click", () => send("phones", { enabled: !view.phones_enabled }));
+  $("correction-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    send("correct", { question: Number($("corr-question").value), player: Number($("corr-player").value),
+                      correct: $("corr-verdict").value === "1", reason: $("corr-reason").value });
+  });
+  $("appeal").addEventListener("click", () => send("appeal", {
+    question: Number($("corr-question").value), player: Number($("corr-player").value), claim: $("corr-reason").value }));
+
+  const KEYS = { n: "next", r: "reading_done", " ": "point", "+": "right", "=": "right", "-": "wrong",
+                 f: "short_form", c: "clarify", e: "extend", t: "time", w: "withdraw", z: "undo" };
+  document.addEventListener("keydown", (e) => {
+    if (!view || $("run").hidden || e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    // the same physical keys on a Russian layout (ЙЦУКЕН)
+    const cmd = KEYS[key] || KEYS[{ "т": "n", "к": "r", "а": "f", "с": "c", "у": "e", "е": "t", "ц": "w", "я": "z" }[key]];
+    if (cmd) { e.preventDefault(); tryCommand(cmd); }
+    if (/^[1-4]$/.test(key) && view.battle && view.battle.on_claps) tryCommand("pick", { player: Number(key) - 1 });
+  });
+
+  // Keep the host's own choice across updates; until he chooses, the first option (the latest question) holds.
+  function fillSelect(select, options) {
+    const keep = select.value;
+    select.replaceChildren(...options.map(([value, label]) => el("option", { value }, label)));
+    if (select.dataset.touched && [...select.options].some((o) => o.value === keep)) select.value = keep;
+  }
+  for (const id of ["corr-question", "corr-player"]) $(id).addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
+
+  function render() {
+    if (!view) return;
+    if (!view.battle || setupWanted || (view.battle.finished && setupWanted)) {
+      show("setup");
+      return;
+    }
+    show("run");
+    const q = view.question, th = view.theme;
+    $("question-title").replaceChildren(...[
+      th ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
+      q && !q.over ? el("span", { class: "price" }, String(q.price)) : null,
+      view.battle.finished ? el("span", {}, t("host.finished")) : null].filter(Boolean));
+    const answerer = view.answerer !== null && view.answerer !== undefined ? view.players[view.answerer] : null;
+    $("point").textContent = answerer ? t("cmd.point_name").replace("{name}", answerer.name) : t("cmd.point");
+    document.querySelectorAll("[data-cmd]").forEach((b) => {
+      const ok = allowed(b.dataset.cmd);
+      b.classList.toggle("is-disabled", !ok);
+      b.setAttribute("aria-disabled", ok ? "false" : "true");
+      b.title = ok ? "" : refusal(b.dataset.cmd);
+    });
+    $("claps").classList.toggle("on", !!view.battle.on_claps);
+    $("phones").textContent = t(view.phones_enabled ? "cmd.phones_off" : "cmd.phones_on");
+    $("host-players").replaceChildren(...view.players.map((p) => el("li", {
+        class: "host-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : "") + (p.eligible ? " eligible" : ""),
+        style: "--led:" + (p.led || "#888"), dataset: { player: p.index },
+        onclick: () => { if (view.battle.on_claps) tryCommand("pick", { player: p.index }); } },
+      el("span", { class: "name" }, p.name), el("span", { class: "score" }, String(p.score)))));
+    fillSelect($("corr-player"), view.players.map((p) => [p.index, p.name]));
+    fillSelect($("corr-question"), (view.questions || []).map((q) => [q.index, q.theme_name + " · " + q.price]).reverse());
+    $("appeals").replaceChildren(...(view.appeals || []).map((a) => el("li", {},
+      view.players[a.player].name + " · " + t("host.question_n") + " " + (a.question + 1) + (a.claim ? " · " + a.claim : "") + " ",
+      a.decided ? el("b", {}, t(a.accepted ? "cmd.appeal_accept" : "cmd.appeal_reject")) : [
+        el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: true, correct: true }) }, t("cmd.appeal_accept")),
+        el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: false }) }, t("cmd.appeal_reject"))])));
+    S.renderPresses($("host-presses"), view);
+  }
+
+  function tick() {
+    requestAnimationFrame(tick);
+    if (!view || !link) return;
+    S.drawCountdown($("countdown"), link, view);
+  }
+  requestAnimationFrame(tick);
+
+  const saved = sessionStorage.getItem(PIN_KEY);
+  if (saved) login(saved); else show("login");
+})();

@@ -1,0 +1,38 @@
+/* On-screen buzzers: press and release through the capture simulator. Keys 1-4 (and Q W E R) per player. */
+(function () {
+  "use strict";
+  const S = window.SVOYAK, el = S.el;
+  const $ = (id) => document.getElementById(id);
+  const KEYS = ["1", "2", "3", "4"], ALT = ["q", "w", "e", "r"];
+  let view = null;
+  const link = S.connect("/sim", { onView: (v) => { view = v; render(); } });
+
+  function act(player, action) {
+    link.socket.emit(S.events.simulate, { player, action }, (ack) => {
+      if (ack && !ack.ok) S.toast(S.both(ack.error), "error");
+    });
+  }
+  function render() {
+    const players = (view.players && view.players.length) ? view.players :
+      KEYS.map((_, i) => ({ index: i, name: S.t("sim.player") + " " + (i + 1), led: "#888" }));
+    $("sim-buttons").replaceChildren(...players.map((p) => el("button", {
+      class: "sim-button" + (p.answering ? " lit" : ""), style: "--led:" + (p.led || "#888"),
+      dataset: { player: p.index },
+      onpointerdown: (e) => { e.preventDefault(); act(p.index, "press"); },
+      onpointerup: () => act(p.index, "release"),
+      onpointerleave: (e) => { if (e.buttons) act(p.index, "release"); } },
+      el("span", { class: "key" }, KEYS[p.index] || ""), el("span", { class: "name" }, p.name))));
+  }
+  const down = new Set();
+  function playerOf(key) { const k = key.toLowerCase(); const i = KEYS.indexOf(k); return i >= 0 ? i : ALT.indexOf(k); }
+  document.addEventListener("keydown", (e) => {
+    const p = playerOf(e.key);
+    if (p < 0 || down.has(p) || e.repeat) return;
+    down.add(p); act(p, "press");
+  });
+  document.addEventListener("keyup", (e) => {
+    const p = playerOf(e.key);
+    if (p < 0) return;
+    down.delete(p); act(p, "release");
+  });
+})();

@@ -1,0 +1,159 @@
+/* svoyak: the client side of the sync protocol (docs/socketio-events.md), shared by every page.
+ * A full snapshot on (re)connect, then numbered updates; a missing number asks for a resync.
+ * Commands carry an id and are resent with the same id until acknowledged (the server applies each id once).
+ */
+(function () {
+  "use strict";
+  const S = window.SVOYAK;
+  const E = S.events;
+  S.t = (key) => (key in S.strings ? S.strings[key] : key);
+  S.lang = S.language;
+  S.both = (msg) => (msg ? (S.lang === "en" ? msg.en + " / " + msg.ru : msg.ru + " / " + msg.en) : "");
+
+  let idCounter = 0;
+  const idPrefix = Date.now().toString(36) + "-" + Math.floor(Math.random() * 1e9).toString(36);
+  S.newId = () => idPrefix + "-" + (++idCounter);
+
+  function setIndicator(state) {
+    const el = document.getElementById("conn");
+    if (!el) return;
+    el.className = "indicator conn-" + state;
+    el.textContent = S.t("conn." + state);
+    document.body.dataset.conn = state;
+  }
+
+  function setCapture(view) {
+    const el = document.getElementById("capture-indicator");
+    if (!el || !view || !view.capture) return;
+    el.hidden = !view.capture.present;
+    el.className = "indicator " + (view.capture.connected ? "conn-online" : "conn-offline");
+    el.textContent = S.t(view.capture.connected ? "capture.up" : "capture.down");
+  }
+
+  S.toast = function (text, kind) {
+    const el = document.getElementById("toast");
+    if (!el) return;
+    el.textContent = text;
+    el.className = "toast " + (kind || "");
+    el.hidden = false;
+    clearTimeout(S._toastTimer);
+    S._toastTimer = setTimeout(() => { el.hidden = true; }, 6000);
+  };
+
+  /* connect(namespace, {auth(): object, onHello(h), onView(view, event, seq), onRefused(err)}) */
+  S.connect = function (namespace, options) {
+    const socket = io(namespace, {
+      auth: (cb) => cb(options.auth ? options.auth() : {}),
+      transports: ["websocket"],
+      reconnectionDelay: 300,
+      reconnectionDelayMax: 2000,
+      timeout: 4000,
+    });
+    const link = { socket, seq: -1, view: null, offsetMs: 0, hello: null };
+
+    function clock(serverNowNs) {
+      // server monotonic ms minus our monotonic ms at receipt: converts engine deadlines to local time
+      link.offsetMs = serverNowNs / 1e6 - performance.now();
+    }
+    link.serverNowMs = () => performance.now() + link.offsetMs;
+
+    // hello and snapshot are sent from the server's connect handler and may arrive before "connect" fires
+    socket.on("connect", () => setIndicator(link.seq >= 0 ? "online" : "connecting"));
+    socket.on("disconnect", () => { link.seq = -1; setIndicator("offline"); });
+    socket.on("connect_error", (err) => {
+      setIndicator("offline");
+      if (err && err.data && err.data.code) {
+        socket.disconnect();
+        if (options.onRefused) options.onRefused(err.data);
+      }
+    });
+    socket.on(E.hello, (hello) => {
+      link.hello = hello;
+      clock(hello.server_now_ns);
+      if (options.onHello) options.onHello(hello);
+    });
+    socket.on(E.snapshot, (snap) => {
+      clock(snap.server_now_ns);
+      link.seq = snap.seq;
+      link.view = snap.view;
+      setIndicator("online");
+      setCapture(link.view);
+      document.body.dataset.seq = String(link.seq);
+      options.onView(link.view, null, link.seq);
+    });
+    socket.on(E.update, (update) => {
+      if (link.seq < 0 || update.seq <= link.seq) return;     // before the snapshot, or already in it
+      if (update.seq !== link.seq + 1) {                       // a number went missing: start again
+        link.seq = -1;
+        setIndicator("resync");
+        socket.emit(E.resync, {});
+        return;
+      }
+      clock(update.server_now_ns);
+      Object.assign(link.view, update.changes);
+      for (const key of update.removed) delete link.view[key];
+      link.seq = update.seq;
+      setCapture(link.view);
+      document.body.dataset.seq = String(link.seq);
+      options.onView(link.view, update.event, link.seq);
+    });
+    socket.on(E.notice, (notice) => S.toast(S.both(notice)));
+
+    /* emit with an id, resent with the same id until acknowledged; resolves with the ack */
+    link.request = function (eventName, payload, attempts) {
+      const body = Object.assign({ id: S.newId() }, payload);
+      return new Promise((resolve) => {
+        let left = attempts || 5;
+        const attempt = () => {
+          socket.timeout(3000).emit(eventName, body, (err, ack) => {
+            if (!err) return resolve(ack);
+            if (--left > 0) return setTimeout(attempt, 200);
+            resolve({ ok: false, error: { code: "timeout", ru: "Нет ответа от бокса", en: "No answer from the box" } });
+          });
+        };
+        attempt();
+      });
+    };
+    link.command = (name, args) => link.request(E.command, { name, args: args || {} });
+    return link;
+  };
+
+  /* remaining ms until a server deadline (ns, server monotonic), or null */
+  S.remainingMs = (link, deadlineNs) => (deadlineNs == null ? null : deadlineNs / 1e6 - link.serverNowMs());
+
+  S.renderPresses = function (list, v) {
+    list.replaceChildren(...(v.presses || []).map((p, i) => S.el("li", { class: p.source === "phone" ? "phone" : "" },
+      S.el("span", { class: "name" }, v.players[p.player] ? v.players[p.player].name : "#" + p.player),
+      S.el("span", { class: "gap" }, i === 0 ? "" : "+" + p.gap_ms.toFixed(1) + " ms"),
+      p.source === "phone" ? S.el("span", { class: "tag" }, S.t("board.phone")) : null)));
+  };
+
+  S.drawCountdown = function (box, lnk, v) {
+    const d = v.deadlines || {};
+    const which = d.answer ? "answer" : d.press_window ? "press_window" : null;
+    const bar = box.querySelector(".bar"), label = box.querySelector(".label");
+    if (!which) { box.classList.remove("active"); bar.style.width = "0"; label.textContent = ""; return; }
+    const left = Math.max(0, S.remainingMs(lnk, d[which].at_ns));
+    box.classList.add("active");
+    box.dataset.kind = which;
+    bar.style.width = (100 * left / d[which].total_ms) + "%";
+    label.textContent = (left / 1000).toFixed(1);
+  };
+
+  S.el = function (tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "style") node.style.cssText = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (key === "dataset") Object.assign(node.dataset, value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child.nodeType ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  };
+})();

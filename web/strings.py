@@ -1,0 +1,105 @@
+"""The words of every page, Russian first, English second: one catalogue, built from each screen's ``STRINGS``.
+
+Each screen module (``web/host.py``, ``web/board.py``, a director blueprint...) declares its own
+``STRINGS = {"key": ("русский", "English"), ...}``; :func:`Catalogue.merge` joins them and refuses a key
+declared twice, so every string has one home. Templates call ``t("key")``; scripts get the same catalogue as
+``SVOYAK.strings`` and call ``t("key")`` from ``static/js/svoyak.js``.
+
+>>> catalogue = Catalogue({"yes": ("да", "yes")})
+>>> catalogue.text("yes", "ru"), catalogue.text("yes", "en")
+('да', 'yes')
+>>> catalogue.text("missing", "en")
+'missing'
+>>> catalogue.merge({"yes": ("ага", "yep")}, source="other")
+Traceback (most recent call last):
+...
+web.strings.DuplicateStringError: string 'yes' is declared twice (again in other)
+"""
+
+from __future__ import annotations
+
+from appliance.errors import WebError
+
+LANGUAGES = ("ru", "en")
+
+
+class DuplicateStringError(WebError, KeyError):
+    """Two screens declared the same string key."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class Catalogue:
+    """Strings by key, each a ``(ru, en)`` pair."""
+
+    def __init__(self, strings: dict[str, tuple[str, str]] | None = None) -> None:
+        self._strings: dict[str, tuple[str, str]] = {}
+        if strings:
+            self.merge(strings, source="core")
+
+    def merge(self, strings: dict[str, tuple[str, str]], source: str) -> None:
+        """Add ``strings``; raise :class:`DuplicateStringError` if a key exists already."""
+        for key, pair in strings.items():
+            if key in self._strings:
+                raise DuplicateStringError(f"string {key!r} is declared twice (again in {source})")
+            if len(pair) != 2:
+                raise ValueError(f"string {key!r} in {source} must be a (ru, en) pair")
+            self._strings[key] = tuple(pair)
+
+    def text(self, key: str, language: str) -> str:
+        """The string in ``language``; a missing key shows as itself, so a gap is visible, not fatal."""
+        pair = self._strings.get(key)
+        if pair is None:
+            return key
+        return pair[LANGUAGES.index(language) if language in LANGUAGES else 0]
+
+    def both(self, key: str) -> dict[str, str]:
+        """``{"ru": ..., "en": ...}``: for messages that name both languages (rejections)."""
+        return {language: self.text(key, language) for language in LANGUAGES}
+
+    def for_language(self, language: str) -> dict[str, str]:
+        return {key: self.text(key, language) for key in self._strings}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._strings
+
+
+# Strings shared by every page (base template, connection indicator, errors of the web layer).
+STRINGS = {
+    "app.name": ("Своя игра", "Svoyak"),
+    "lang.switch": ("English", "Русский"),
+    "conn.online": ("на связи", "online"),
+    "conn.offline": ("нет связи", "offline"),
+    "conn.connecting": ("подключение…", "connecting…"),
+    "conn.resync": ("синхронизация…", "resyncing…"),
+    "capture.up": ("кнопки на связи", "buttons connected"),
+    "capture.down": ("нет связи с кнопками", "buttons not connected"),
+    "nav.host": ("Ведущий", "Host"),
+    "nav.board": ("Табло", "Scoreboard"),
+    "nav.watch": ("Смотреть", "Watch"),
+    "nav.player": ("Кнопка игрока (телефон)", "Player buzzer (phone)"),
+    "nav.simulator": ("Симулятор кнопок", "Button simulator"),
+    "nav.director": ("Директор турнира", "Tournament director"),
+    "index.title": ("Своя игра: бокс с кнопками", "Svoyak buzzer box"),
+    "index.lead": ("Выберите, что открыть на этом устройстве.", "Pick what this device shows."),
+    "error.pin": ("Неверный PIN", "Wrong PIN"),
+    "error.pin_locked": ("Слишком много попыток: подождите минуту", "Too many attempts: wait a minute"),
+    "error.role": ("Эта роль не может так делать", "This role may not do that"),
+    "error.bad_command": ("Неизвестная или неполная команда", "Unknown or incomplete command"),
+    "error.no_battle": ("Бой не начат", "No battle in progress"),
+    "error.phones_off": ("Телефоны-кнопки выключены ведущим", "Phone buzzers are off (the host decides)"),
+    "error.simulator_off": ("Бокс работает не в режиме симулятора", "The box is not running as a simulator"),
+    "error.capture_down": ("Нет связи с кнопками", "The buttons are not connected"),
+    "error.internal": ("Внутренняя ошибка, команда не применена", "Internal error: the command was not applied"),
+}
+
+
+def default_catalogue(*screen_modules) -> Catalogue:
+    """The core strings plus each module's ``STRINGS`` (modules without one add nothing)."""
+    catalogue = Catalogue(STRINGS)
+    for module in screen_modules:
+        extra = getattr(module, "STRINGS", None)
+        if extra:
+            catalogue.merge(extra, source=module.__name__)
+    return catalogue

@@ -1,0 +1,142 @@
+"""State sync over Socket.IO: a full snapshot on (re)connect, then numbered updates; a gap asks for a resync.
+
+:class:`Hub` receives the session's numbered updates (from its publisher thread: threading mode lets a
+native thread emit) and broadcasts them to every role namespace. :class:`SyncNamespace` is the base of each
+role's namespace: it checks the role on connect, sends ``hello`` and ``snapshot``, and answers ``resync``.
+Rejections are worded here, Russian then English (style.md: the web layer words errors).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from flask import request
+from flask_socketio import ConnectionRefusedError, Namespace, emit
+
+from appliance.config import Settings
+from appliance.errors import RulesError, StoreError, SvoyakError
+from appliance.service.session import CommandRejected
+from web import events
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class Services:
+    """What the web layer is given: the live session and the box's identity (PIN, hotspot)."""
+
+    session: Any
+    identity: Any
+
+
+def build_services(settings: Settings) -> Services:
+    """The box's own services: event store, battles, capture link, session; started."""
+    from appliance.service.identity import load_or_create
+    from appliance.service.wiring import build_session
+
+    identity = load_or_create(settings)
+    session = build_session(settings)
+    return Services(session=session, identity=identity)
+
+
+def is_local(address: str | None) -> bool:
+    """A request from the box itself (its HDMI kiosk): ``127.0.0.0/8`` or ``::1``.
+
+    >>> is_local("127.0.0.1"), is_local("::1"), is_local("10.42.0.17"), is_local(None)
+    (True, True, False, False)
+    """
+    return bool(address) and (address.startswith("127.") or address == "::1")
+
+
+class Hub:
+    """Joins the session to the Socket.IO server: broadcasting, snapshots, wording of rejections."""
+
+    def __init__(self, socketio, services: Services, settings: Settings, catalogue) -> None:
+        self.socketio = socketio
+        self.services = services
+        self.settings = settings
+        self.catalogue = catalogue
+        self.namespaces: list[str] = []
+
+    @property
+    def session(self):
+        return self.services.session
+
+    def add_namespace(self, namespace: "SyncNamespace") -> None:
+        namespace.hub = self
+        self.namespaces.append(namespace.namespace)
+        self.socketio.on_namespace(namespace)
+
+    def start(self) -> None:
+        self.session.subscribe(self.broadcast)
+
+    def broadcast(self, update: dict) -> None:
+        for namespace in self.namespaces:
+            self.socketio.emit(events.UPDATE, update, namespace=namespace)
+
+    def notice(self, code: str) -> None:
+        payload = {"code": code, **self.catalogue.both(code)}
+        for namespace in self.namespaces:
+            self.socketio.emit(events.NOTICE, payload, namespace=namespace)
+
+    def word(self, error: Exception) -> dict:
+        """``{ok: False, error: {code, rule, ru, en}}`` for an error a client caused."""
+        if isinstance(error, CommandRejected):
+            body = {"code": error.code, "rule": None, **self.catalogue.both(error.code)}
+            if error.detail:
+                body["detail"] = error.detail
+        elif isinstance(error, RulesError):
+            body = {"code": "rule", **self.session.adapter.word_rule_error(error)}
+        elif isinstance(error, StoreError):
+            body = {"code": "error.internal", "rule": None, **self.catalogue.both("error.internal"),
+                    "detail": str(error)}
+        else:
+            body = {"code": "error.internal", "rule": None, **self.catalogue.both("error.internal")}
+        return {"ok": False, "error": body}
+
+
+class SyncNamespace(Namespace):
+    """Base of every role's namespace. Subclasses set ``role`` and may override :meth:`admit`."""
+
+    role = events.ROLE_WATCH
+    hub: Hub
+
+    def admit(self, auth: dict) -> dict:
+        """Check ``auth`` for this role; return extra ``hello`` fields or raise ConnectionRefusedError."""
+        return {}
+
+    def on_connect(self, auth=None):
+        auth = auth if isinstance(auth, dict) else {}
+        extra = self.admit(auth)
+        identity = self.hub.services.identity
+        emit(events.HELLO, {
+            "protocol": events.PROTOCOL_VERSION,
+            "role": self.role,
+            "box": identity.box_name,
+            "server_now_ns": self.hub.session.clock(),
+            **extra,
+        })
+        emit(events.SNAPSHOT, self.hub.session.snapshot())
+
+    def on_resync(self, data=None):
+        emit(events.SNAPSHOT, self.hub.session.snapshot())
+
+    def call(self, action, *args) -> dict:
+        """Run a session call; turn refusals into a worded ``{ok: False, error}`` ack, never a crash."""
+        try:
+            result = action(*args)
+        except SvoyakError as error:
+            return self.hub.word(error)
+        except (TypeError, ValueError, KeyError) as error:
+            log.info("bad request from %s: %s", request.sid, error)
+            body = {"code": "error.bad_command", "rule": None, **self.hub.catalogue.both("error.bad_command"),
+                    "detail": str(error)}
+            return {"ok": False, "error": body}
+        return {"ok": True, **(result or {})}
+
+
+def refuse(code: str, catalogue) -> ConnectionRefusedError:
+    """A refused connection whose ``data`` carries the worded reason (the client shows it)."""
+    return ConnectionRefusedError(code, {"code": code, **catalogue.both(code)})
