@@ -14,6 +14,9 @@ Use::
     link.close()
 
 ``on_event(event: dict)`` runs on the link's own thread; keep it short (hand off to the engine's queue).
+Each event dict is the protocol's event with ``"event"`` (press, lockout, fault, reset_button, status), ``"seq"``
+and ``"instance"``. A ``welcome`` from a new ``instance`` (see :attr:`welcome`, ``on_connection``) means the
+capture process restarted in standalone mode: re-send the current ``arm``/``disarm``.
 Commands never block: each returns a :class:`concurrent.futures.Future` that resolves to the reply's ``result``
 dict or fails with :class:`CaptureCommandRejected` (the service refused it, nothing changed) or
 :class:`CaptureLinkDown` (a momentary command while the link is down, or the link was closed).
