@@ -77,6 +77,11 @@ def parse_command(message: dict, players: int) -> tuple[str, str, dict]:
         if not isinstance(round_id, str) or not 1 <= len(round_id) <= MAX_ID_CHARS:
             raise CommandError("bad-request", f"arm: 'round_id' must be a string of 1-{MAX_ID_CHARS} characters")
         return command_id, op, {"eligible": players_set, "round_id": round_id}
+    if op == "eligible":
+        eligible = message.get("eligible")
+        if not isinstance(eligible, list):
+            raise CommandError("bad-request", "eligible: 'eligible' must be a list of players")
+        return command_id, op, {"eligible": sorted({_player(op, player, players) for player in eligible})}
     if op in ("disarm", "reset", "status"):
         return command_id, op, {}
     if op == "led":

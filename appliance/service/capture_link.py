@@ -167,6 +167,10 @@ class CaptureLink:
         players = sorted({int(player) for player in eligible})
         return self._command("arm", eligible=players, round_id=str(round_id))
 
+    def set_eligible(self, eligible: Iterable[int]) -> Future:
+        """Change who may win the current round without restarting it (LEDs and ranked presses stay)."""
+        return self._command("eligible", eligible=sorted({int(player) for player in eligible}))
+
     def disarm(self) -> Future:
         """Stop judging presses (they are reported as ``disarmed``); LEDs stay as they are."""
         return self._command("disarm")

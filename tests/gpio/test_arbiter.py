@@ -169,3 +169,21 @@ def test_bad_player_numbers_are_refused():
         arbiter.arm({1, 3}, "q", now_ns=0, mode="linked")
     with pytest.raises(ValueError):
         arbiter.edge(0, t_ns=0, pressed=True, arrival_ns=0)
+
+
+def test_pins_read_at_arm_time_override_a_missed_release_edge():
+    arbiter = Arbiter(players=2, debounce_ns=20 * MS, precision="kernel")
+    arbiter.arm({1, 2}, "q0", now_ns=0, mode="linked")
+    arbiter.edge(1, t_ns=10 * MS, pressed=True, arrival_ns=10 * MS)  # its release edge never arrives
+    outcome = arbiter.arm({1, 2}, "q1", now_ns=500 * MS, mode="linked", held=[])
+    assert outcome.events == [] and arbiter.stuck == set()  # the pin says released: not stuck
+    assert presses(arbiter.edge(1, t_ns=600 * MS, pressed=True, arrival_ns=600 * MS)) == [(1, "won")]
+
+
+def test_eligible_set_changes_without_restarting_the_round(arbiter):
+    t = 14_000 * MS
+    arbiter.edge(1, t_ns=t, pressed=True, arrival_ns=t)
+    outcome = arbiter.set_eligible({2, 3})  # e.g. player 4 left the table
+    assert outcome.leds is None and arbiter.winner == 1 and arbiter.round_id == "q1"
+    assert presses(arbiter.edge(4, t_ns=t + 5 * MS, pressed=True, arrival_ns=t + 5 * MS)) == [(4, "ineligible")]
+    assert presses(arbiter.edge(3, t_ns=t + 6 * MS, pressed=True, arrival_ns=t + 6 * MS)) == [(3, "counted")]
