@@ -43,6 +43,7 @@ def test_capture_process_notifies_ready_serves_and_stops_cleanly_on_sigterm(tmp_
         if process.poll() is None:
             process.kill()
             process.wait()
+        process.stdout.close()
         receiver.close()
 
 
