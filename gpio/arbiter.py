@@ -257,8 +257,11 @@ class Arbiter:
         if corrected:
             # An earlier-stamped edge arrived after the decision: the timestamp wins, the LEDs follow.
             outcome.leds = self.leds = self._only[winner]
+        # The lockout is sent again whenever the published order changed: a new winner, a tie, or a press that
+        # slots in before an already counted one (its rank in the earlier press event is then out of date).
+        reordered = corrected or tie or index < len(ranked) - 1
         outcome.defer(self._decision_events, player, t_ns, arrival_ns, "won" if index == 0 else "counted",
-                      index + 1, t_ns - winner_t, tie, corrected or tie, previous if corrected else None,
+                      index + 1, t_ns - winner_t, tie, reordered, previous if corrected else None,
                       self._snapshot_ranked())
         return outcome
 
