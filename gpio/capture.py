@@ -120,7 +120,7 @@ class Capture:
     def execute(self, op: str, args: dict) -> dict:
         """Apply one validated command; return the reply's ``result``. Raises :class:`CommandError`."""
         if op in ("sim_press", "sim_release"):
-            return self._simulate(op, args["player"])
+            return self._simulate(op, args["player"], args.get("hold_ms"))
         with self.lock:
             arbiter = self.arbiter
             if op == "arm":
@@ -160,13 +160,18 @@ class Capture:
                 return self.status()
         raise CommandError("bad-op", f"unknown op {op!r}")
 
-    def _simulate(self, op: str, player: int) -> dict:
+    def _simulate(self, op: str, player: int, hold_ms: int | None = None) -> dict:
         if not self.backend.is_mock or self.hardware is None:
             raise CommandError("not-simulator", f"{op}: the service runs on real pins ({self.backend.name})")
         pin = self.hardware.buttons[player - 1].pin
         # Outside the lock: the mock pin calls back into on_player_edge in this thread, as lgpio's thread would.
         if op == "sim_press":
             pin.drive_low()
+            if hold_ms:
+                # A page that may never send the release (closed tab, lost key-up) asks for one in advance.
+                release = threading.Timer(hold_ms / 1000, pin.drive_high)
+                release.daemon = True
+                release.start()
         else:
             pin.drive_high()
         return {}

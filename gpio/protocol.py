@@ -21,6 +21,7 @@ PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024
 MAX_ID_CHARS = 64
 MAX_BEEP_MS = 5000
+MAX_HOLD_MS = 10_000
 
 
 class CommandError(CaptureError, ValueError):
@@ -93,6 +94,12 @@ def parse_command(message: dict, players: int) -> tuple[str, str, dict]:
         return command_id, op, {"ms": ms}
     if op == "button_test":
         return command_id, op, {"on": _flag(op, message, "on")}
-    if op in ("sim_press", "sim_release"):
+    if op == "sim_press":
+        hold_ms = message.get("hold_ms")
+        if hold_ms is not None and (not isinstance(hold_ms, int) or isinstance(hold_ms, bool)
+                                    or not 1 <= hold_ms <= MAX_HOLD_MS):
+            raise CommandError("bad-request", f"sim_press: 'hold_ms' must be an integer 1-{MAX_HOLD_MS}")
+        return command_id, op, {"player": _player(op, message.get("player"), players), "hold_ms": hold_ms}
+    if op == "sim_release":
         return command_id, op, {"player": _player(op, message.get("player"), players)}
     raise CommandError("bad-op", f"unknown op {op!r}")

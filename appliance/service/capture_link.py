@@ -190,9 +190,10 @@ class CaptureLink:
         """Button-test mode: each press lights its own LED while held; presses come as ``test``."""
         return self._command("button_test", on=bool(on))
 
-    def simulate_press(self, player: int) -> Future:
-        """Simulator only: press ``player``'s mock button inside the capture process (the whole real path)."""
-        return self._command("sim_press", player=int(player))
+    def simulate_press(self, player: int, hold_ms: int | None = None) -> Future:
+        """Simulator only: press ``player``'s mock button inside the capture process (the whole real path).
+        With ``hold_ms`` the service releases it by itself after that long."""
+        return self._command("sim_press", player=int(player), **({} if hold_ms is None else {"hold_ms": int(hold_ms)}))
 
     def simulate_release(self, player: int) -> Future:
         return self._command("sim_release", player=int(player))

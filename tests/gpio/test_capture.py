@@ -170,3 +170,9 @@ def test_eligible_command_narrows_the_current_round(service, box):
     assert result == {"eligible": [1, 3], "armed": True}
     box.press(2, time.monotonic_ns())
     assert [e["status"] for e in box.events("press")] == ["ineligible"]
+
+
+def test_simulated_press_with_hold_releases_itself(service, box):
+    service.capture.execute("sim_press", {"player": 1, "hold_ms": 20})
+    assert service.hardware.buttons[0].is_active
+    assert wait_for(lambda: not service.hardware.buttons[0].is_active)
