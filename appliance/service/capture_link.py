@@ -125,8 +125,8 @@ class CaptureLink:
         """Stop the I/O thread and close the socket; pending commands fail with :class:`CaptureLinkDown`."""
         self._closing.set()
         self._wake()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)  # (called from on_event itself, the thread ends when the handler returns)
         with self._lock:
             self._drop_socket()
             for command in self._pending.values():
