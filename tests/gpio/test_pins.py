@@ -161,3 +161,45 @@ def test_pre_5_7_kernel_realtime_stamps_are_converted_to_monotonic(lgpio_classes
     assert abs(seen[0] - edge_monotonic) < 1_000_000  # the offset is read twice: equal within the call's time
     assert pins.kernel_event_clock("4.19.118-v7+") == "realtime"
     assert pins.kernel_event_clock("6.12.1-v8-16k+") == "monotonic"
+
+
+class FakeRPiGPIO(types.ModuleType):
+    """Enough of RPi.GPIO for gpiozero.pins.rpigpio to import; ``input`` reads the line as low (pressed)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return hash(name) & 0xFF
+
+    @staticmethod
+    def input(number):
+        return 0
+
+
+def test_rpigpio_fallback_stamps_edges_with_monotonic_ns_in_the_callback(monkeypatch):
+    rpi = types.ModuleType("RPi")
+    rpi.GPIO = FakeRPiGPIO("RPi.GPIO")
+    monkeypatch.setitem(sys.modules, "RPi", rpi)
+    monkeypatch.setitem(sys.modules, "RPi.GPIO", rpi.GPIO)
+    sys.modules.pop("gpiozero.pins.rpigpio", None)
+    pins._rpigpio_factory_class.cache_clear()
+    try:
+        from gpiozero.pins.rpigpio import RPiGPIOPin
+
+        factory = object.__new__(pins._rpigpio_factory_class())  # no Pi here: only the ticks path
+        pin = object.__new__(RPiGPIOPin)
+        pin._factory = factory
+        pin._number, pin._pwm = 17, None
+        seen = []
+
+        def handler(ticks, state):
+            seen.append((ticks, state))
+
+        pin._when_changed = weakref.ref(handler)
+        before = time.monotonic_ns()
+        pin._call_when_changed(17)  # what RPi.GPIO's event thread calls: a channel, no timestamp
+        (ticks, state), = seen
+        assert isinstance(ticks, int) and before <= ticks <= time.monotonic_ns() and not state
+    finally:
+        sys.modules.pop("gpiozero.pins.rpigpio", None)
+        pins._rpigpio_factory_class.cache_clear()
