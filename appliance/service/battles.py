@@ -167,8 +167,7 @@ class Battles:
             self._battle_locks[battle_id] = lock = threading.Lock()
         with lock:
             try:
-                for seq, (_line, event) in enumerate(rows, start=1):
-                    self.store.append(battle_id, event, expected_seq=seq)
+                self.store.append_all(battle_id, [event for _line, event in rows])  # all or nothing
             except BaseException:
                 with self._lock:
                     del self._battle_locks[battle_id]
