@@ -203,3 +203,13 @@ def test_rpigpio_fallback_stamps_edges_with_monotonic_ns_in_the_callback(monkeyp
     finally:
         sys.modules.pop("gpiozero.pins.rpigpio", None)
         pins._rpigpio_factory_class.cache_clear()
+
+
+def test_hidden_proc_gets_a_hint_about_the_unit(monkeypatch):
+    def hidden_proc():
+        raise FileNotFoundError(2, "No such file or directory", "/proc/cpuinfo")
+
+    monkeypatch.setattr(pins, "_lgpio_classes", hidden_proc)
+    monkeypatch.setattr(pins, "_rpigpio_factory_class", hidden_proc)
+    with pytest.raises(pins.PinFactoryUnavailable, match="ProcSubset=pid"):
+        pins.open_backend("lgpio")
