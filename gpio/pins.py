@@ -219,7 +219,7 @@ def open_backend(name: str) -> Backend:
         factory = _rpigpio_factory_class()()
     except Exception as error:  # same: any failure to open the fallback is reported with the first reason
         reasons.append(f"rpigpio: {type(error).__name__}: {error}")
-        hint = "on a laptop run `svoyak capture --simulator`"
+        hint = "on a laptop (no GPIO) add --simulator"
         if any("/proc/cpuinfo" in reason or "device-tree" in reason for reason in reasons):
             # gpiozero reads the Pi's revision from /proc/device-tree or /proc/cpuinfo when the factory opens.
             hint = "gpiozero cannot read the Pi's revision: does the unit hide /proc (ProcSubset=pid)?"
