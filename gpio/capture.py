@@ -52,10 +52,10 @@ class Capture:
 
     # ------------------------------------------------------------------ edges (pin callback threads)
     def on_player_edge(self, player: int, ticks: int, pressed: bool) -> None:
+        """An edge from a pin callback thread. ``ticks`` is already CLOCK_MONOTONIC integer ns (gpio.pins)."""
         arrival_ns = time.monotonic_ns()
         with self.lock:
-            outcome = self.arbiter.edge(player, int(ticks), pressed, arrival_ns)
-            self._apply(outcome, arrival_ns)
+            self._apply(self.arbiter.edge(player, ticks, pressed, arrival_ns), arrival_ns)
 
     def on_reset_edge(self, ticks: int, pressed: bool) -> None:
         """The host reset button always acts locally: LEDs off, a new round with every player eligible."""
@@ -64,18 +64,22 @@ class Capture:
             self._reset_last_edge_ns = int(ticks)
             if not pressed or not quiet:
                 return
-            round_id = self._arm_local()
+            # The round starts at the reset press's own timestamp, not when its callback ran: a player who
+            # pressed just after the host, whose edge is delivered after the reset's, counts.
+            round_id = self._arm_local(int(ticks))
             self.publish({"event": "reset_button", "t_ns": int(ticks), "round_id": round_id})
 
-    def _arm_local(self) -> str:
+    def _arm_local(self, at_ns: int | None = None) -> str:
         self._local_rounds += 1
         round_id = f"local-{self.instance}-{self._local_rounds}"
-        held = self.hardware.held() if self.hardware is not None else []
+        held = self.hardware.held() if self.hardware is not None else None
         players = range(1, self.arbiter.players + 1)
-        self._apply(self.arbiter.arm(players, round_id, time.monotonic_ns(), self.arbiter.mode, held), None)
+        at_ns = time.monotonic_ns() if at_ns is None else at_ns
+        self._apply(self.arbiter.arm(players, round_id, at_ns, self.arbiter.mode, held), None)
         return round_id
 
     def _apply(self, outcome: Outcome, arrival_ns: int | None) -> None:
+        # Order matters: LED first, then the buzzer, then the events (built only now: Outcome.defer).
         decided_ns = time.monotonic_ns()
         if outcome.leds is not None and self.hardware is not None:
             try:
@@ -83,13 +87,13 @@ class Capture:
             except Exception as error:  # a pin call failed: report it, keep judging (process edge)
                 log.exception("LED write failed")
                 self.publish({"event": "fault", "kind": "pin-error", "player": None, "detail": f"LEDs: {error}"})
+        led_ns = time.monotonic_ns()
         if outcome.beep and self.hardware is not None:
             try:
                 self.hardware.beeper.beep(self.buzzer_ms)
             except Exception as error:  # same: the lockout must not die with the buzzer
                 log.exception("buzzer failed")
                 self.publish({"event": "fault", "kind": "pin-error", "player": None, "detail": f"buzzer: {error}"})
-        led_ns = time.monotonic_ns()
         for event in outcome.events:
             if event["event"] == "lockout" and arrival_ns is not None:
                 self.last_decision = {"player": event["winner"], "t_ns": event["t_ns"], "arrival_ns": arrival_ns,
@@ -116,7 +120,7 @@ class Capture:
     def execute(self, op: str, args: dict) -> dict:
         """Apply one validated command; return the reply's ``result``. Raises :class:`CommandError`."""
         if op in ("sim_press", "sim_release"):
-            return self._simulate(op, args["player"])
+            return self._simulate(op, args["player"], args.get("hold_ms"))
         with self.lock:
             arbiter = self.arbiter
             if op == "arm":
@@ -124,9 +128,12 @@ class Capture:
                         and sorted(arbiter.eligible) == args["eligible"])
                 if not same:
                     mode = "linked" if arbiter.mode == "linked" else "standalone"
-                    held = self.hardware.held() if self.hardware is not None else []
+                    held = self.hardware.held() if self.hardware is not None else None
                     self._apply(arbiter.arm(args["eligible"], args["round_id"], time.monotonic_ns(), mode, held), None)
                 return {"armed_at_ns": arbiter.armed_at_ns, "held": arbiter.held(), "stuck": sorted(arbiter.stuck)}
+            if op == "eligible":
+                self._apply(arbiter.set_eligible(args["eligible"]), None)
+                return {"eligible": sorted(arbiter.eligible), "armed": arbiter.armed}
             if op == "disarm":
                 self._apply(arbiter.disarm(), None)
                 return {}
@@ -153,13 +160,18 @@ class Capture:
                 return self.status()
         raise CommandError("bad-op", f"unknown op {op!r}")
 
-    def _simulate(self, op: str, player: int) -> dict:
+    def _simulate(self, op: str, player: int, hold_ms: int | None = None) -> dict:
         if not self.backend.is_mock or self.hardware is None:
             raise CommandError("not-simulator", f"{op}: the service runs on real pins ({self.backend.name})")
         pin = self.hardware.buttons[player - 1].pin
         # Outside the lock: the mock pin calls back into on_player_edge in this thread, as lgpio's thread would.
         if op == "sim_press":
             pin.drive_low()
+            if hold_ms:
+                # A page that may never send the release (closed tab, lost key-up) asks for one in advance.
+                release = threading.Timer(hold_ms / 1000, pin.drive_high)
+                release.daemon = True
+                release.start()
         else:
             pin.drive_high()
         return {}

@@ -26,7 +26,7 @@ from typing import Callable
 
 from appliance.errors import StoreError
 from appliance.rules.battle import (ActionUndone, BattleRuleError, BattleSetUp, BattleState, Event, apply,
-                                    event_to_dict, standings)
+                                    event_to_dict, next_run, standings)
 from appliance.store import EventStore, dump_log, read_log
 
 Listener = Callable[[str, Event, BattleState], None]
@@ -85,7 +85,12 @@ class Battles:
                 raise StoreError(f"battle {battle_id!r} already exists")
             self._battle_locks[battle_id] = lock = threading.Lock()
         with lock:
-            self.store.append(battle_id, setup, command_id=command_id, expected_seq=1)
+            try:
+                self.store.append(battle_id, setup, command_id=command_id, expected_seq=1)
+            except BaseException:
+                with self._lock:
+                    del self._battle_locks[battle_id]
+                raise
             with self._lock:
                 self._states[battle_id] = state
                 if command_id is not None:
@@ -113,6 +118,11 @@ class Battles:
                     self._commands[(battle_id, command_id)] = new.seq
         self._notify(battle_id, event, new)
         return new
+
+    def create_next_run(self, battle_id: str, players: tuple, at_ns: int, absent: tuple = (),
+                        command_id: str | None = None) -> str:
+        """A new battle: the next run of ``battle_id``'s slot on the same themes (youth-cup 2.4)."""
+        return self.create(next_run(self.state(battle_id).setup, players, at_ns, absent), command_id=command_id)
 
     def undo(self, battle_id: str, at_ns: int, command_id: str | None = None) -> BattleState:
         """Undo the host's last action (an :class:`ActionUndone` event; the log keeps both)."""
@@ -156,8 +166,12 @@ class Battles:
                 raise StoreError(f"battle {battle_id!r} already exists")
             self._battle_locks[battle_id] = lock = threading.Lock()
         with lock:
-            for seq, (_line, event) in enumerate(rows, start=1):
-                self.store.append(battle_id, event, expected_seq=seq)
+            try:
+                self.store.append_all(battle_id, [event for _line, event in rows])  # all or nothing
+            except BaseException:
+                with self._lock:
+                    del self._battle_locks[battle_id]
+                raise
             with self._lock:
                 self._states[battle_id] = state
         return battle_id
