@@ -25,10 +25,11 @@ RESYNC = "resync"          # {}: "I missed a number": the server answers with SN
 COMMAND = "command"        # host: {id, name, args}; ack {ok, seq, duplicate} or {ok: false, error}
 PRESS = "press"            # player phone: {id}; ack {ok} or {ok: false, error}
 SIMULATE = "simulate"      # simulator page: {player, action: "press"|"release"}; ack {ok}
+CLOCK = "clock"            # any: {}; ack {server_now_ns}: the round trip and the server's monotonic clock
 
 CLIENT_NAMES = {
     "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "notice": NOTICE,
-    "resync": RESYNC, "command": COMMAND, "press": PRESS, "simulate": SIMULATE,
+    "resync": RESYNC, "command": COMMAND, "press": PRESS, "simulate": SIMULATE, "clock": CLOCK,
 }
 
 # Roles a connection asks for in its ``auth`` ({"role": ..., "pin": ...}).

@@ -106,6 +106,7 @@ class HostNamespace(SyncNamespace):
     """``/host``: the host's commands. Connect with ``auth={"pin": "1234"}``."""
 
     role = events.ROLE_HOST
+    host_keys = True
 
     def __init__(self, namespace: str) -> None:
         super().__init__(namespace)

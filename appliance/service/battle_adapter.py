@@ -188,23 +188,23 @@ class BattleAdapter:
             data["profile"] = event.profile.name
         return data
 
-    def word_rule_error(self, error) -> dict:
-        """A refusal of the engine, Russian then English, with its rule citation."""
+    def word_rule_error(self, error, profile=None) -> dict:
+        """A refusal of the engine, Russian then English, with its rule citation (``profile``: the battle's)."""
         rule = getattr(error, "rule", "")
         message = getattr(error, "message", str(error))
-        key = self._rule_key(error)
+        key = self._rule_key(error, profile)
         gloss = RULE_GLOSSES_RU.get(key, "правила боя")
         return {"rule": rule, "ru": f"Регламент ({rule}, {gloss}) не позволяет: {message}",
                 "en": f"{rule}: {message}"}
 
-    def _rule_key(self, error) -> str | None:
+    def _rule_key(self, error, profile=None) -> str | None:
         """The profile's rule key behind a citation ("eurocup 2.8" -> "answer_limit"), for its Russian gloss."""
         name, _, section = getattr(error, "rule", "").partition(" ")
         if section.startswith("(profile: "):
             return section[len("(profile: "):-1]
-        if name not in engine.profile_names():
-            return None  # "battle setup", "battle log": not a profile's citation
-        for key, cited in engine.load_profile(name).sections:
+        if profile is None or profile.name != name:
+            return None  # "battle setup", "battle log": not the battle profile's citation
+        for key, cited in profile.sections:
             if cited == section:
                 return key
         return None
@@ -220,7 +220,7 @@ class BattleAdapter:
                 self.check(state, self.command_events(name, state, args, at_ns))
                 out[name] = None
             except engine.BattleRuleError as error:
-                out[name] = self.word_rule_error(error)
+                out[name] = self.word_rule_error(error, state.profile)
             except (CommandError, IndexError, ValueError) as error:
                 out[name] = {"rule": None, "ru": str(error), "en": str(error)}
         return out

@@ -52,8 +52,9 @@
     const link = { socket, seq: -1, view: null, offsetMs: 0, hello: null };
 
     function clock(serverNowNs) {
-      // server monotonic ms minus our monotonic ms at receipt: converts engine deadlines to local time
-      link.offsetMs = serverNowNs / 1e6 - performance.now();
+      // server monotonic ms minus our monotonic ms at receipt: converts engine deadlines to local time.
+      // A message's stamp is late by its trip; the clock round trips (syncClock) give a better offset.
+      if (link.bestTripMs === undefined) link.offsetMs = serverNowNs / 1e6 - performance.now();
     }
     link.serverNowMs = () => performance.now() + link.offsetMs;
 
@@ -115,6 +116,21 @@
       });
     };
     link.command = (name, args) => link.request(E.command, { name, args: args || {} });
+    /* the server's clock, NTP-style: offset from the fastest of a few round trips (countdowns use it) */
+    link.syncClock = function (rounds) {
+      let best = Infinity;
+      const once = (left) => {
+        const sent = performance.now();
+        socket.timeout(2000).emit(E.clock, {}, (err, reply) => {
+          if (err) return;
+          const now = performance.now(), trip = now - sent;
+          if (trip < best) { best = trip; link.offsetMs = reply.server_now_ns / 1e6 + trip / 2 - now; link.bestTripMs = trip; }
+          if (left > 1) once(left - 1);
+        });
+      };
+      once(rounds || 5);
+    };
+    socket.on("connect", () => link.syncClock(5));
     return link;
   };
 
