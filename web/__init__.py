@@ -34,6 +34,7 @@ SCREENS: tuple[str, ...] = (
     "web.board",
     "web.player",
     "web.simulator",
+    "web.director",
 )
 
 LANGUAGE_COOKIE = "svoyak_lang"

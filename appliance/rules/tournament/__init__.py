@@ -22,13 +22,16 @@ from appliance.rules.tournament.events import (BattleAssigned, BattleResultRecor
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
                                                StageDrawn, TieBroken, TournamentCreated, WrittenSheetEntered,
                                                from_dict, to_dict)
+from appliance.rules.tournament.errors import (DrawError, FormatError, RegistrationError, ResultError, StageError,
+                                               TournamentError)
 from appliance.rules.tournament.formats import Format, list_formats, load_format, parse_format
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.results import BattleResult, PlayerResult, Shootout, score_written
 from appliance.rules.tournament.state import TournamentState, apply, replay
 
 __all__ = [
-    "Advance", "BattleAssigned", "BattleResult", "BattleResultRecorded", "BattleSpec", "Field", "Format",
+    "Advance", "BattleAssigned", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
+    "TournamentError", "BattleResult", "BattleResultRecorded", "BattleSpec", "Field", "Format",
     "PlayerRegistered", "PlayerResult", "PlayerWithdrew", "RegistrationClosed", "Rng", "SeedsSet", "Shootout",
     "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "Tie", "TieBroken",
     "TournamentCreated", "TournamentState", "WrittenSheetEntered", "advancement_log", "apply", "battle_players",

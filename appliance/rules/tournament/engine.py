@@ -394,11 +394,8 @@ def open_ties(state: TournamentState) -> list[Tie]:
     ties = []
     for stage in playing_stages(state):
         if stage_participants(state, stage.id) is None:
-            break
-        result = outcome(state, stage.id)
-        ties += result.open_ties
-        if not result.complete:
-            continue
+            break  # later stages wait for this one
+        ties += outcome(state, stage.id).open_ties
     return ties
 
 
@@ -720,7 +717,6 @@ def standings(state: TournamentState) -> list[Standing]:
     for position, stage in enumerate(stages):
         result = outcome(state, stage.id)
         for player, line in result.lines.items():
-            places, _ = ({}, None)
             battle = _battle_of(state, player, stage.id) if stage.kind != "written" else None
             place = effective_places(state, battle.id)[0][player] if battle and battle.id in state.results else 0
             if line.absent:

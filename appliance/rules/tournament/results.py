@@ -108,10 +108,6 @@ def check_places(battle_id: str, lines: Sequence[PlayerResult]) -> None:
         if place != expected_first:
             raise ResultError(f"battle {battle_id}: places {places} are not 1, 2, ... with shared places "
                               "taking the places they cover (1, 2, 2, 4)")
-    present = [line for line in lines if not line.absent]
-    absent = [line for line in lines if line.absent]
-    if present and absent and max(line.place for line in present) > min(line.place for line in absent):
-        raise ResultError(f"battle {battle_id}: an absent player is placed above a player who played (mubc 3.5)")
 
 
 def places_from_scores(scores: Sequence[int]) -> list[int]:

@@ -28,7 +28,7 @@ STEP_NS = 1_000_000_000
 
 
 def _skill(seed: int, player: str) -> float:
-    return 0.25 + 0.6 * Rng(derive_seed(seed, "skill", player)).random()
+    return 0.45 + 0.45 * Rng(derive_seed(seed, "skill", player)).random()
 
 
 def _play_theme(values, players, rng, skills, tally) -> None:
@@ -53,10 +53,10 @@ def play_battle_outline(spec: ev.BattleSpec, players: tuple, profile: str, rng: 
     """Fallback battle: random answers per question; any tie for a place is played off on extra themes."""
     skills = {p: _skill(context.get("seed", 0), p) for p in players}
     absent = set(context.get("absent", ()))
-    present = [p for p in players if p not in absent]
+    present = list(players)  # mubc 3.5: an absent player counts with 0 game points and takes his place
     tally = {p: {"score": 0, "right_points": 0, "right": 0, "wrong": 0, "taken": {}} for p in players}
     for _colour, values in spec.themes:
-        _play_theme(values, present, rng, skills, tally)
+        _play_theme(values, [p for p in present if p not in absent], rng, skills, tally)
     scores = [tally[p]["score"] for p in present]
     places = places_from_scores(scores)
     order = sorted(range(len(present)), key=lambda i: places[i])
@@ -72,10 +72,9 @@ def play_battle_outline(spec: ev.BattleSpec, players: tuple, profile: str, rng: 
         for offset, player in enumerate(ranked):
             final_places[player] = place + offset
     lines = [PlayerResult(p, tally[p]["score"], final_places[p], tally[p]["right_points"], tally[p]["right"],
-                          tally[p]["wrong"], tuple(sorted(tally[p]["taken"].items(), reverse=True)))
+                          tally[p]["wrong"], tuple(sorted(tally[p]["taken"].items(), reverse=True)),
+                          absent=p in absent)
              for p in present]
-    last = len(present) + 1
-    lines += [PlayerResult(p, 0, last, absent=True) for p in players if p in absent]
     return BattleResult(spec.id, tuple(lines), tuple(shootouts), source="simulated", themes_played=len(spec.themes))
 
 
@@ -94,13 +93,30 @@ def _shootout(tied, values, rng, skills):
     return ranked, extra
 
 
-def play_battle_with_engine(spec, players, profile, rng, context):  # pragma: no cover - replaced when merged
+def play_battle_with_engine(spec, players, profile, rng, context):
     """Drive the real battle engine (``appliance.rules.battle``) when it is installed; else the outline."""
     try:
         driver = importlib.import_module("appliance.rules.tournament.battle_driver")
     except ImportError:
         return play_battle_outline(spec, players, profile, rng, context)
     return driver.play(spec, players, profile, rng, context)
+
+
+def stage_cuts(fmt: Format, stage) -> tuple | None:
+    """Places after which a battle of ``stage`` must rank strictly, from its advance rules; ``None`` for the last
+    stage (the battle profile's prize places) and for stages ranked by table (shared places stand, mubc 3.3)."""
+    if stage is fmt.stages[-1] or stage.id == fmt.stages[-1].id:
+        return None
+    cuts: set[int] = set()
+    for rule in stage.advance:
+        if rule.places:
+            cuts.add(max(rule.places))
+        elif rule.best:
+            cuts.update({rule.place - 1, rule.place})
+        elif rule.records:
+            cuts.update(place for record in rule.records for stage_id, place in record if stage_id == stage.id)
+    cuts.discard(0)
+    return tuple(sorted(cuts)) if cuts else ()
 
 
 def engine_used(outline: bool) -> str:
@@ -192,8 +208,16 @@ def simulate(preset: str, players: int, seed: int, rooms: int = 3,
             for battle_id in step.battles:
                 spec = state.battles[battle_id]
                 players_now = battle_players(state, battle_id)
-                result = play(spec, players_now, fmt.profile_for(fmt.stage(spec.stage)),
-                              Rng(derive_seed(seed, "battle", battle_id)), {"seed": seed})
+                stage = fmt.stage(spec.stage)
+                context = {"seed": seed, "skills": {p: _skill(seed, p) for p in players_now},
+                           "cuts": stage_cuts(fmt, stage), "runs": stage.runs}
+                if stage.kind == "swiss":
+                    # mubc 3.5: now and then a player listed in the table is not there for a battle.
+                    no_show = Rng(derive_seed(seed, "absent", battle_id))
+                    absent = tuple(p for p in players_now if no_show.random() < 0.03)
+                    context["absent"] = absent if len(absent) < len(players_now) else ()
+                result = play(spec, players_now, fmt.profile_for(stage),
+                              Rng(derive_seed(seed, "battle", battle_id)), context)
                 record(ev.BattleResultRecorded(now(), result))
         elif step.kind == "tie":
             tie = step.tie

@@ -1,0 +1,347 @@
+"""The tournament desk: the director's commands in, tournament events stored durably, state and views out.
+
+Every command is validated by applying it to the current state (``appliance.rules.tournament.apply``) first; only
+then is the event appended (committed, WAL, ``synchronous=FULL``) and the new state kept. A rejected command
+raises a :class:`TournamentError` leaf and changes nothing. A restart replays each tournament's log.
+
+Tournament events live in their own append-only SQLite file (``data_dir/tournaments.sqlite``,
+:class:`TournamentLog`): the battle store (``appliance.store.EventStore``) encodes battle events only. The log has
+the same shape (stream id, seq, at_ns, type, JSON body, command id) so the two can merge into one store later.
+
+Battles played on this box link back through the battle's ``slot`` (``tournament:<id>:<battle>``): when such a
+battle is over, its standings become the tournament result (:meth:`TournamentDesk.on_battle_event`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+from appliance.errors import StoreError
+from appliance.rules import tournament as t
+from appliance.rules.tournament.errors import ResultError, StageError, TournamentError
+from appliance.rules.tournament.simulate import report, stage_cuts
+
+SLOT_PREFIX = "tournament:"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournament_events (
+    tournament_id TEXT    NOT NULL,
+    seq           INTEGER NOT NULL,
+    at_ns         INTEGER NOT NULL,
+    type          TEXT    NOT NULL,
+    body          TEXT    NOT NULL,
+    command_id    TEXT,
+    PRIMARY KEY (tournament_id, seq)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS tournament_command ON tournament_events (tournament_id, command_id)
+    WHERE command_id IS NOT NULL;
+"""
+
+
+class UnknownTournamentError(StoreError, LookupError):
+    """No tournament with this id in the log."""
+
+
+class TournamentLog:
+    """Append-only log of tournament events, one stream per tournament, in one SQLite file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.execute("PRAGMA synchronous=FULL")
+        self._connection.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+    def append(self, tournament_id: str, event, command_id: str | None = None) -> int:
+        """Append durably; return the event's sequence number once committed."""
+        body = json.dumps(t.to_dict(event), ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            connection = self._connection
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                (last,) = connection.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM tournament_events WHERE tournament_id=?",
+                    (tournament_id,)).fetchone()
+                connection.execute("INSERT INTO tournament_events VALUES (?, ?, ?, ?, ?, ?)",
+                                   (tournament_id, last + 1, event.at_ns, type(event).__name__, body, command_id))
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+        return last + 1
+
+    def events(self, tournament_id: str) -> list:
+        with self._lock:
+            rows = self._connection.execute(
+                "SELECT body FROM tournament_events WHERE tournament_id=? ORDER BY seq", (tournament_id,)).fetchall()
+        return [t.from_dict(json.loads(body)) for (body,) in rows]
+
+    def tournament_ids(self) -> list[str]:
+        with self._lock:
+            rows = self._connection.execute(
+                "SELECT tournament_id FROM tournament_events WHERE seq=1 ORDER BY rowid").fetchall()
+        return [row[0] for row in rows]
+
+    def command_seen(self, tournament_id: str, command_id: str) -> bool:
+        with self._lock:
+            row = self._connection.execute(
+                "SELECT 1 FROM tournament_events WHERE tournament_id=? AND command_id=?",
+                (tournament_id, command_id)).fetchone()
+        return row is not None
+
+
+Listener = Callable[[str, object, t.TournamentState], None]
+
+
+class TournamentDesk:
+    """The director's desk over the tournament log: commands, views, exports, and the link to box battles.
+
+    ``clock`` gives ``at_ns`` for commands (CLOCK_MONOTONIC ns on the box); ``seed_source`` the seed a draw
+    records when the director gives none.
+    """
+
+    def __init__(self, log: TournamentLog, clock: Callable[[], int] = time.monotonic_ns,
+                 seed_source: Callable[[], int] = lambda: secrets.randbits(63)) -> None:
+        self.log = log
+        self.clock = clock
+        self.seed_source = seed_source
+        self._lock = threading.RLock()
+        self._states: dict[str, t.TournamentState] = {}
+        self._listeners: list[Listener] = []
+        self.rejected: list[tuple[str, str, str, str]] = []  # (tournament, battle, box battle, why) for the page
+        for tournament_id in log.tournament_ids():
+            self._states[tournament_id] = t.replay(log.events(tournament_id))
+
+    @classmethod
+    def open(cls, data_dir: str | Path) -> "TournamentDesk":
+        return cls(TournamentLog(Path(data_dir) / "tournaments.sqlite"))
+
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    # --- the one way in --------------------------------------------------------------------------------------
+    def submit(self, tournament_id: str, event, command_id: str | None = None) -> t.TournamentState:
+        """Apply (validate), append durably, keep, tell listeners. A duplicate ``command_id`` changes nothing."""
+        with self._lock:
+            state = self.state(tournament_id)
+            if command_id and self.log.command_seen(tournament_id, command_id):
+                return state
+            new = t.apply(state, event)
+            self.log.append(tournament_id, event, command_id)
+            self._states[tournament_id] = new
+        for listener in self._listeners:
+            listener(tournament_id, event, new)
+        return new
+
+    def state(self, tournament_id: str) -> t.TournamentState:
+        try:
+            return self._states[tournament_id]
+        except KeyError:
+            raise UnknownTournamentError(f"no tournament {tournament_id!r}") from None
+
+    def list(self) -> list[dict]:
+        with self._lock:
+            return [{"id": tid, "title": state.title, "format": state.fmt.name, "entrants": len(state.entrants),
+                     "next": t.next_step(state).kind} for tid, state in self._states.items()]
+
+    # --- commands ----------------------------------------------------------------------------------------------
+    def create(self, preset: str, title: str = "", seed: int | None = None, tournament_id: str | None = None,
+               changes: dict[str, object] | None = None) -> str:
+        """A new tournament of ``preset``; ``changes`` set stage fields the organisers decide, by
+        ``"stage.field"`` (``{"swiss.rounds": 7}``: mubc 3.7), validated like a preset."""
+        fmt = t.load_format(preset)
+        if changes:
+            data = json.loads(json.dumps(fmt.source["data"]))
+            stages = {stage["id"]: stage for stage in data["stage"]}
+            for key, value in changes.items():
+                stage_id, _, name = key.partition(".")
+                if stage_id not in stages or not name:
+                    raise t.FormatError(f"change {key!r}: say stage.field, stages are {sorted(stages)}")
+                stages[stage_id][name] = value
+            fmt = t.parse_format(data, origin=f"{preset} with changes")
+        tournament_id = tournament_id or f"t{len(self._states) + 1}-{secrets.token_hex(3)}"
+        if tournament_id in self._states:
+            raise StageError(f"tournament {tournament_id!r} exists")
+        event = t.TournamentCreated(self.clock(), tournament_id, title.strip() or fmt.title_ru, fmt.source["data"],
+                                    self.seed_source() if seed is None else seed)
+        with self._lock:
+            new = t.apply(t.TournamentState(), event)
+            self.log.append(tournament_id, event)
+            self._states[tournament_id] = new
+        return tournament_id
+
+    def register(self, tournament_id: str, name: str, team: str = "", category: str = "", team_rank: int = 0,
+                 late: bool = False, command_id: str | None = None) -> str:
+        state = self.state(tournament_id)
+        player_id = f"p{len(state.entrants) + 1:03d}"
+        self.submit(tournament_id, t.PlayerRegistered(self.clock(), player_id, name, team, category, team_rank,
+                                                      late), command_id)
+        return player_id
+
+    def withdraw(self, tournament_id: str, player_id: str, reason: str = "") -> None:
+        self.submit(tournament_id, t.PlayerWithdrew(self.clock(), player_id, reason))
+
+    def close_registration(self, tournament_id: str) -> None:
+        self.submit(tournament_id, t.RegistrationClosed(self.clock()))
+
+    def set_seeds(self, tournament_id: str, player_ids: Iterable[str]) -> None:
+        self.submit(tournament_id, t.SeedsSet(self.clock(), tuple(player_ids)))
+
+    def draw(self, tournament_id: str, stage_id: str | None = None, seed: int | None = None) -> t.StageDrawn:
+        """Draw the next stage (or ``stage_id``), recording the seed; a re-draw of an unplayed stage is allowed."""
+        with self._lock:
+            state = self.state(tournament_id)
+            if stage_id is None:
+                step = t.next_step(state)
+                if step.kind != "draw":
+                    raise StageError(f"nothing to draw now; the desk waits for: {step.kind} {step.stage}")
+                stage_id = step.stage
+            event = t.plan_draw(state, stage_id, self.seed_source() if seed is None else seed, self.clock())
+            self.submit(tournament_id, event)
+            return event
+
+    def assign(self, tournament_id: str, battle_id: str, room: str, box: str = "") -> None:
+        self.submit(tournament_id, t.BattleAssigned(self.clock(), battle_id, room, box))
+
+    def record_result(self, tournament_id: str, battle_id: str, lines: list[dict], source: str = "manual",
+                      log_id: str = "", command_id: str | None = None) -> None:
+        """A result played elsewhere, typed in: per player ``score`` and ``place`` (shared places allowed), and
+        optionally ``right_points``, ``right_answers``, ``absent``. Places default to the score order."""
+        parsed = []
+        try:
+            scores = [int(line["score"]) for line in lines]
+            for line, score in zip(lines, scores):
+                place = line.get("place")
+                place = int(place) if place not in (None, "") else 1 + sum(other > score for other in scores)
+                parsed.append(t.PlayerResult(
+                    str(line["player"]), score, place, right_points=int(line.get("right_points") or max(score, 0)),
+                    right_answers=int(line.get("right_answers") or 0), absent=bool(line.get("absent"))))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ResultError(f"battle {battle_id}: each line needs a player and a whole-number score ({error})") from None
+        self.submit(tournament_id, t.BattleResultRecorded(
+            self.clock(), t.BattleResult(battle_id, tuple(parsed), source=source, log_id=log_id)), command_id)
+
+    def enter_sheet(self, tournament_id: str, stage_id: str, player_id: str, marks: str,
+                    command_id: str | None = None) -> t.PlayerResult:
+        """One written-round sheet (youth-cup 2.2); returns its score so the page can echo it at once."""
+        state = self.submit(tournament_id, t.WrittenSheetEntered(self.clock(), stage_id, player_id, marks.strip()),
+                            command_id)
+        stage = state.fmt.stage(stage_id)
+        return t.score_written(player_id, marks.strip(), stage.theme_values, stage.themes)
+
+    def close_stage(self, tournament_id: str, stage_id: str) -> None:
+        self.submit(tournament_id, t.StageClosed(self.clock(), stage_id))
+
+    def break_tie(self, tournament_id: str, tie_id: str, order: Iterable[str], how: str = "theme",
+                  detail: str = "") -> None:
+        self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail))
+
+    # --- battles on this box -----------------------------------------------------------------------------------
+    def battle_setup(self, tournament_id: str, battle_id: str, at_ns: int | None = None):
+        """The ``BattleSetUp`` to play a drawn battle on this box, linked back by its slot."""
+        from appliance.rules import battle as engine
+
+        state = self.state(tournament_id)
+        spec = state.battles.get(battle_id)
+        if spec is None:
+            raise StageError(f"no battle {battle_id!r}")
+        players = t.battle_players(state, battle_id)
+        if players is None:
+            raise StageError(f"battle {battle_id}: its players are not known yet")
+        stage = state.fmt.stage(spec.stage)
+        cuts = stage_cuts(state.fmt, stage)
+        return engine.BattleSetUp(
+            at_ns=self.clock() if at_ns is None else at_ns, profile=engine.load_profile(state.fmt.profile_for(stage)),
+            players=tuple(players), themes=len(spec.themes),
+            red_themes=tuple(i for i, (colour, _v) in enumerate(spec.themes) if colour == "red"),
+            cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
+            slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs))
+
+    def on_battle_event(self, box_battle_id: str, event, battle_state) -> None:
+        """A listener for ``appliance.service.battles.Battles``: a linked battle that is over records its result.
+
+        Battle engine players are named by tournament player id (see :meth:`battle_setup`).
+        """
+        slot = getattr(battle_state.setup, "slot", "") or ""
+        if not slot.startswith(SLOT_PREFIX) or not battle_state.is_over:
+            return
+        tournament_id, _, battle_id = slot[len(SLOT_PREFIX):].partition(":")
+        from appliance.rules.tournament.battle_driver import result_from_battle
+
+        result = result_from_battle(battle_state, battle_id, source="box", log_id=box_battle_id)
+        state = self._states.get(tournament_id)
+        if state is None or state.results.get(battle_id) == result:
+            return
+        try:
+            self.submit(tournament_id, t.BattleResultRecorded(self.clock(), result))
+        except TournamentError as error:
+            # The director is told on the desk page (the result stays in the battle log); the battle goes on.
+            self.rejected.append((tournament_id, battle_id, box_battle_id, str(error)))
+
+    def reconcile(self, battles) -> None:
+        """Record the results of linked box battles that ended while this desk was not listening."""
+        for row in battles.list():
+            box_id = row.get("id") or row.get("battle_id")
+            if box_id:
+                state = battles.state(box_id)
+                self.on_battle_event(box_id, state.last_event, state)
+
+    # --- views and exports -------------------------------------------------------------------------------------
+    def view(self, tournament_id: str) -> dict:
+        """Everything the director's and public pages show: stages, battles, advancement, standings, next step."""
+        state = self.state(tournament_id)
+        data = report(state)
+        step = t.next_step(state)
+        data["next"] = {"kind": step.kind, "stage": step.stage, "battles": list(step.battles),
+                        "tie": None if step.tie is None else {
+                            "id": step.tie.id, "players": list(step.tie.players), "slots": step.tie.slots,
+                            "reason": step.tie.reason, "shootout": step.tie.shootout, "rule": step.tie.rule}}
+        data["names"] = {p: e.name for p, e in state.entrants.items()}
+        data["teams"] = {p: e.team for p, e in state.entrants.items()}
+        data["withdrawn"] = [p for p, e in state.entrants.items() if e.withdrawn]
+        data["registration_closed"] = state.registration_closed
+        return data
+
+    def export_json(self, tournament_id: str) -> str:
+        data = self.view(tournament_id)
+        data["events"] = [t.to_dict(e) for e in self.log.events(tournament_id)]
+        return json.dumps(data, ensure_ascii=False, indent=1)
+
+    def export_csv(self, tournament_id: str) -> str:
+        """Standings, then every battle line: one table a spreadsheet opens (UTF-8 with BOM for Excel)."""
+        data = self.view(tournament_id)
+        names = data["names"]
+        out = io.StringIO()
+        out.write("\ufeff")
+        writer = csv.writer(out)
+        writer.writerow(["place", "player", "name", "team", "reached", "placement_points", "score"])
+        for row in data["standings"]:
+            writer.writerow([row["place"], row["player"], row["name"], row["team"], row["reached"],
+                             row["placement_points"], row["score"]])
+        writer.writerow([])
+        writer.writerow(["stage", "battle", "room", "player", "name", "score", "place", "right_points",
+                         "right_answers", "absent"])
+        for stage in data["stages"]:
+            for battle in stage.get("battles", []):
+                for line in battle["lines"]:
+                    writer.writerow([stage["id"], battle["id"], battle["room"], line["player"],
+                                     names.get(line["player"], ""), line["score"], line["place"],
+                                     line["right_points"], line["right_answers"], line.get("absent", False)])
+            for sheet in stage.get("sheets", []):
+                writer.writerow([stage["id"], "", "", sheet["player"], names.get(sheet["player"], ""),
+                                 sheet.get("score", ""), "", sheet.get("right_points", ""),
+                                 sheet.get("right_answers", ""), sheet.get("absent", False)])
+        return out.getvalue()

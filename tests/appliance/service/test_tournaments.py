@@ -1,0 +1,130 @@
+"""The tournament desk: commands validated then stored, restarts lose nothing, box battles feed results."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from appliance.rules import battle as engine
+from appliance.rules import tournament as t
+from appliance.rules.tournament.errors import RegistrationError, ResultError, StageError
+from appliance.service.battles import Battles
+from appliance.service.tournaments import TournamentDesk, TournamentLog
+from appliance.store import EventStore
+
+
+@pytest.fixture
+def desk(tmp_path):
+    ticks = iter(range(1, 10**9))
+    desk = TournamentDesk(TournamentLog(tmp_path / "tournaments.sqlite"), clock=lambda: next(ticks) * 1000,
+                          seed_source=lambda: 42)
+    yield desk
+    desk.log.close()
+
+
+def test_a_rejected_command_changes_nothing_and_restart_replays(desk, tmp_path):
+    tid = desk.create("northern-owl", "Сова 2026", seed=1)
+    for i in range(37):
+        desk.register(tid, f"Игрок {i}", team="Ottawa" if i % 2 else "")
+    count = len(desk.log.events(tid))
+    desk.close_registration(tid)
+    with pytest.raises(RegistrationError):
+        desk.register(tid, "Опоздавший")  # northern-owl 1.2: after the deadline only a late entry
+    assert len(desk.log.events(tid)) == count + 1
+    desk.withdraw(tid, "p002")
+    reopened = TournamentDesk(TournamentLog(tmp_path / "tournaments.sqlite"))
+    assert t.field(reopened.state(tid)) == t.field(desk.state(tid))
+    assert "p037" in t.field(reopened.state(tid)).accepted  # the waiting list moved up (1.1)
+
+
+def test_manual_results_exports_and_duplicate_commands(desk):
+    tid = desk.create("mubc", seed=3)
+    for i in range(8):
+        desk.register(tid, f"Игрок {i}")
+    drawn = desk.draw(tid)
+    assert drawn.seed == 42  # recorded: the same seed replays the same draw
+    battle = drawn.battles[0]
+    players = t.battle_players(desk.state(tid), battle.id)
+    with pytest.raises(ResultError):
+        desk.record_result(tid, battle.id, [{"player": players[0], "score": "lots"}])
+    lines = [{"player": p, "score": 40 - 10 * i} for i, p in enumerate(players)]
+    desk.record_result(tid, battle.id, lines, command_id="c1")
+    desk.record_result(tid, battle.id, lines, command_id="c1")  # a retried command is stored once
+    assert sum(isinstance(e, t.BattleResultRecorded) for e in desk.log.events(tid)) == 1
+    rows = list(csv.reader(io.StringIO(desk.export_csv(tid).lstrip("\ufeff"))))
+    assert rows[0][:3] == ["place", "player", "name"]
+    assert any(row[:2] == ["swiss", battle.id] for row in rows)
+    exported = json.loads(desk.export_json(tid))
+    assert exported["events"][0]["type"] == "TournamentCreated"
+
+
+def test_written_sheets_and_ties_through_the_desk(desk):
+    tid = desk.create("youth-cup", seed=5)
+    for i in range(50):
+        desk.register(tid, f"Игрок {i}")
+    desk.draw(tid)
+    line = desk.enter_sheet(tid, "written", "p001", "+-2x0" * 12)
+    assert line.score == 12 * (10 - 20 - 30)
+    with pytest.raises(ResultError):
+        desk.enter_sheet(tid, "written", "p002", "+-")
+    for i in range(2, 51):
+        desk.enter_sheet(tid, "written", f"p{i:03d}", "+" * (i % 7) + "0" * (60 - i % 7))
+    desk.close_stage(tid, "written")
+    view = desk.view(tid)
+    assert view["next"]["kind"] in ("tie", "play")
+
+
+def test_a_battle_played_on_the_box_becomes_the_tournament_result(desk, tmp_path):
+    tid = desk.create("northern-owl", seed=2)
+    for i in range(36):
+        desk.register(tid, f"Игрок {i}")
+    desk.set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+    desk.draw(tid)
+    battles = Battles(EventStore(tmp_path / "battles.sqlite"))
+    battles.add_listener(desk.on_battle_event)
+    battle_id = "groups/01"
+    box_id = battles.create(desk.battle_setup(tid, battle_id, at_ns=1))
+    clock = [10]
+
+    def at(seconds=1):
+        clock[0] += int(seconds * 1e9)
+        return clock[0]
+
+    for theme in range(6):
+        battles.submit(box_id, engine.ThemeStarted(at_ns=at(), name=f"Тема {theme}"))
+        for value in (10, 20, 30, 40, 50):
+            battles.submit(box_id, engine.PriceAnnounced(at_ns=at(), value_points=value))
+            battles.submit(box_id, engine.ReadingStarted(at_ns=at()))
+            battles.submit(box_id, engine.ReadingFinished(at_ns=at()))
+            battles.submit(box_id, engine.ButtonPressed(at_ns=at(0.5), player=(0, 0, 0, 1, 1, 2)[theme]))
+            battles.submit(box_id, engine.AnswererPointed(at_ns=at(0.2), player=(0, 0, 0, 1, 1, 2)[theme]))
+            battles.submit(box_id, engine.AnswerJudged(at_ns=at(), correct=True))
+    assert desk.rejected == []
+    result = desk.state(tid).results[battle_id]
+    assert result.source == "box" and result.log_id == box_id
+    assert [line.place for line in sorted(result.lines, key=lambda l: l.place)] == [1, 2, 3, 4]
+    winner = min(result.lines, key=lambda l: l.place).player
+    assert winner in {a.player for a in t.outcome(desk.state(tid), "groups").advancing} or \
+        not t.outcome(desk.state(tid), "groups").complete
+
+
+def test_nothing_to_draw_is_said_plainly(desk):
+    tid = desk.create("irkutsk", seed=1)
+    with pytest.raises(Exception):
+        desk.draw(tid)  # no players
+    with pytest.raises(StageError):
+        desk.draw(tid, "sf")
+
+
+def test_organisers_set_the_open_parameters_at_creation(desk):
+    # mubc 3.7: rounds and battle length are set by the organisers once registration closes.
+    tid = desk.create("mubc", changes={"swiss.rounds": 7, "swiss.themes": 5})
+    stage = desk.state(tid).fmt.stage("swiss")
+    assert (stage.rounds, stage.themes) == (7, 5)
+    with pytest.raises(t.FormatError, match="a box seats 2-4"):
+        desk.create("mubc", changes={"swiss.battle_size": 6})
+    with pytest.raises(t.FormatError, match="stage.field"):
+        desk.create("mubc", changes={"rounds": 7})

@@ -1,0 +1,102 @@
+"""The director's pages through the app factory: PIN, registration, draw, results, sheets, exports, public table."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import types
+
+import pytest
+
+from web import create_app
+from web.sync import Services
+
+PIN = "4321"
+
+
+class FakeSession:
+    """Just enough of the live session for the hub: nobody plays battles in these tests."""
+
+    battles = None
+
+    def subscribe(self, callback):
+        self.callback = callback
+
+
+@pytest.fixture
+def client(settings):
+    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="Svoyak-TEST", hotspot_password="x" * 10,
+                                     box_name="svoyak-TEST")
+    app = create_app(settings, Services(session=FakeSession(), identity=identity))
+    app.config["TESTING"] = True
+    with app.test_client() as client:
+        yield client
+
+
+def login(client):
+    response = client.post("/director/login?next=/director/", data={"pin": PIN})
+    assert response.status_code == 302
+
+
+def new_tournament(client, preset: str, players: int, team=lambda i: "") -> str:
+    response = client.post("/director/new", data={"preset": preset, "title": "Тест", "seed": "7"})
+    tid = response.headers["Location"].split("/")[2]
+    bulk = "\n".join(f"Игрок {i}; {team(i)}" for i in range(players))
+    assert client.post(f"/director/{tid}/registration", data={"bulk": bulk}).status_code == 302
+    return tid
+
+
+def test_director_pages_need_the_pin_and_the_public_table_does_not(client):
+    assert client.get("/director/").status_code == 302
+    assert client.post("/director/login", data={"pin": "0000"}).status_code == 200
+    login(client)
+    tid = new_tournament(client, "mubc", 8)
+    client.delete_cookie("svoyak_director")
+    assert client.get(f"/director/{tid}/bracket").status_code == 302
+    assert client.get(f"/table/{tid}").status_code == 200
+    assert json.loads(client.get(f"/table/{tid}.json").data)["format"] == "mubc"
+
+
+def test_register_draw_enter_results_and_export(client):
+    login(client)
+    tid = new_tournament(client, "northern-owl", 38, team=lambda i: f"T{i % 5}")
+    page = client.get(f"/director/{tid}/registration").get_data(as_text=True)
+    assert "Лист ожидания" in page and "Игрок 37" in page  # northern-owl 1.1: the waiting list
+    assert client.post(f"/director/{tid}/withdraw/p001").status_code == 302
+    assert client.post(f"/director/{tid}/seeding", data={"seeds": " ".join(f"p{i:03d}" for i in range(2, 11))}).status_code == 302
+    assert client.post(f"/director/{tid}/draw", data={"seed": "5"}).status_code == 302
+    bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
+    assert "groups/09" in bracket and "Ввести результат" in bracket
+    # A result played elsewhere, typed in.
+    form = client.get(f"/director/{tid}/battle/groups/01").get_data(as_text=True)
+    players = sorted(set(part.split('"')[0] for part in form.split('name="score-')[1:]))
+    data = {f"score-{p}": str(100 - 30 * i) for i, p in enumerate(players)}
+    assert client.post(f"/director/{tid}/battle/groups/01", data=data).status_code == 302
+    assert client.post(f"/director/{tid}/assign/groups/02", data={"room": "B", "box": "box-2"}).status_code == 302
+    setup = client.get(f"/director/{tid}/setup/groups/02.json").get_json()
+    assert setup["profile"] == "northern-owl" and setup["cuts"] == [1] and setup["slot"] == f"tournament:{tid}:groups/02"
+    assert len(setup["players"]) == len(setup["names"]) == 4
+    # A refused command says why and changes nothing.
+    refused = client.post(f"/director/{tid}/battle/groups/01", data={f"score-{players[0]}": "x"})
+    assert refused.status_code == 400
+    rows = list(csv.reader(io.StringIO(client.get(f"/director/{tid}/export.csv").get_data(as_text=True).lstrip("\ufeff"))))
+    assert any(row[:2] == ["groups", "groups/01"] for row in rows)
+    exported = json.loads(client.get(f"/director/{tid}/export.json").data)
+    assert any(e["type"] == "BattleAssigned" and e["box"] == "box-2" for e in exported["events"])
+    printable = client.get(f"/director/{tid}/print").get_data(as_text=True)
+    assert "@media print" in printable and "groups/01" in printable
+
+
+def test_written_sheets_are_entered_by_number_and_marks(client):
+    login(client)
+    tid = new_tournament(client, "youth-cup", 60)
+    client.post(f"/director/{tid}/draw", data={"seed": "1"})
+    page = client.get(f"/director/{tid}/sheets/written").get_data(as_text=True)
+    assert 'maxlength="60"' in page
+    reply = client.post(f"/director/{tid}/sheets/written", json={"player": "3", "marks": "+" * 5 + "0" * 55},
+                        headers={"Accept": "application/json"})
+    assert reply.get_json() == {"ok": True, "player": "p003", "name": "Игрок 2", "score": 150, "right_points": 150}
+    bad = client.post(f"/director/{tid}/sheets/written", json={"player": "4", "marks": "+++"},
+                      headers={"Accept": "application/json"})
+    assert bad.status_code == 400 and "expected 60" in bad.get_json()["error"]
