@@ -260,3 +260,59 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     shot(board, "08-board-standings-corrected")
     shot(host, "08-host-corrections")
     assert stage.errors == []
+
+
+def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
+    """A host on a phone (English), phone buzzers enabled by the host, a watcher's phone; marked lower precision."""
+    from playwright.sync_api import expect
+
+    phone = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+    host = browser.new_context(**phone).new_page()
+    player = browser.new_context(**phone).new_page()
+    watcher = browser.new_context(**phone).new_page()
+    sim = browser.new_context(viewport={"width": 900, "height": 500}).new_page()
+
+    host.goto(box["url"] + "/host?lang=en")
+    host.fill("#pin", box["pin"])
+    host.click("#login-form button")
+    expect(host.locator("#run, #setup").locator("visible=true")).to_have_count(1, timeout=STEP_MS)
+    if host.locator("#run").is_visible():                  # the first test's battle is over: start another
+        host.locator(".extras").evaluate("details => { details.open = true; }")
+        host.click("#new-battle")
+    expect(host.locator("#setup")).to_be_visible(timeout=STEP_MS)
+    host.select_option("#profile", "irkutsk")
+    for index, name in enumerate(["Ann", "Boris", "Vera", "Gleb"]):
+        host.locator("#players input").nth(index).fill(name)
+    host.click("#start-battle")
+    expect(host.locator("#run")).to_be_visible(timeout=STEP_MS)
+    host.click(".controls [data-cmd=next]")
+    expect(host.locator(".controls [data-cmd=next]")).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
+    host.click(".controls [data-cmd=next]")
+    expect(host.locator(".question-title .price")).to_have_text("10", timeout=STEP_MS)
+
+    player.goto(box["url"] + "/play")
+    expect(player.locator("#phones-off")).to_be_visible(timeout=STEP_MS)
+    expect(player.locator("#buzz")).to_be_disabled()
+    shot(player, "10-player-phones-off")
+    host.locator(".extras").evaluate("details => { details.open = true; }")
+    host.click("#phones")
+    expect(player.locator("#phones-off")).to_be_hidden(timeout=STEP_MS)
+    player.locator(".seat", has_text="Gleb").click()
+    expect(player.locator("#buzz")).to_be_enabled()
+    player.locator("#buzz").dispatch_event("pointerdown")
+    expect(player.locator("#buzz-result")).to_have_text("Нажатие принято", timeout=STEP_MS)
+    expect(host.locator(".host-player.answering .name")).to_have_text("Gleb", timeout=STEP_MS)
+    expect(host.locator("#host-presses li .tag")).to_have_text("phone")     # marked lower precision
+    shot(player, "11-player-pressed")
+    host.locator("#host-presses").scroll_into_view_if_needed()
+    shot(host, "11-host-phone-en")
+
+    watcher.goto(box["url"] + "/watch")
+    expect(watcher.locator(".board-player.answering .name")).to_have_text("Gleb", timeout=STEP_MS)
+    expect(watcher.locator("#pin")).to_have_text(box["pin"])   # this "phone" is on the box itself (127.0.0.1)
+    shot(watcher, "12-watch-phone")
+
+    sim.goto(box["url"] + "/sim")
+    expect(sim.locator(".sim-button")).to_have_count(4, timeout=STEP_MS)
+    expect(sim.locator(".sim-button.lit .name")).to_have_text("Gleb")
+    shot(sim, "13-simulator")

@@ -78,7 +78,7 @@
       red: !!(row.querySelector("input[name=red]") || {}).checked,
     }));
     const ack = await send("setup", { profile: $("profile").value, players, themes });
-    if (ack.ok) setupWanted = false;
+    if (ack.ok) { setupWanted = false; render(); }  // the new battle's update may have come before this ack
   });
   $("new-battle").addEventListener("click", () => { setupWanted = true; render(null); });
 
