@@ -32,6 +32,12 @@ STRINGS = {
     "board.tiebreak": ("Доп. показатели", "Tie-break"),
     "board.red": ("красная", "red"),
     "board.phone": ("телефон", "phone"),
+    "board.shootout": ("Перестрелка: дополнительная тема", "Shoot-out: an extra theme"),
+    "tiebreak.points_without_minuses": ("очки без минусов", "points without minuses"),
+    "tiebreak.right_answers_count": ("верных ответов", "right answers"),
+    "tiebreak.count_right_by_value_desc": ("взято 50/40/30/20/10", "50s/40s/30s/20s/10s taken"),
+    "tiebreak.shootout_theme": ("перестрелка", "shoot-out theme"),
+    "tiebreak.shootout_question": ("дополнительный вопрос", "shoot-out question"),
 }
 
 

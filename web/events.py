@@ -18,7 +18,6 @@ NAMESPACE = "/"
 HELLO = "hello"            # {protocol, role, box, server_now_ns, pin?}: sent once per connection, first
 SNAPSHOT = "snapshot"      # {seq, server_now_ns, view}: the whole view; on connect and on "resync"
 UPDATE = "update"          # {seq, server_now_ns, event, changes}: seq is the previous seq + 1, always
-NOTICE = "notice"          # {code, ru, en}: a passing message (capture link lost, phones enabled...)
 
 # --- client -> server
 RESYNC = "resync"          # {}: "I missed a number": the server answers with SNAPSHOT
@@ -28,7 +27,7 @@ SIMULATE = "simulate"      # simulator page: {player, action: "press"|"release"}
 CLOCK = "clock"            # any: {}; ack {server_now_ns}: the round trip and the server's monotonic clock
 
 CLIENT_NAMES = {
-    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "notice": NOTICE,
+    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE,
     "resync": RESYNC, "command": COMMAND, "press": PRESS, "simulate": SIMULATE, "clock": CLOCK,
 }
 

@@ -61,6 +61,7 @@ STRINGS = {
     "cmd.appeal_reject": ("Отклонить", "Reject"),
     "host.question_n": ("Вопрос", "Question"),
     "cmd.button_test": ("Проверка кнопок", "Button test"),
+    "cmd.button_test_off": ("Закончить проверку кнопок", "End the button test"),
     "cmd.phones_on": ("Включить телефоны-кнопки", "Enable phone buzzers"),
     "cmd.phones_off": ("Выключить телефоны-кнопки", "Disable phone buzzers"),
     "host.presses": ("Порядок нажатий", "Press order"),

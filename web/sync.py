@@ -85,11 +85,6 @@ class Hub:
                 payload = public
             self.socketio.emit(events.UPDATE, payload, namespace=name)
 
-    def notice(self, code: str) -> None:
-        payload = {"code": code, **self.catalogue.both(code)}
-        for name in self.namespaces:
-            self.socketio.emit(events.NOTICE, payload, namespace=name)
-
     def word(self, error: Exception) -> dict:
         """``{ok: False, error: {code, rule, ru, en}}`` for an error a client caused."""
         if isinstance(error, CommandRejected):

@@ -291,7 +291,9 @@ class BattleAdapter:
         table = engine.standings(state)
         rows = []
         for line in table.lines:
-            details = ", ".join(f"{key}: {value}" for key, value in line.indicators.items())
+            # Tie-break indicators, only those the ranking had to use (irkutsk 3.6, youth-cup 2.6)
+            details = [[method, "/".join(map(str, value)) if isinstance(value, tuple) else str(value)]
+                       for method, value in line.indicators.items() if method in table.methods_used]
             place = str(line.place) if line.place == line.place_to else f"{line.place}-{line.place_to}"
             rows.append({"place": place, "player": line.player, "name": line.name, "score": line.score,
                          "tiebreak": details, "placement_points": line.placement_points})

@@ -84,6 +84,7 @@ class Session:
         self._battle_id: str | None = None
         self._state = None
         self._phones_enabled = False
+        self._button_test_on = False
         self._capture_connected = False
         self._capture_status: dict = {}
         self._capture_plan = None
@@ -274,13 +275,17 @@ class Session:
         self._after_change(event=self.adapter.event_dict(event))
 
     def _button_test(self, args: dict) -> None:
+        """The capture's button test: each press lights its own LED while held. Off: the plan is re-sent."""
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="button_test")
+        on = bool(args.get("on", not self._button_test_on))
         try:
-            self.capture.button_test(bool(args.get("on", True))).result(timeout=2)
+            self.capture.button_test(on).result(timeout=2)
         except (CaptureError, TimeoutError) as error:
             raise CommandRejected("error.capture_down", str(error), "button_test") from None
-        self._after_change(event={"type": "ButtonTest", "on": bool(args.get("on", True))})
+        self._button_test_on = on
+        self._capture_plan = None  # the test left the capture disarmed: arm again from the battle's state
+        self._after_change(event={"type": "ButtonTest", "on": on})
 
     def _submit(self, event, command_id: str | None) -> None:
         self._state = self.battles.submit(self._battle_id, event, command_id=command_id)
@@ -321,7 +326,7 @@ class Session:
             self._drain()
 
     def _sync_capture(self) -> None:
-        if self.capture is None:
+        if self.capture is None or self._button_test_on:
             return
         plan = self.adapter.capture_plan(self._state, self._battle_id)
         if plan == self._capture_plan:
@@ -340,6 +345,7 @@ class Session:
         view = self.adapter.view(self._state, self._battle_id, self.clock()) if self._state is not None else {
             "battle": None}
         view["phones_enabled"] = self._phones_enabled
+        view["button_test"] = self._button_test_on
         view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected,
                            **self._capture_status}
         view["simulator"] = self.simulator

@@ -167,9 +167,16 @@ def test_on_claps_the_host_picks_the_answerer_and_the_buttons_rest(session, capt
     assert session.state.scores == (0, 0, 0, 10)
 
 
-def test_the_button_test_goes_to_the_capture(session, capture):
+def test_the_button_test_goes_to_the_capture_and_the_battle_rearms_after_it(session, capture):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
     command(session, "button_test", on=True)
     assert capture.commands[-1] == ("button_test", True)
+    assert session.snapshot()["view"]["button_test"] is True
+    command(session, "button_test", on=False)
+    assert capture.commands[-2] == ("button_test", False)
+    assert capture.commands[-1][:2] == ("arm", (1, 2, 3))     # the question goes on
     capture.connected = False
     with pytest.raises(CommandRejected) as refused:
         command(session, "button_test", on=True)

@@ -24,7 +24,8 @@
     if (!battle) return;
     if (battle.finished) renderStandings();
     const q = view.question, th = view.theme;
-    $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, th.name) : "");
+    $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, th.name) : "",
+      battle.shootout && (!th || th.complete) ? el("span", { class: "shootout" }, t("board.shootout")) : "");
     $("board-price").textContent = q && !q.over ? String(q.price) : "";
     $("board-players").replaceChildren(...view.players.map((p) => el("li", {
         class: "board-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : ""),
@@ -45,7 +46,7 @@
       el("td", { class: "place" }, String(row.place)),
       el("td", { class: "name" }, row.name),
       el("td", { class: "score" }, String(row.score)),
-      el("td", { class: "tiebreak" }, row.tiebreak || ""))));
+      el("td", { class: "tiebreak" }, (row.tiebreak || []).map(([method, value]) => t("tiebreak." + method) + ": " + value).join(", ")))));
   }
 
   function tick() {

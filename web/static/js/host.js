@@ -96,7 +96,7 @@
   document.querySelectorAll(".controls [data-cmd]").forEach((b) =>
     b.addEventListener("click", () => tryCommand(b.dataset.cmd)));
   $("claps").addEventListener("click", () => tryCommand("claps", { on: !(view.battle && view.battle.on_claps) }));
-  $("button-test").addEventListener("click", () => send("button_test", { on: true }));
+  $("button-test").addEventListener("click", () => send("button_test", { on: !view.button_test }));
   $("phones").addEventListener("click", () => send("phones", { enabled: !view.phones_enabled }));
   $("correction-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -147,6 +147,8 @@
     });
     $("claps").classList.toggle("on", !!view.battle.on_claps);
     $("phones").textContent = t(view.phones_enabled ? "cmd.phones_off" : "cmd.phones_on");
+    $("button-test").textContent = t(view.button_test ? "cmd.button_test_off" : "cmd.button_test");
+    $("button-test").classList.toggle("on", !!view.button_test);
     $("host-players").replaceChildren(...view.players.map((p) => el("li", {
         class: "host-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : "") + (p.eligible ? " eligible" : ""),
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index },

@@ -98,7 +98,6 @@
       document.body.dataset.seq = String(link.seq);
       options.onView(link.view, update.event, link.seq);
     });
-    socket.on(E.notice, (notice) => S.toast(S.both(notice)));
 
     /* emit with an id, resent with the same id until acknowledged; resolves with the ack */
     link.request = function (eventName, payload, attempts) {
