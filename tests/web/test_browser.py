@@ -210,19 +210,26 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     expect(host.locator(".controls [data-cmd=next]")).to_have_attribute("aria-disabled", "false", timeout=15_000)
     stage.scores(-20, 10, 20)
 
-    # 40: Аня presses and runs out of time: "Время" is allowed only after 3 s (eurocup 2.8); then Борис is right.
-    stage.command("next")
+    # 40, from a laptop's keyboard: Аня presses and runs out of time: "Время" (T) is allowed only after 3 s
+    # (eurocup 2.8); then Борис is right.
+    expect(host.locator(".controls [data-cmd=next]")).to_have_attribute("aria-disabled", "false")
+    host.keyboard.press("n")
     stage.price(40)
     stage.press("1")
     stage.answering("Аня")
-    stage.command("point")
-    expect(host.locator(".controls [data-cmd=time]")).to_have_attribute("aria-disabled", "true")
-    stage.command("time")                                   # waits until the engine allows it
+    host.keyboard.press(" ")                                # point
+    expect(host.locator("#countdown")).to_have_class("countdown active", timeout=STEP_MS)
+    expect(host.locator(".controls [data-cmd=time]")).to_have_attribute("aria-disabled", "true", timeout=STEP_MS)
+    host.keyboard.press("t")                                # too early: refused on the page, with the rule
+    expect(host.locator("#reason")).to_contain_text("eurocup 2.8")
+    expect(host.locator(".controls [data-cmd=time]")).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
+    host.keyboard.press("t")
     stage.scores(-60, 10, 20)
     stage.press("2")
     stage.answering("Борис")
-    stage.command("point")
-    stage.command("right")
+    host.keyboard.press(" ")
+    expect(host.locator(".controls [data-cmd=right]")).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
+    host.keyboard.press("+")
     stage.scores(-60, 50, 20)
 
     # 50: Вера is judged wrong by a slip of the finger; the host undoes it, then judges it again; Борис takes it.

@@ -41,7 +41,7 @@ def test_an_unknown_host_is_redirected_to_the_box_and_known_ones_are_served(clie
 
 def test_the_start_page_links_every_screen(client):
     page = client.get("/", headers=BOX).get_data(as_text=True)
-    for href in ("/host", "/watch", "/play", "/board", "/sim"):
+    for href in ("/host", "/watch", "/play", "/board", "/sim", "/director/"):
         assert f'href="{href}"' in page
 
 

@@ -8,16 +8,19 @@
 
   function show(id) { for (const s of ["login", "setup", "run"]) $(s).hidden = s !== id; }
 
+  let reasonShown = 0;  // counts messages, so a late acknowledgement never wipes a newer refusal
   function reason(text, kind) {
+    reasonShown++;
     $("reason").textContent = text || "";
     $("reason").className = "reason " + (kind || "");
     if (text) S.toast(text, kind);
   }
 
   async function send(name, args) {
+    const before = reasonShown;
     const ack = await link.command(name, args);
     if (!ack.ok) reason(t("host.rejected") + ": " + S.both(ack.error) + (ack.error.rule ? " [" + ack.error.rule + "]" : ""), "error");
-    else reason("");
+    else if (reasonShown === before) reason("");
     return ack;
   }
 
