@@ -19,7 +19,7 @@ from flask import (Blueprint, Response, abort, current_app, g, jsonify, redirect
                    url_for)
 
 from appliance.errors import SvoyakError
-from appliance.rules.tournament import list_formats, load_format
+from appliance.rules.tournament import ResultError, list_formats, load_format
 from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
@@ -34,6 +34,7 @@ STRINGS = {
     "director.name": ("Название", "Title"),
     "director.seed": ("Зерно жеребьёвки (необязательно)", "Draw seed (optional)"),
     "director.create": ("Создать", "Create"),
+    "director.import": ("Загрузить турнир из JSON-экспорта", "Load a tournament from a JSON export"),
     "director.changes": ("Изменения формата (этап.поле=значение; …), напр. swiss.rounds=7",
                          "Format changes (stage.field=value; ...), e.g. swiss.rounds=7"),
     "director.login": ("Вход директора", "Director login"),
@@ -191,6 +192,20 @@ def create():
     tid = desk().create(request.form["preset"], request.form.get("title", ""), int(seed) if seed else None,
                         changes=changes)
     return redirect(url_for("director.registration", tid=tid))
+
+
+@blueprint.post("/director/import")
+def import_tournament():
+    """Restore a tournament from a JSON export (its ``events``), e.g. moved from another box."""
+    import json
+
+    upload = request.files.get("file")
+    try:
+        data = json.loads(upload.read().decode("utf-8") if upload else request.get_data(as_text=True))
+    except (ValueError, UnicodeDecodeError) as error:
+        return _fail(ResultError(f"not a JSON export: {error}"))
+    tid = desk().import_events(data.get("events", []) if isinstance(data, dict) else data)
+    return redirect(url_for("director.overview", tid=tid))
 
 
 def _page(template: str, tid: str, **extra):

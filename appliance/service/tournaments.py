@@ -249,6 +249,27 @@ class TournamentDesk:
                   detail: str = "") -> None:
         self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail))
 
+    def import_events(self, events: list) -> str:
+        """Restore a tournament from its events (an ``export_json`` file's ``events``, or another box's log).
+
+        The whole log is replayed first; a log that does not replay is refused and nothing is stored.
+        """
+        try:
+            parsed = [e if not isinstance(e, dict) else t.from_dict(e) for e in events]
+        except (TypeError, KeyError) as error:
+            raise ResultError(f"not a tournament log: {error}") from None
+        if not parsed or not isinstance(parsed[0], t.TournamentCreated):
+            raise ResultError("a tournament log starts with TournamentCreated")
+        state = t.replay(parsed)
+        tournament_id = state.tournament_id
+        with self._lock:
+            if tournament_id in self._states:
+                raise StageError(f"tournament {tournament_id!r} is already on this box")
+            for event in parsed:
+                self.log.append(tournament_id, event)
+            self._states[tournament_id] = state
+        return tournament_id
+
     # --- battles on this box -----------------------------------------------------------------------------------
     def battle_setup(self, tournament_id: str, battle_id: str, at_ns: int | None = None):
         """The ``BattleSetUp`` to play a drawn battle on this box, linked back by its slot."""

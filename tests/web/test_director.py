@@ -100,3 +100,30 @@ def test_written_sheets_are_entered_by_number_and_marks(client):
     bad = client.post(f"/director/{tid}/sheets/written", json={"player": "4", "marks": "+++"},
                       headers={"Accept": "application/json"})
     assert bad.status_code == 400 and "expected 60" in bad.get_json()["error"]
+
+
+@pytest.mark.parametrize("preset, players", [("eurocup", 90), ("irkutsk", 40), ("youth-cup", 60),
+                                             ("northern-owl", 36), ("mubc", 13)])
+def test_every_page_renders_a_whole_tournament_and_an_export_moves_it(client, preset, players):
+    from appliance.rules import tournament as t
+    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+
+    login(client)
+    log, state = simulate(preset, players, 3, battle_player=play_battle_outline)
+    body = json.dumps({"events": [t.to_dict(e) for e in log]})
+    response = client.post("/director/import", data={"file": (io.BytesIO(body.encode()), "export.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 302
+    tid = state.tournament_id
+    pages = ["", "registration", "seeding", "bracket", "print"] + [
+        f"sheets/{s.id}" for s in state.fmt.stages if s.kind == "written"]
+    for page in pages:
+        html = client.get(f"/director/{tid}/{page}").get_data(as_text=True)
+        assert "Traceback" not in html and state.title in html, page
+    table = client.get(f"/table/{tid}").get_data(as_text=True)
+    winner = t.standings(state)[0].player
+    assert state.entrants[winner].name in table
+    again = client.post("/director/import", data=body, content_type="application/json")
+    assert again.status_code == 400  # already on this box
+    exported = json.loads(client.get(f"/director/{tid}/export.json").data)
+    assert len(exported["events"]) == len(log)
