@@ -309,7 +309,8 @@ def report(state: TournamentState) -> dict:
         data["stages"].append(entry)
     data["standings"] = [{"place": s.place if s.place == s.place_to else f"{s.place}-{s.place_to}",
                           "player": s.player, "name": entrants[s.player].name, "team": entrants[s.player].team,
-                          "reached": s.stage, "battle_place": s.battle_place,
+                          "reached": s.stage, "reached_title": fmt.stage(s.stage).title_ru,
+                          "reached_title_en": fmt.stage(s.stage).title_en, "battle_place": s.battle_place,
                           "placement_points": s.placement_points, "score": s.score}
                          for s in standings(state)]
     return data
