@@ -54,6 +54,9 @@ STRINGS = {
     "director.withdraw": ("Снять", "Withdraw"),
     "director.close_registration": ("Закрыть регистрацию", "Close registration"),
     "director.closed": ("Регистрация закрыта", "Registration closed"),
+    "director.deadline": ("Срок подачи заявок (напр. 2008-10-01T23:59-04:00)",
+                          "Registration deadline (e.g. 2008-10-01T23:59-04:00)"),
+    "director.rooms": ("Залы для боёв без зала (через пробел)", "Rooms for battles without one (space separated)"),
     "director.seeding": ("Посев", "Seeding"),
     "director.seeds_hint": ("Номера сеяных игроков по порядку, через пробел", "Seeded players' ids in order, space separated"),
     "director.save": ("Сохранить", "Save"),
@@ -243,6 +246,18 @@ def registration(tid):
 def withdraw(tid, player):
     desk().withdraw(tid, player, request.form.get("reason", ""))
     return redirect(request.referrer or url_for("director.registration", tid=tid))
+
+
+@blueprint.post("/director/<tid>/deadline")
+def deadline(tid):
+    desk().set_deadline(tid, request.form.get("deadline", ""))
+    return redirect(url_for("director.registration", tid=tid))
+
+
+@blueprint.post("/director/<tid>/rooms")
+def rooms(tid):
+    desk().assign_rooms(tid, request.form.get("rooms", "").replace(",", " ").split())
+    return redirect(url_for("director.bracket", tid=tid))
 
 
 @blueprint.post("/director/<tid>/close-registration")

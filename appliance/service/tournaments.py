@@ -15,6 +15,7 @@ battle is over, its standings become the tournament result (:meth:`TournamentDes
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import secrets
@@ -114,9 +115,12 @@ class TournamentDesk:
     """
 
     def __init__(self, log: TournamentLog, clock: Callable[[], int] = time.monotonic_ns,
-                 seed_source: Callable[[], int] = lambda: secrets.randbits(63)) -> None:
+                 seed_source: Callable[[], int] = lambda: secrets.randbits(63),
+                 wall_clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.timezone.utc)
+                 ) -> None:
         self.log = log
         self.clock = clock
+        self.wall_clock = wall_clock
         self.seed_source = seed_source
         self._lock = threading.RLock()
         self._states: dict[str, t.TournamentState] = {}
@@ -183,8 +187,23 @@ class TournamentDesk:
             self._states[tournament_id] = new
         return tournament_id
 
+    def set_deadline(self, tournament_id: str, deadline: str) -> None:
+        self.submit(tournament_id, t.DeadlineSet(self.clock(), deadline))
+
+    def close_if_deadline_passed(self, tournament_id: str) -> bool:
+        """Close registration once the announced deadline has passed (northern-owl 1.2); True if it is closed."""
+        state = self.state(tournament_id)
+        if state.registration_closed:
+            return True
+        if state.deadline and self.wall_clock() >= datetime.datetime.fromisoformat(
+                state.deadline.replace("Z", "+00:00")):
+            self.close_registration(tournament_id)
+            return True
+        return False
+
     def register(self, tournament_id: str, name: str, team: str = "", category: str = "", team_rank: int = 0,
                  late: bool = False, command_id: str | None = None) -> str:
+        self.close_if_deadline_passed(tournament_id)
         state = self.state(tournament_id)
         player_id = f"p{len(state.entrants) + 1:03d}"
         self.submit(tournament_id, t.PlayerRegistered(self.clock(), player_id, name, team, category, team_rank,
@@ -215,6 +234,18 @@ class TournamentDesk:
 
     def assign(self, tournament_id: str, battle_id: str, room: str, box: str = "") -> None:
         self.submit(tournament_id, t.BattleAssigned(self.clock(), battle_id, room, box))
+
+    def assign_rooms(self, tournament_id: str, rooms: Iterable[str]) -> list[str]:
+        """Deal the battles that have no room yet over ``rooms``, in order (the director edits any after)."""
+        names = [room.strip() for room in rooms if room.strip()]
+        if not names:
+            raise StageError("name at least one room")
+        state = self.state(tournament_id)
+        waiting = [b for b in sorted(state.battles.values(), key=lambda b: (state.fmt.index(b.stage), b.round, b.index))
+                   if not b.room and b.id not in state.assignments and b.id not in state.results]
+        for number, battle in enumerate(waiting):
+            self.assign(tournament_id, battle.id, names[number % len(names)])
+        return [battle.id for battle in waiting]
 
     def record_result(self, tournament_id: str, battle_id: str, lines: list[dict], source: str = "manual",
                       log_id: str = "", command_id: str | None = None) -> None:
@@ -334,6 +365,7 @@ class TournamentDesk:
         data["teams"] = {p: e.team for p, e in state.entrants.items()}
         data["withdrawn"] = [p for p, e in state.entrants.items() if e.withdrawn]
         data["registration_closed"] = state.registration_closed
+        data["deadline"] = state.deadline
         return data
 
     def export_json(self, tournament_id: str) -> str:

@@ -81,6 +81,15 @@ class RegistrationClosed:
 
 
 @dataclasses.dataclass(frozen=True)
+class DeadlineSet:
+    """The registration deadline, as the organisers announce it (northern-owl 1.2: ISO 8601 with its offset,
+    ``2008-10-01T23:59:00-04:00``). The pure engine keeps it; the desk closes registration when it passes."""
+
+    at_ns: int
+    deadline: str
+
+
+@dataclasses.dataclass(frozen=True)
 class SeedsSet:
     at_ns: int
     player_ids: tuple[str, ...]  # best seed first
@@ -141,7 +150,7 @@ class TieBroken:
 
 
 EVENTS = {cls.__name__: cls for cls in (
-    TournamentCreated, PlayerRegistered, PlayerWithdrew, RegistrationClosed, SeedsSet, StageDrawn,
+    TournamentCreated, PlayerRegistered, PlayerWithdrew, RegistrationClosed, DeadlineSet, SeedsSet, StageDrawn,
     BattleAssigned, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken)}
 
 

@@ -7,6 +7,7 @@ Queries over a state (who is in, who goes on, standings) live in :mod:`.engine`.
 from __future__ import annotations
 
 import dataclasses
+import re
 from types import MappingProxyType
 from typing import Mapping
 
@@ -38,6 +39,7 @@ class TournamentState:
     seed: int = 0
     entrants: Mapping[str, Entrant] = dataclasses.field(default_factory=lambda: _EMPTY)
     registration_closed: bool = False
+    deadline: str = ""
     seeds: tuple[str, ...] = ()
     battles: Mapping[str, ev.BattleSpec] = dataclasses.field(default_factory=lambda: _EMPTY)
     rounds_drawn: Mapping[str, int] = dataclasses.field(default_factory=lambda: _EMPTY)
@@ -148,6 +150,15 @@ def _closed_registration(state: TournamentState, event: ev.RegistrationClosed) -
     if state.registration_closed:
         raise RegistrationError("registration is already closed")
     return dataclasses.replace(state, registration_closed=True)
+
+
+def _deadline(state: TournamentState, event: ev.DeadlineSet) -> TournamentState:
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?([+-]\d\d:\d\d|Z)", event.deadline.strip()):
+        raise RegistrationError(f"deadline {event.deadline!r}: give a date, time and offset, "
+                                "e.g. 2008-10-01T23:59-04:00 (northern-owl 1.2: 23:59 EDT)")
+    if state.registration_closed:
+        raise RegistrationError("registration is already closed")
+    return dataclasses.replace(state, deadline=event.deadline.strip())
 
 
 def _seeds(state: TournamentState, event: ev.SeedsSet) -> TournamentState:
@@ -285,6 +296,7 @@ _HANDLERS = {
     ev.PlayerRegistered: _registered,
     ev.PlayerWithdrew: _withdrew,
     ev.RegistrationClosed: _closed_registration,
+    ev.DeadlineSet: _deadline,
     ev.SeedsSet: _seeds,
     ev.StageDrawn: _drawn,
     ev.BattleAssigned: _assigned,
