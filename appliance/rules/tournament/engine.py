@@ -585,6 +585,8 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
             raise DrawError(f"qualifying: {playing_count} players cannot fill {battles} battles ({rule})")
         order = list(players)
         rng.shuffle(order)
+        seeded = set(state.seeds)
+        order.sort(key=lambda p: p in seeded)  # seeded players, if the director named any, get the byes first
         chosen, per_team = [], Counter()
         for player in order:  # who plays the qualifying: at most one per battle from a team (eurocup 3.3)
             team = team_of.get(player)
