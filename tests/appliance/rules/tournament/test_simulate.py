@@ -86,3 +86,17 @@ def test_battle_ties_at_a_cut_are_broken_in_the_battle(preset, players, seed):
         for shootout in result.shootouts:
             assert set(shootout.order) == set(shootout.players) and shootout.rule.startswith(preset.split("-")[0])
     assert not t.open_ties(state)
+
+
+def test_simulated_draws_keep_teams_apart_and_seeds_spread():
+    # eurocup 3.3 in a simulated tournament with teams of 1-4; northern-owl 2.3-2.4 with the simulated seeds.
+    _log, euro = simulate("eurocup", 180, 9)
+    for battle in euro.stage_battles("qualifying"):
+        teams = [euro.entrants[p].team for p in t.battle_players(euro, battle.id)]
+        assert len(teams) == len(set(teams))
+    _log, owl = simulate("northern-owl", 40, 9)
+    assert len(owl.seeds) == 9
+    for battle in owl.stage_battles("groups"):
+        assert sum(p in owl.seeds for p in battle.seats) == 1
+    for bush in "ABC":
+        assert sum(p in owl.seeds for b in owl.stage_battles("groups") if b.group == bush for p in b.seats) == 3
