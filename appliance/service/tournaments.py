@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 from appliance.errors import StoreError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import ResultError, StageError, TournamentError
+from appliance.rules.tournament.formats import with_changes
 from appliance.rules.tournament.simulate import report, stage_cuts
 
 SLOT_PREFIX = "tournament:"
@@ -168,14 +169,7 @@ class TournamentDesk:
         ``"stage.field"`` (``{"swiss.rounds": 7}``: mubc 3.7), validated like a preset."""
         fmt = t.load_format(preset)
         if changes:
-            data = json.loads(json.dumps(fmt.source["data"]))
-            stages = {stage["id"]: stage for stage in data["stage"]}
-            for key, value in changes.items():
-                stage_id, _, name = key.partition(".")
-                if stage_id not in stages or not name:
-                    raise t.FormatError(f"change {key!r}: say stage.field, stages are {sorted(stages)}")
-                stages[stage_id][name] = value
-            fmt = t.parse_format(data, origin=f"{preset} with changes")
+            fmt = with_changes(fmt, changes)
         tournament_id = tournament_id or f"t{len(self._states) + 1}-{secrets.token_hex(3)}"
         if tournament_id in self._states:
             raise StageError(f"tournament {tournament_id!r} exists")
