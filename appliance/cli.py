@@ -17,8 +17,14 @@ from appliance.errors import SvoyakError
 # name -> (module, one line of help). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
+    "replay": ("appliance.commands.replay", "replay a battle log and print the final state and standings as JSON"),
+    "protocol": ("appliance.commands.protocol", "print a battle's protocol (CSV or A4 HTML) from its log"),
+    "serve": ("appliance.commands.serve", "run the web server (gunicorn gthread): host page, scoreboard, phones"),
+    "run": ("appliance.commands.run", "run the whole box here: capture (mock pins on a laptop) and web server"),
     "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
     "firstboot": ("appliance.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
+    "capture": ("appliance.commands.capture", "run the buzzer capture service (pins, lockout, its Unix socket)"),
+    "hwcheck": ("appliance.commands.hwcheck", "check buttons, LEDs, buzzer and press timing on the box"),
 }
 
 

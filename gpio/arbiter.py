@@ -29,6 +29,7 @@ Rules (docs/capture-protocol.md is the contract):
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from typing import Iterable
 
@@ -36,28 +37,43 @@ PRESS_STATUSES = ("won", "counted", "repeat", "ineligible", "disarmed", "stuck",
 MODES = ("linked", "standalone", "button-test")
 
 
-@dataclasses.dataclass
 class Outcome:
-    """What one call decided: events to publish (in order), the LED states to show (``None``: unchanged), and
-    whether to sound the buzzer now."""
+    """What one call decided: the LED states to show (``None``: unchanged), whether to sound the buzzer now, and
+    the events to publish, in order.
 
-    events: list = dataclasses.field(default_factory=list)
-    leds: tuple | None = None
-    beep: bool = False
+    Events may be added as builders (``defer``) that run only when :attr:`events` is read, so the caller can
+    light the LED before any event dict is made: the press path does the least work before the LED.
+    """
+
+    __slots__ = ("leds", "beep", "_events", "_builders")
+
+    def __init__(self, events: list | None = None, leds: tuple | None = None, beep: bool = False):
+        self.leds, self.beep = leds, beep
+        self._events = events if events is not None else []
+        self._builders: list = []
+
+    def defer(self, builder, *args) -> None:
+        """Add the events ``builder(*args)`` returns (a list), built when :attr:`events` is first read."""
+        self._builders.append((builder, args))
+
+    @property
+    def events(self) -> list:
+        if self._builders:
+            for builder, args in self._builders:
+                self._events.extend(builder(*args))
+            self._builders = []
+        return self._events
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class _Input:
     held: bool = False
     last_edge_ns: int | None = None
     bounces: int = 0
 
 
-@dataclasses.dataclass
-class _Ranked:
-    player: int
-    t_ns: int
-    arrival: int  # arrival order within the round: breaks ties (first to arrive keeps the win)
+# A ranked press is the tuple (t_ns, arrival, player): tuples sort by timestamp, then by arrival order within
+# the round (a tie goes to the first to arrive), and cost far less than objects on the press path.
 
 
 class Arbiter:
@@ -83,14 +99,16 @@ class Arbiter:
         self.armed_at_ns: int | None = None
         self.eligible: frozenset = frozenset()
         self.stuck: set = set()
-        self._ranked: list[_Ranked] = []
+        self._ranked: list[tuple[int, int, int]] = []
+        # LED states with only player p lit, made once: the press path indexes instead of building tuples.
+        self._only = [tuple(q == p for q in range(1, players + 1)) for p in range(players + 1)]
         self._pressed: set = set()
         self._arrivals = 0
 
     # ------------------------------------------------------------------ queries
     @property
     def winner(self) -> int | None:
-        return self._ranked[0].player if self._ranked else None
+        return self._ranked[0][2] if self._ranked else None
 
     def held(self) -> list[int]:
         return [player for player in range(1, self.players + 1) if self.inputs[player - 1].held]
@@ -169,9 +187,11 @@ class Arbiter:
     # ------------------------------------------------------------------ edges
     def edge(self, player: int, t_ns: int, pressed: bool, arrival_ns: int) -> Outcome:
         """One edge of ``player``'s button: ``pressed`` True for the falling (press) edge, stamped ``t_ns``."""
-        self._check_players((player,))
+        if not 0 < player <= self.players:
+            raise ValueError(f"player {player!r} is outside 1-{self.players}")
         state = self.inputs[player - 1]
-        quiet = state.last_edge_ns is None or t_ns - state.last_edge_ns >= self.debounce_ns
+        last_edge_ns = state.last_edge_ns
+        quiet = last_edge_ns is None or t_ns - last_edge_ns >= self.debounce_ns
         was_held = state.held
         state.held = pressed
         if not pressed:
@@ -205,28 +225,35 @@ class Arbiter:
         if player in self._pressed:
             return Outcome(events=[self._press_event(player, t_ns, arrival_ns, "repeat")])
         self._pressed.add(player)
-        previous = self.winner
-        entry = _Ranked(player, t_ns, self._arrivals)
+        ranked = self._ranked
+        entry = (t_ns, self._arrivals, player)
         self._arrivals += 1
-        self._ranked.append(entry)
-        self._ranked.sort(key=lambda r: (r.t_ns, r.arrival))
-        rank = self._ranked.index(entry) + 1
-        winner = self._ranked[0]
-        tie = t_ns == winner.t_ns and any(r is not entry and r.t_ns == t_ns for r in self._ranked)
-        status = "won" if rank == 1 else "counted"
-        press = self._press_event(player, t_ns, arrival_ns, status, rank=rank, gap_ns=t_ns - winner.t_ns, tie=tie)
-        outcome = Outcome(events=[press])
-        if previous is None:
-            outcome.leds = self._set_leds((player,))
+        outcome = Outcome()
+        if not ranked:
+            # The common case: the first eligible press of the round. LED, buzzer; events built later.
+            ranked.append(entry)
+            outcome.leds = self.leds = self._only[player]
             outcome.beep = True
-            outcome.events.append(self._lockout(corrects=None))
-        elif winner.player != previous:
+            outcome.defer(self._decision_events, player, t_ns, arrival_ns, "won", 1, 0, False, True, None,
+                          (self.round_id, self.armed_at_ns, self.mode, (entry,)))
+            return outcome
+        previous = ranked[0][2]
+        index = bisect.bisect(ranked, entry)
+        ranked.insert(index, entry)
+        winner_t, _, winner = ranked[0]
+        tie = t_ns == winner_t and (len(ranked) > index + 1 and ranked[index + 1][0] == t_ns or index > 0)
+        corrected = winner != previous
+        if corrected:
             # An earlier-stamped edge arrived after the decision: the timestamp wins, the LEDs follow.
-            outcome.leds = self._set_leds((winner.player,))
-            outcome.events.append(self._lockout(corrects=previous))
-        elif tie:
-            outcome.events.append(self._lockout(corrects=None))
+            outcome.leds = self.leds = self._only[winner]
+        outcome.defer(self._decision_events, player, t_ns, arrival_ns, "won" if index == 0 else "counted",
+                      index + 1, t_ns - winner_t, tie, corrected or tie, previous if corrected else None,
+                      self._snapshot_ranked())
         return outcome
+
+    def _decision_events(self, player, t_ns, arrival_ns, status, rank, gap_ns, tie, lockout, corrects, snapshot):
+        press = self._press_event(player, t_ns, arrival_ns, status, rank, gap_ns, tie, snapshot)
+        return [press, self._lockout(corrects, snapshot)] if lockout else [press]
 
     # ------------------------------------------------------------------ helpers
     def _check_players(self, players: Iterable[int]) -> None:
@@ -245,24 +272,34 @@ class Arbiter:
         self.leds = tuple(leds)
         return self.leds
 
-    def _press_event(self, player: int, t_ns: int, arrival_ns: int, status: str, *, rank: int | None = None,
-                     gap_ns: int | None = None, tie: bool = False) -> dict:
-        if gap_ns is None and status not in ("test",) and self._ranked and self.armed:
-            gap_ns = t_ns - self._ranked[0].t_ns
+    def _press_event(self, player: int, t_ns: int, arrival_ns: int, status: str, rank: int | None = None,
+                     gap_ns: int | None = None, tie: bool = False, snapshot: tuple | None = None) -> dict:
+        if snapshot is not None:  # a deferred event: the round as it was at the decision
+            round_id, mode = snapshot[0], snapshot[2]
+        else:
+            round_id, mode = self.round_id, "button-test" if self.button_test else self.mode
+            if gap_ns is None and status != "test" and self._ranked and self.armed:
+                gap_ns = t_ns - self._ranked[0][0]
         return {
             "event": "press", "player": player, "t_ns": t_ns, "arrival_ns": arrival_ns, "status": status,
-            "round_id": self.round_id, "rank": rank, "gap_ns": gap_ns, "tie": tie,
-            "precision": self.precision, "mode": "button-test" if self.button_test else self.mode,
+            "round_id": round_id, "rank": rank, "gap_ns": gap_ns, "tie": tie, "precision": self.precision,
+            "mode": mode,
         }
 
-    def _lockout(self, corrects: int | None) -> dict:
-        winner = self._ranked[0]
-        tied = [r.player for r in self._ranked[1:] if r.t_ns == winner.t_ns]
+    def _snapshot_ranked(self) -> tuple:
+        # Deferred events must describe the round as it was at this decision, not when they are built.
+        return self.round_id, self.armed_at_ns, self.mode, tuple(self._ranked)
+
+    @staticmethod
+    def _lockout(corrects: int | None, snapshot: tuple) -> dict:
+        round_id, armed_at_ns, mode, ranked = snapshot
+        winner_t, _, winner = ranked[0]
+        tied = [player for t_ns, _, player in ranked[1:] if t_ns == winner_t]
         return {
-            "event": "lockout", "round_id": self.round_id, "winner": winner.player, "t_ns": winner.t_ns,
-            "armed_at_ns": self.armed_at_ns, "tie": bool(tied), "tied_with": tied, "corrects": corrects,
-            "order": [{"player": r.player, "t_ns": r.t_ns, "gap_ns": r.t_ns - winner.t_ns} for r in self._ranked],
-            "mode": self.mode,
+            "event": "lockout", "round_id": round_id, "winner": winner, "t_ns": winner_t,
+            "armed_at_ns": armed_at_ns, "tie": bool(tied), "tied_with": tied, "corrects": corrects,
+            "order": [{"player": player, "t_ns": t_ns, "gap_ns": t_ns - winner_t} for t_ns, _, player in ranked],
+            "mode": mode,
         }
 
     def _fault(self, kind: str, player: int | None, detail: str) -> dict:

@@ -52,10 +52,10 @@ class Capture:
 
     # ------------------------------------------------------------------ edges (pin callback threads)
     def on_player_edge(self, player: int, ticks: int, pressed: bool) -> None:
+        """An edge from a pin callback thread. ``ticks`` is already CLOCK_MONOTONIC integer ns (gpio.pins)."""
         arrival_ns = time.monotonic_ns()
         with self.lock:
-            outcome = self.arbiter.edge(player, int(ticks), pressed, arrival_ns)
-            self._apply(outcome, arrival_ns)
+            self._apply(self.arbiter.edge(player, ticks, pressed, arrival_ns), arrival_ns)
 
     def on_reset_edge(self, ticks: int, pressed: bool) -> None:
         """The host reset button always acts locally: LEDs off, a new round with every player eligible."""
@@ -76,6 +76,7 @@ class Capture:
         return round_id
 
     def _apply(self, outcome: Outcome, arrival_ns: int | None) -> None:
+        # Order matters: LED first, then the buzzer, then the events (built only now: Outcome.defer).
         decided_ns = time.monotonic_ns()
         if outcome.leds is not None and self.hardware is not None:
             try:
@@ -83,13 +84,13 @@ class Capture:
             except Exception as error:  # a pin call failed: report it, keep judging (process edge)
                 log.exception("LED write failed")
                 self.publish({"event": "fault", "kind": "pin-error", "player": None, "detail": f"LEDs: {error}"})
+        led_ns = time.monotonic_ns()
         if outcome.beep and self.hardware is not None:
             try:
                 self.hardware.beeper.beep(self.buzzer_ms)
             except Exception as error:  # same: the lockout must not die with the buzzer
                 log.exception("buzzer failed")
                 self.publish({"event": "fault", "kind": "pin-error", "player": None, "detail": f"buzzer: {error}"})
-        led_ns = time.monotonic_ns()
         for event in outcome.events:
             if event["event"] == "lockout" and arrival_ns is not None:
                 self.last_decision = {"player": event["winner"], "t_ns": event["t_ns"], "arrival_ns": arrival_ns,

@@ -55,7 +55,8 @@ class Server:
 
     def __init__(self, socket_path: str | Path, *, instance: str, heartbeat_ms: int, timeout_ms: int,
                  execute: Callable[[str, dict], dict], players: int, on_link: Callable[[bool], None],
-                 welcome_info: Callable[[], dict], outbox_limit: int = OUTBOX_LIMIT):
+                 welcome_info: Callable[[], dict], outbox_limit: int = OUTBOX_LIMIT,
+                 announce: Callable[[dict], None] | None = None):
         self.socket_path = Path(socket_path)
         self.instance = instance
         self.heartbeat_s = heartbeat_ms / 1000
@@ -66,6 +67,8 @@ class Server:
         self._on_link = on_link
         self._welcome_info = welcome_info
         self._outbox_limit = outbox_limit
+        # The server's own events (link timeout, dropped events) go out through ``announce`` (default: publish).
+        self._announce = announce or self.publish
         self._lock = threading.RLock()
         self._seq = 0
         self._outbox: collections.deque[tuple[int, bytes]] = collections.deque()
@@ -211,7 +214,7 @@ class Server:
             for connection in list(self._connections):
                 if now - connection.last_received > self.timeout_s:
                     if connection is self._current:
-                        self.publish({"event": "fault", "kind": "link-timeout", "player": None,
+                        self._announce({"event": "fault", "kind": "link-timeout", "player": None,
                                       "detail": f"no message from the appliance for {self.timeout_ms} ms"})
                     self._close(connection)
                 elif connection.welcomed and now - connection.last_sent >= self.heartbeat_s:
@@ -229,9 +232,10 @@ class Server:
             return
         # Handled without the lock held: commands call into the capture core (see _link_changes).
         connection.last_received = time.monotonic()
-        connection.rbuf += chunk
-        while b"\n" in connection.rbuf and not connection.closed:
-            line, connection.rbuf = connection.rbuf.split(b"\n", 1)
+        *lines, connection.rbuf = (connection.rbuf + chunk).split(b"\n")
+        for line in lines:
+            if connection.closed:
+                return
             if line.strip():
                 self._handle(connection, line)
         if len(connection.rbuf) > MAX_LINE_BYTES:
@@ -285,7 +289,7 @@ class Server:
             for data in resend:
                 self._write(connection, data)
             if self._dropped:
-                self.publish({"event": "fault", "kind": "events-dropped", "player": None, "count": self._dropped,
+                self._announce({"event": "fault", "kind": "events-dropped", "player": None, "count": self._dropped,
                               "detail": f"{self._dropped} events were dropped while the appliance was away"})
                 self._dropped = 0
             self._link_changes.append(True)

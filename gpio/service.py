@@ -51,7 +51,7 @@ class CaptureService:
         self.server = Server(
             settings.capture_socket, instance=self.instance, heartbeat_ms=settings.capture_heartbeat_ms,
             timeout_ms=settings.capture_link_timeout_ms, execute=self._execute, players=players,
-            on_link=self._on_link, welcome_info=self._welcome_info)
+            on_link=self._on_link, welcome_info=self._welcome_info, announce=self._publish)
         self.capture = Capture(players=players, debounce_ms=settings.capture_debounce_ms,
                                buzzer_ms=settings.buzzer_ms, backend=backend, instance=self.instance,
                                publish=self._publish)

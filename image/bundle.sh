@@ -2,7 +2,8 @@
 # Make the install bundle that image/install-box.sh installs from, offline:
 #   DEST/install-box.sh, DEST/requirements.lock, DEST/systemd/, DEST/docs/ (if any),
 #   DEST/wheels/  the svoyak wheel built from this worktree + every pinned dependency as aarch64/any wheels,
-#   DEST/sdists/  lgpio's source (no aarch64 wheel on PyPI for the pinned version), unless a cached wheel is given.
+#   DEST/sdists/  lgpio's source (no aarch64 wheel on PyPI for the pinned version), unless a cached wheel is given,
+#   DEST/build-wheels/  setuptools to build it with.
 # Both builders use it: image/image.sh (Debian, mmdebstrap) and the pi-gen stage (copy DEST into the stage's
 # files/ folder, see image/README.md).
 #   bash image/bundle.sh DEST
@@ -42,6 +43,8 @@ else
     lgpio_from="its sdist (compiled in the target)"
     mkdir -p "$dest/sdists"
     "$python" -m pip download -q --no-deps --no-binary=:all: --dest "$dest/sdists" "$lgpio"
+    # What it builds with: a setuptools that has bdist_wheel (70.1+; Python 3.11's ensurepip brings 66).
+    "$python" -m pip download -q --no-deps --only-binary=:all: --dest "$dest/build-wheels" "setuptools>=70.1"
 fi
 count=$(find "$dest/wheels" -name '*.whl' | wc -l)
 echo "bundle: $dest: $count wheels ($(du -sh "$dest/wheels" | cut -f1)), lgpio from $lgpio_from"

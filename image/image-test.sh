@@ -48,6 +48,9 @@ while [ "$(elapsed)" -lt "$TIMEOUT" ]; do
     if [ -z "$host" ] && [ "$(http_code /host)" = 200 ]; then host=$(elapsed); echo "image-test: [${host}s] /host answers 200"; fi
     if [ -z "$board" ] && [ "$(http_code /board)" = 200 ]; then board=$(elapsed); echo "image-test: [${board}s] /board answers 200"; fi
     [ -n "$report" ] && [ -n "$host" ] && [ -n "$board" ] && break
+    # The report comes once both services are active (or after 3 min of trying): then 2 more minutes at most.
+    if [ -n "$report" ] && [ -z "${report_at:-}" ]; then report_at=$(elapsed); fi
+    if [ -n "${report_at:-}" ] && [ $(( $(elapsed) - report_at )) -gt 120 ]; then break; fi
     sleep 2
 done
 
@@ -64,11 +67,12 @@ expect "web service active" has " web=active "
 expect "first boot done (identity, hotspot profile)" has " firstboot=active "
 expect "kiosk skipped: no display" has " kiosk=inactive "
 expect "hotspot skipped: no Wi-Fi" has " hotspot=inactive "
-expect "data on its own partition (/dev/vda2, ext4)" has " data=/dev/vda2,ext4,"
+expect "data on its own partition, read-write (/dev/vda2, ext4)" has " data=/dev/vda2,ext4,rw,"
+expect "no unit in failed state" has " failed= end"
 expect "host page answers through the forwarded port" test -n "$host"
 expect "scoreboard answers through the forwarded port" test -n "$board"
-failed_units=$(grep -a -o 'Failed to start [^.]*' "$LOG" | sort -u | tr '\n' ';' || true)
-expect "no unit failed to start ${failed_units:+($failed_units)}" test -z "$failed_units"
+failed_units=$(sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o 'Failed to start [^.]*' | sort -u | tr '\n' ';' || true)
+expect "no unit failed to start during the boot ${failed_units:+($failed_units)}" test -z "$failed_units"
 echo "image-test: kernel $(grep -a -m1 -o 'Linux version [^ ]*' "$LOG" || echo '?'), whole run $(elapsed)s"
 if [ "$failures" -gt 0 ]; then
     echo "image-test: $failures check(s) failed; serial console in $LOG"

@@ -11,6 +11,8 @@
 # Steps: 1. base root filesystem (Debian + the box's packages), cached in image/out/base until install-box.sh's
 # package list or this script's base options change; 2. bundle (the project wheel built from this worktree and
 # its pinned dependencies as aarch64 wheels); 3. install-box.sh box in a copy of the base; 4. disk image.
+# mmdebstrap hooks are shell snippets it runs with the root directory as "$1": single quotes on purpose.
+# shellcheck disable=SC2016
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${SVOYAK_IMAGE_OUT:-image/out}
@@ -83,7 +85,9 @@ cleanup() {
 trap cleanup EXIT
 mount --bind /dev "$rootfs/dev"; mount --bind /dev/pts "$rootfs/dev/pts"
 mount -t proc proc "$rootfs/proc"; mount -t sysfs sys "$rootfs/sys"
-chroot "$rootfs" bash /tmp/svoyak-install/install-box.sh box
+# A clean environment: this machine's PIP_* and locale settings have no business in the image.
+chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    bash /tmp/svoyak-install/install-box.sh box
 cleanup
 # Keep wheels compiled in the target (lgpio) for the next build.
 mkdir -p "$OUT/wheel-cache"
@@ -116,7 +120,7 @@ mkfs.ext4 -q -L svoyak-data -d "$datadir" "$OUT/data.ext4" "${DATA_MB}M"
 rmdir "$datadir"
 img="$OUT/svoyak-arm64.img"
 rm -f "$img"
-truncate -s $(( (1 + root_mb + DATA_MB + 1) ))M "$img"
+truncate -s $(( 1 + root_mb + DATA_MB + 1 ))M "$img"
 sfdisk -q "$img" <<EOF
 label: dos
 start=1MiB, size=${root_mb}MiB, type=83

@@ -57,6 +57,7 @@ build_sdists() {
     local venv
     venv=$(mktemp -d)
     python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/build-wheels" --upgrade setuptools
     # PYPI=1: lgpio's setup.py links its bundled C library statically (no liblgpio package needed).
     PYPI=1 "$venv/bin/python" -m pip wheel -q --no-deps --no-build-isolation --no-index \
         --wheel-dir "$BUNDLE/wheels" "${sdists[@]}"
@@ -82,6 +83,11 @@ install_box() {
     "$PREFIX/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/wheels" \
         -c "$BUNDLE/requirements.lock" svoyak
     "$PREFIX/bin/svoyak" config >/dev/null  # the installed command runs (and the settings resolve)
+    # The documents the units' Documentation= lines point at.
+    if [ -d "$BUNDLE/docs" ]; then
+        install -d -m 0755 "$PREFIX/share/doc/svoyak"
+        cp -r "$BUNDLE/docs/." "$PREFIX/share/doc/svoyak/"
+    fi
 
     # Units and their drop-ins. /usr/lib is the vendor location; an admin's /etc/systemd/system wins.
     local unit
@@ -104,7 +110,7 @@ install_box() {
     systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
         svoyak-hotspot.service svoyak-kiosk.service NetworkManager.service
     systemctl set-default graphical.target
-    log "installed: $("$PREFIX/bin/python" -m pip list --format=freeze 2>/dev/null | grep -ci '^svoyak==') svoyak package"
+    log "installed $("$PREFIX/bin/python" -m pip list --format=freeze 2>/dev/null | grep -i '^svoyak==') in $PREFIX"
 }
 
 case "$phase" in

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+from concurrent.futures import Future
+
 import pytest
 
 from appliance import config
@@ -11,3 +14,108 @@ from appliance import config
 def settings(tmp_path):
     """Settings for one test: a fresh data dir, simulator pins, no file or environment read."""
     return config.load(overrides={"data_dir": tmp_path, "simulator": True}, environ={}, config_path=None)
+
+
+# --- doubles for the live session's neighbours (used by tests/appliance/service and tests/web):
+# an in-memory battle service over the real engine, a capture link that records what it is told, a hand clock.
+class MemoryBattles:
+    """``Battles`` in memory: the real engine, no store. Same contract: submit validates, then keeps."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, list] = {}
+        self.states: dict[str, object] = {}
+        self.command_ids: dict[str, set] = {}
+        self._ids = itertools.count(1)
+
+    def create(self, setup_event) -> str:
+        from appliance.rules import battle as engine
+
+        state = engine.apply(None, setup_event)
+        battle_id = f"b{next(self._ids)}"
+        self.events[battle_id], self.states[battle_id], self.command_ids[battle_id] = [setup_event], state, set()
+        return battle_id
+
+    def submit(self, battle_id, event, command_id=None):
+        if command_id is not None and command_id in self.command_ids[battle_id]:
+            return self.states[battle_id]
+        from appliance.rules import battle as engine
+
+        state = engine.apply(self.states[battle_id], event)
+        self.events[battle_id].append(event)
+        self.states[battle_id] = state
+        if command_id is not None:
+            self.command_ids[battle_id].add(command_id)
+        return state
+
+    def state(self, battle_id):
+        return self.states[battle_id]
+
+    def list(self):
+        return [{"battle_id": battle_id, "is_over": self.states[battle_id].is_over} for battle_id in self.events]
+
+
+def done(result=None) -> Future:
+    future = Future()
+    future.set_result(result or {})
+    return future
+
+
+class RecordingCapture:
+    """A connected capture link that records commands; ``press`` plays the capture's press event back."""
+
+    def __init__(self) -> None:
+        self.connected = True
+        self.commands: list[tuple] = []
+        self.session = None
+        self.seq = itertools.count(1)
+
+    def arm(self, eligible, round_id):
+        self.commands.append(("arm", tuple(eligible), round_id))
+        return done({"armed_at_ns": 0})
+
+    def disarm(self):
+        self.commands.append(("disarm",))
+        return done()
+
+    def button_test(self, on):
+        self.commands.append(("button_test", on))
+        return done()
+
+    def simulate_press(self, player):
+        self.commands.append(("sim_press", player))
+        return done()
+
+    def simulate_release(self, player):
+        self.commands.append(("sim_release", player))
+        return done()
+
+    def press(self, player_from_1: int, t_ns: int, status: str = "won") -> None:
+        self.session.on_capture_event({"event": "press", "seq": next(self.seq), "player": player_from_1,
+                                       "t_ns": t_ns, "status": status})
+
+
+class FakeClock:
+    def __init__(self, now_ns: int = 1_000_000_000) -> None:
+        self.now_ns = now_ns
+
+    def __call__(self) -> int:
+        return self.now_ns
+
+    def advance(self, ms: float) -> None:
+        self.now_ns += int(ms * 1_000_000)
+
+
+
+@pytest.fixture
+def memory_battles():
+    return MemoryBattles()
+
+
+@pytest.fixture
+def recording_capture():
+    return RecordingCapture()
+
+
+@pytest.fixture
+def fake_clock():
+    return FakeClock()

@@ -139,4 +139,4 @@ class SyncNamespace(Namespace):
 
 def refuse(code: str, catalogue) -> ConnectionRefusedError:
     """A refused connection whose ``data`` carries the worded reason (the client shows it)."""
-    return ConnectionRefusedError({"code": code, **catalogue.both(code)})
+    return ConnectionRefusedError(code, {"code": code, **catalogue.both(code)})

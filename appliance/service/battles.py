@@ -26,7 +26,7 @@ from typing import Callable
 
 from appliance.errors import StoreError
 from appliance.rules.battle import (ActionUndone, BattleRuleError, BattleSetUp, BattleState, Event, apply,
-                                    event_to_dict, standings)
+                                    event_to_dict, next_run, standings)
 from appliance.store import EventStore, dump_log, read_log
 
 Listener = Callable[[str, Event, BattleState], None]
@@ -113,6 +113,11 @@ class Battles:
                     self._commands[(battle_id, command_id)] = new.seq
         self._notify(battle_id, event, new)
         return new
+
+    def create_next_run(self, battle_id: str, players: tuple, at_ns: int, absent: tuple = (),
+                        command_id: str | None = None) -> str:
+        """A new battle: the next run of ``battle_id``'s slot on the same themes (youth-cup 2.4)."""
+        return self.create(next_run(self.state(battle_id).setup, players, at_ns, absent), command_id=command_id)
 
     def undo(self, battle_id: str, at_ns: int, command_id: str | None = None) -> BattleState:
         """Undo the host's last action (an :class:`ActionUndone` event; the log keeps both)."""

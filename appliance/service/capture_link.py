@@ -105,6 +105,7 @@ class CaptureLink:
         self._wake_r, self._wake_w = socket.socketpair()
         self._thread: threading.Thread | None = None
         self._last_sent = 0.0
+        self._acked_through: int | None = None
         self.welcome: dict | None = None  # the last ``welcome`` message: factory, precision, players...
         self.reconnects = 0
 
@@ -303,11 +304,15 @@ class CaptureLink:
                     if not chunk:
                         raise OSError("the capture service closed the connection")
                     last_received = time.monotonic()
-                    buffer += chunk
-                    while b"\n" in buffer:
-                        line, buffer = buffer.split(b"\n", 1)
+                    *lines, buffer = (buffer + chunk).split(b"\n")
+                    self._acked_through = None
+                    for line in lines:
                         if line.strip():
                             self._handle(json.loads(line))
+                    if self._acked_through is not None:
+                        # One cumulative ack for every event handled from this read (capture-protocol.md).
+                        with self._lock:
+                            self._send_locked({"type": "ack", "seq": self._acked_through})
                     if len(buffer) > MAX_LINE_BYTES:
                         raise ValueError("line too long from the capture service")
         finally:
@@ -365,5 +370,4 @@ class CaptureLink:
                 log.exception("capture event handler failed on %r", event)
             with self._lock:
                 self._last_seq = seq
-        with self._lock:
-            self._send_locked({"type": "ack", "seq": self._last_seq})
+        self._acked_through = self._last_seq

@@ -48,17 +48,18 @@ class CommandRejected(WebError, ValueError):
         self.command = command
 
 
-def diff(old: dict, new: dict) -> dict:
-    """The top-level keys of ``new`` whose values differ from ``old`` (removed keys map to ``None``).
+def diff(old: dict, new: dict) -> tuple[dict, list]:
+    """``(changes, removed)``: the top-level keys of ``new`` whose values differ from ``old``, and the keys
+    of ``old`` that ``new`` lacks.
 
-    >>> diff({"a": 1, "b": [1]}, {"a": 1, "b": [1, 2], "c": 3})
-    {'b': [1, 2], 'c': 3}
+    >>> diff({"a": 1, "b": [1]}, {"a": 1, "b": [1, 2], "c": None})
+    ({'b': [1, 2], 'c': None}, [])
     >>> diff({"a": 1}, {})
-    {'a': None}
+    ({}, ['a'])
     """
-    changes = {key: value for key, value in new.items() if old.get(key, object()) != value}
-    changes.update({key: None for key in old if key not in new})
-    return changes
+    missing = object()
+    changes = {key: value for key, value in new.items() if old.get(key, missing) != value}
+    return changes, sorted(key for key in old if key not in new)
 
 
 class Session:
@@ -84,6 +85,7 @@ class Session:
         self._state = None
         self._phones_enabled = False
         self._capture_connected = False
+        self._capture_status: dict = {}
         self._capture_plan = None
         self._results: collections.OrderedDict[str, dict] = collections.OrderedDict()
         self._subscribers: list[Callable[[dict], None]] = []
@@ -95,6 +97,7 @@ class Session:
     def start(self, publisher_thread: bool = True) -> "Session":
         """Resume the newest unfinished battle, start deadlines and the publisher thread."""
         with self._lock:
+            self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)
             if resumable is not None:
                 self._battle_id = resumable
@@ -150,26 +153,36 @@ class Session:
         Raises :class:`CommandRejected` (session reasons) or the engine's ``RulesError`` (rule reasons);
         either way nothing changed. A ``command_id`` seen before returns its first result, ``duplicate=True``.
         """
-        at_ns = self.clock()  # stamped at receipt, before the lock: a queued command keeps its moment
         if not isinstance(command_id, str) or not 1 <= len(command_id) <= 100:
             raise CommandRejected("error.bad_command", "command id must be a string of 1-100 characters", name)
-        args = dict(args or {})
+        if not isinstance(name, str):
+            raise CommandRejected("error.bad_command", "a command has a name", None)
+        args = dict(args) if isinstance(args, dict) else {}
         with self._lock:
+            # Stamped at receipt, inside the lock: host commands reach the engine in the order of their stamps.
+            at_ns = self.clock()
             known = self._results.get(command_id)
             if known is not None:
                 return {**known, "duplicate": True}
-            if name == "setup":
-                self._setup(args, at_ns, command_id)
-            elif name == "phones":
-                self._phones_enabled = bool(args.get("enabled"))
-                self._after_change(event={"type": "PhonesEnabled" if self._phones_enabled else "PhonesDisabled"})
-            elif name == "button_test":
-                self._button_test(args)
-            else:
-                if self._battle_id is None:
-                    raise CommandRejected("error.no_battle", command=name)
-                event = self.adapter.command_event(name, self._state, args, at_ns)
-                self._submit(event, command_id)
+            try:
+                if name == "setup":
+                    self._setup(args, at_ns)
+                elif name == "phones":
+                    self._phones_enabled = bool(args.get("enabled"))
+                    self._after_change(event={"type": "PhonesEnabled" if self._phones_enabled else "PhonesDisabled"})
+                elif name == "button_test":
+                    self._button_test(args)
+                else:
+                    if self._battle_id is None:
+                        raise CommandRejected("error.no_battle", command=name)
+                    events = self.adapter.command_events(name, self._state, args, at_ns)
+                    self.adapter.check(self._state, events)  # validate every event first: all or nothing
+                    for number, event in enumerate(events):
+                        self._submit(event, f"{command_id}#{number}" if len(events) > 1 else command_id)
+            except (ValueError, TypeError, KeyError) as error:
+                if isinstance(error, (RulesError, CommandRejected)):
+                    raise
+                raise CommandRejected("error.bad_command", str(error), name) from None
             result = {"seq": self._seq, "duplicate": False}
             self._results[command_id] = result
             while len(self._results) > REMEMBERED_COMMANDS:
@@ -178,8 +191,8 @@ class Session:
 
     def phone_press(self, player: int, press_id: str) -> dict:
         """A press from a player's phone (lower precision: stamped at receipt, source "phone")."""
-        at_ns = self.clock()
         with self._lock:
+            at_ns = self.clock()
             if not self._phones_enabled:
                 raise CommandRejected("error.phones_off", command="press")
             if self._battle_id is None:
@@ -188,10 +201,9 @@ class Session:
             if key in self._results:
                 return {**self._results[key], "duplicate": True}
             press = {"player": player, "t_ns": at_ns, "source": "phone", "precision": "phone"}
-            event = self.adapter.press_event(self._state, press)
-            if event is not None:
-                self._submit(event, key)
-            result = {"seq": self._seq, "duplicate": False, "counted": event is not None}
+            self._submit(self.adapter.press_event(self._state, press), key)
+            counted = self._last_press_outcome(player, at_ns) in ("answerer", "queued")
+            result = {"seq": self._seq, "duplicate": False, "counted": counted}
             self._results[key] = result
             return result
 
@@ -201,39 +213,60 @@ class Session:
             raise CommandRejected("error.simulator_off", command="simulate")
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="simulate")
-        if action == "press":
-            self.capture.simulate_press(player)
-        elif action == "release":
-            self.capture.simulate_release(player)
-        else:
+        if action not in ("press", "release"):
             raise CommandRejected("error.bad_command", f"unknown simulator action {action!r}", "simulate")
+        # The capture numbers players from 1; its reply says whether the mock pin moved.
+        send = self.capture.simulate_press if action == "press" else self.capture.simulate_release
+        try:
+            send(player + 1).result(timeout=2)
+        except (CaptureError, TimeoutError) as error:
+            raise CommandRejected("error.capture_down", str(error), "simulate") from None
 
     # ------------------------------------------------------------------ capture link callbacks
+    # Capture press statuses that are presses of a player in play; "repeat" (second press of a round), "stuck"
+    # (held when armed) and "test" (button test) are not signals (docs/capture-protocol.md).
+    FORWARDED_PRESSES = frozenset({"won", "counted", "ineligible", "disarmed"})
+
     def on_capture_event(self, message: dict) -> None:
-        """``CaptureLink``'s ``on_event``: presses go to the engine; status changes go to the view."""
-        kind = message.get("type") or message.get("event")
+        """``CaptureLink``'s ``on_event``: presses go to the engine; status changes go to the view.
+
+        The capture numbers players from 1, the engine from 0: converted here, the one place they meet.
+        """
+        kind = message.get("event")
         try:
             with self._lock:
                 if kind == "press":
-                    if self._battle_id is None:
+                    if self._battle_id is None or message.get("status") not in self.FORWARDED_PRESSES:
                         return
-                    event = self.adapter.press_event(self._state, {**message, "source": "button"})
-                    if event is not None:
-                        self._submit(event, command_id=None)
-                    else:
-                        self._after_change(event={"type": "PressIgnored", "player": message.get("player")})
-                elif kind in ("status", "connected", "disconnected", "fault", "lockout", "button_test"):
-                    self._capture_connected = bool(self.capture is not None and self.capture.connected)
-                    if kind == "connected" or (kind == "status" and self._capture_connected):
-                        self._capture_plan = None  # a fresh capture process knows nothing: re-send
-                    self._after_change(event={"type": f"Capture{kind.title().replace('_', '')}",
-                                              **{k: v for k, v in message.items() if k != "type"}})
-        except (RulesError, StoreError, CommandRejected) as error:
-            # A press the rules refuse changes nothing; it is logged, and the view says so.
+                    press = {"player": int(message["player"]) - 1, "t_ns": int(message["t_ns"]), "source": "button"}
+                    self._submit(self.adapter.press_event(self._state, press), command_id=None)
+                elif kind in ("status", "fault", "reset_button"):
+                    if kind == "status":
+                        self._capture_status = {key: message.get(key) for key in (
+                            "mode", "factory", "precision", "degraded", "simulator", "stuck")}
+                    if kind == "reset_button":
+                        self._capture_plan = None  # the box went local: re-arm with our own eligible set
+                    self._after_change(event={"type": f"Capture_{kind}",
+                                              **{k: v for k, v in message.items() if k not in ("type", "event")}})
+        except (RulesError, StoreError, CommandRejected, KeyError, ValueError) as error:
+            # A press the rules refuse changes nothing; it is logged and the box keeps serving.
             log.info("capture event %s refused: %s", message, error)
 
+    def on_capture_connection(self, connected: bool) -> None:
+        """``CaptureLink``'s ``on_connection``: show the link on every page; re-send the plan on reconnect."""
+        with self._lock:
+            self._capture_connected = connected
+            self._capture_plan = None  # a fresh capture process knows nothing: re-send arm/disarm
+            self._after_change(event={"type": "CaptureConnected" if connected else "CaptureDisconnected"})
+
     # ------------------------------------------------------------------ internals
-    def _setup(self, args: dict, at_ns: int, command_id: str) -> None:
+    def _last_press_outcome(self, player: int, at_ns: int) -> str | None:
+        for press in reversed(self._view.get("presses") or []):
+            if press["player"] == player and press["t_ns"] == at_ns:
+                return press["outcome"]
+        return None
+
+    def _setup(self, args: dict, at_ns: int) -> None:
         event = self.adapter.setup_event(args, at_ns)
         battle_id = self.battles.create(event)
         self._battle_id = battle_id
@@ -243,7 +276,10 @@ class Session:
     def _button_test(self, args: dict) -> None:
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="button_test")
-        self.capture.button_test(bool(args.get("on", True)))
+        try:
+            self.capture.button_test(bool(args.get("on", True))).result(timeout=2)
+        except (CaptureError, TimeoutError) as error:
+            raise CommandRejected("error.capture_down", str(error), "button_test") from None
         self._after_change(event={"type": "ButtonTest", "on": bool(args.get("on", True))})
 
     def _submit(self, event, command_id: str | None) -> None:
@@ -259,7 +295,10 @@ class Session:
                 return  # the state moved on (answer judged, window reopened): this deadline is stale
             event = self.adapter.expiry_event(self._state, key, at_ns)
             try:
-                self._submit(event, command_id=f"deadline:{self._battle_id}:{key}:{at_ns}")
+                if event is None:
+                    self._after_change(event={"type": "DeadlinePassed", "deadline": key, "at_ns": at_ns})
+                else:
+                    self._submit(event, command_id=f"deadline:{self._battle_id}:{key}:{at_ns}")
             except RulesError as error:
                 log.warning("deadline %s at %d refused by the rules: %s", key, at_ns, error)
 
@@ -273,11 +312,11 @@ class Session:
                 if pending.get(key) != at_ns:
                     self.deadlines.set(key, at_ns, self._on_deadline)
         new_view = self._build_view()
-        changes = diff(self._view, new_view)
+        changes, removed = diff(self._view, new_view)
         self._view = new_view
         self._seq += 1
         self._outbox.put({"seq": self._seq, "server_now_ns": self.clock(), "event": event,
-                          "changes": copy.deepcopy(changes)})
+                          "changes": copy.deepcopy(changes), "removed": removed})
         if self._publisher is None:
             self._drain()
 
@@ -287,22 +326,22 @@ class Session:
         plan = self.adapter.capture_plan(self._state, self._battle_id)
         if plan == self._capture_plan:
             return
-        try:
-            if plan[0] == "arm":
-                self.capture.arm(list(plan[1]), plan[2])
-            else:
-                self.capture.disarm()
-            self._capture_plan = plan
-        except (CaptureError, OSError) as error:
-            # The box keeps running without buttons (the host can play "on claps"); the view shows the link.
-            log.warning("capture link refused %s: %s", plan, error)
-            self._capture_plan = None
+        # Commands are queued by the link (resent after a reconnect) and never block this lock; a refusal is
+        # logged: the box keeps running without buttons (the host can play "on claps") and the view shows it.
+        if plan[0] == "arm":
+            future = self.capture.arm([player + 1 for player in plan[1]], plan[2])  # the capture counts from 1
+        else:
+            future = self.capture.disarm()
+        self._capture_plan = plan
+        future.add_done_callback(lambda done: done.exception() and log.warning(
+            "capture link refused %s: %s", plan, done.exception()))
 
     def _build_view(self) -> dict:
         view = self.adapter.view(self._state, self._battle_id, self.clock()) if self._state is not None else {
             "battle": None}
         view["phones_enabled"] = self._phones_enabled
-        view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected}
+        view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected,
+                           **self._capture_status}
         view["simulator"] = self.simulator
         return view
 

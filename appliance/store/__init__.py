@@ -5,8 +5,8 @@ log. The formats are documented in docs/battle-log.md.
 """
 
 from appliance.store.errors import LogFormatError, StoreConflictError
-from appliance.store.eventlog import EventStore, StoredEvent
+from appliance.store.eventlog import STORE_FILE, EventStore, StoredEvent, open_store
 from appliance.store.jsonl import FORMAT, FORMAT_VERSION, dump_log, read_log, write_log
 
-__all__ = ["EventStore", "StoredEvent", "LogFormatError", "StoreConflictError", "FORMAT", "FORMAT_VERSION",
+__all__ = ["EventStore", "StoredEvent", "STORE_FILE", "open_store", "LogFormatError", "StoreConflictError", "FORMAT", "FORMAT_VERSION",
            "dump_log", "read_log", "write_log"]

@@ -153,3 +153,11 @@ def _decode(body: str, seq: int, battle_id: str) -> Event:
         return event_from_dict(json.loads(body))
     except (ValueError, BattleRuleError) as error:
         raise LogFormatError(str(error), line=seq, source=f"battle {battle_id}") from None
+
+
+STORE_FILE = "events.sqlite"
+
+
+def open_store(settings) -> EventStore:
+    """The box's event store: ``data_dir/events.sqlite`` (``settings`` is :class:`appliance.config.Settings`)."""
+    return EventStore(Path(settings.data_dir) / STORE_FILE)

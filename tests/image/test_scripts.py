@@ -62,8 +62,10 @@ def test_both_builders_install_with_the_same_script():
 
 def test_install_script_installs_offline_from_the_pinned_bundle():
     script = (IMAGE / "install-box.sh").read_text(encoding="utf-8")
-    pip = re.search(r"pip install(?:[^\n\\]|\\\n)*", script).group(0)
-    assert "--no-index" in pip and "requirements.lock" in pip
+    installs = [match.replace("\\\n", " ") for match in re.findall(r"pip install(?:[^\n\\]|\\\n)*", script)]
+    assert installs and all("--no-index" in command for command in installs)  # nothing from the network
+    (project,) = [command for command in installs if command.split()[-1] == "svoyak"]
+    assert '-c "$BUNDLE/requirements.lock"' in project
 
 
 def test_dev_installs_the_tools_the_image_tests_use():

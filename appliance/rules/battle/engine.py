@@ -25,10 +25,17 @@ from typing import Callable
 
 from appliance.rules.battle import events as ev
 from appliance.rules.battle.errors import BattleRuleError
-from appliance.rules.battle.state import (NEVER_NS, Appeal, BattleState, Correction, Press, Question, Ruling, Theme,
+from appliance.rules.battle.state import (NEVER_NS, UNDO_DEPTH, Appeal, BattleState, Correction, Press, Question, Ruling, Theme,
                                           Undone)
 
-replace = dataclasses.replace
+def replace(obj, **changes):
+    """``dataclasses.replace`` for the engine's own frozen records, without re-running ``__init__`` (the
+    engine validates before it builds; measured: about 5x faster, the bulk of an event's cost)."""
+    new = object.__new__(type(obj))
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    fields.update(changes)
+    return new
 
 
 def _refuse(state: BattleState | None, key: str, message: str, event: ev.Event, player: int | None = None):
@@ -89,16 +96,12 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
     if isinstance(event.at_ns, bool) or not isinstance(event.at_ns, int) or event.at_ns < 0:
         refuse("players", "at_ns is a CLOCK_MONOTONIC timestamp in ns, 0 or more")
     return BattleState(setup=event, profile=profile, players=players, scores=(0,) * len(players), mode=event.mode,
-                       seq=1, last_at_ns=event.at_ns, last_event=event)
+                       seq=1, last_at_ns=event.at_ns)
 
 
 # ------------------------------------------------------------------------------------------------ helpers
 def _with_question(state: BattleState, question: Question, **changes) -> BattleState:
     return replace(state, questions=state.questions[:-1] + (question,), **changes)
-
-
-def _value(question: Question) -> int:
-    return question.value_points
 
 
 def _end_question(state: BattleState, question: Question, outcome: str, at_ns: int, scores: tuple) -> BattleState:
@@ -133,7 +136,8 @@ def press_outcome(state: BattleState, question: Question, player: int, at_ns: in
         return "late"  # timestamps decide, not arrival (eurocup 2.5, 2.9)
     if question.answerer is not None:
         if question.pointed_ns is None and question.answerer_press_ns is not None \
-                and at_ns < question.answerer_press_ns:
+                and at_ns < question.answerer_press_ns \
+                and (question.reopened_ns is None or at_ns >= question.reopened_ns):
             return "answerer"  # it arrived later but happened first: the earliest edge wins
         if profile.presses_during_answer == "queue" and question.pointed_ns is not None \
                 and at_ns >= question.pointed_ns:
@@ -191,7 +195,10 @@ def _price_announced(state: BattleState, event: ev.PriceAnnounced) -> BattleStat
     if theme.shootout and state.profile.shootout_method == "shootout_question":
         from appliance.rules.battle.standings import standings
 
-        participants = standings(state).shootout.players  # the players still tied (northern-owl 3.3)
+        call = standings(state).shootout
+        if call is None:
+            _refuse(state, "tie_break", "the tie is broken: no more shoot-out questions", event)
+        participants = call.players  # the players still tied (northern-owl 3.3)
     question = Question(index=len(state.questions), theme=theme.index, number=state.questions_in_theme,
                         value_points=value, red=theme.red, shootout=theme.shootout, participants=participants,
                         announced_ns=event.at_ns)
@@ -209,6 +216,8 @@ def _reading_started(state: BattleState, event: ev.ReadingStarted) -> BattleStat
     question = _open_question(state, event)
     if question.reading != "not_started":
         _refuse(state, "press_open", "the reading has already started", event)
+    if question.answerer is not None:
+        _refuse(state, "press_open", "someone signalled before the reading: rule on the answer first", event)
     return _with_question(state, replace(question, reading="reading", reading_started_ns=event.at_ns))
 
 
@@ -387,6 +396,8 @@ def _time_called(state: BattleState, event: ev.TimeCalled) -> BattleState:
     question = _open_question(state, event)
     if question.answerer is not None:
         deadline = question.answer_deadline_ns
+        if state.profile.answer_limit_ms and question.pointed_ns is None:
+            _refuse(state, "answer_limit", "the answer time starts when the host points to the answerer", event)
         if deadline is not None and event.at_ns < deadline:
             _refuse(state, "answer_limit", f"the answer time runs {(deadline - event.at_ns) / 1e9:.1f} s more",
                     event)
@@ -553,18 +564,19 @@ def _mode_changed(state: BattleState, event: ev.ModeChanged) -> BattleState:
 
 
 def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
-    replay: list[ev.Event] = []
-    cursor = state
-    while cursor is not None and cursor.last_event is not None and not cursor.last_event.is_host_action:
-        replay.append(cursor.last_event)
-        cursor = cursor.previous
-    if cursor is None or cursor.previous is None or isinstance(cursor.last_event, ev.BattleSetUp):
-        _refuse(state, "corrections", "there is no host action to undo", event)
-    undone = cursor.last_event
-    restored = cursor.previous
-    for later in reversed(replay):  # presses and expiries after the undone action stand if still valid
+    history = state.history
+    index = len(history) - 1
+    later: list[ev.Event] = []
+    while index >= 0 and not history[index][1].is_host_action:
+        later.append(history[index][1])
+        index -= 1
+    if index < 0:
+        _refuse(state, "corrections", f"there is no host action to undo among the last {UNDO_DEPTH} events", event)
+    before, undone = history[index]
+    restored = replace(before, history=history[:index])
+    for late in reversed(later):  # presses and expiries after the undone action stand if still valid
         try:
-            restored = apply(restored, later)
+            restored = apply(restored, late)
         except BattleRuleError:
             continue
     return replace(restored, undone=state.undone + (Undone(event.at_ns, undone),))
@@ -612,15 +624,19 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
         _refuse(state, "players", f"{type(event).__name__} is not a battle event", event)
     at_ns = event.at_ns
     if isinstance(at_ns, bool) or not isinstance(at_ns, int) or at_ns < 0:
-        _refuse(state, "players", f"at_ns must be a CLOCK_MONOTONIC timestamp in ns, not {at_ns!r}", event)
+        raise BattleRuleError("event order", f"at_ns must be a CLOCK_MONOTONIC timestamp in ns, not {at_ns!r}",
+                              event=event)
     if event.is_host_action and at_ns < state.last_at_ns and not isinstance(event, ev.ButtonPressed):
         # host commands and timers are stamped on receipt, in order; only presses may carry an earlier edge time
-        _refuse(state, "players", "a host action cannot be earlier than the last event", event)
+        raise BattleRuleError("event order", "a host action cannot be stamped earlier than the last event",
+                              event=event)
     new = handler(state, event)
     if isinstance(event, ev.ActionUndone):
         return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))
-    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), last_event=event,
-                   previous=state)
+    history = state.history + ((replace(state, history=()), event),)
+    if len(history) > UNDO_DEPTH:
+        history = history[-UNDO_DEPTH:]
+    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=history)
 
 
 def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:

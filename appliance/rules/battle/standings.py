@@ -116,6 +116,10 @@ def standings(state: BattleState) -> Standings:
     if limit is None and profile.ranking_shootout_limit >= 0:
         limit = profile.ranking_shootout_limit
     played = state.shootout_themes_played
+    theme = state.theme
+    in_progress = theme is not None and theme.shootout and not state.is_theme_complete
+    if in_progress:
+        played -= 1  # the theme being played is not spent yet
     exhausted = method is None or (limit is not None and played >= limit)
     methods = before + (after if exhausted else ())
 
@@ -162,9 +166,8 @@ def standings(state: BattleState) -> Standings:
                 place_to=last, indicators=dict(zip(methods, indicators)), placement_points=shared_points,
                 absent=player in state.setup.absent))
         place = last + 1
-    theme = state.theme
-    if method == "shootout_theme" and theme is not None and theme.shootout and not state.is_theme_complete:
+    if method == "shootout_theme" and in_progress:
         # a shoot-out theme is decided only when it ends (eurocup 2.4, northern-owl 3.3): until then it is
         # the shoot-out being played, whatever the score says in between
-        shootout = ShootoutCall(players=theme.participants, places=theme.places, method=method, number=played)
+        shootout = ShootoutCall(players=theme.participants, places=theme.places, method=method, number=played + 1)
     return Standings(lines=tuple(lines), shootout=shootout, unresolved=tuple(unresolved), methods_used=methods)

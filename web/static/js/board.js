@@ -22,10 +22,10 @@
     $("scoreboard").hidden = !battle || !!battle.finished;
     $("standings").hidden = !(battle && battle.finished);
     if (!battle) return;
-    if (battle.finished) return renderStandings();
-    const q = view.question;
-    $("board-theme").replaceChildren(q ? el("span", { class: q.red ? "red" : "" }, q.theme_name) : "");
-    $("board-price").textContent = q ? String(q.price) : "";
+    if (battle.finished) renderStandings();
+    const q = view.question, th = view.theme;
+    $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, th.name) : "");
+    $("board-price").textContent = q && !q.over ? String(q.price) : "";
     $("board-players").replaceChildren(...view.players.map((p) => el("li", {
         class: "board-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : ""),
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index } },

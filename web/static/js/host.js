@@ -100,19 +100,30 @@
   $("phones").addEventListener("click", () => send("phones", { enabled: !view.phones_enabled }));
   $("correction-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    tryCommand("correct", { player: Number($("corr-player").value), delta: Number($("corr-delta").value || 0),
-                            reason: $("corr-reason").value });
+    send("correct", { question: Number($("corr-question").value), player: Number($("corr-player").value),
+                      correct: $("corr-verdict").value === "1", reason: $("corr-reason").value });
   });
+  $("appeal").addEventListener("click", () => send("appeal", {
+    question: Number($("corr-question").value), player: Number($("corr-player").value), claim: $("corr-reason").value }));
 
-  const KEYS = { n: "next", r: "reading_done", "+": "right", "=": "right", Enter: "right", "-": "wrong",
-                 Backspace: "wrong", c: "clarify", t: "time", w: "withdraw", z: "undo" };
+  const KEYS = { n: "next", r: "reading_done", " ": "point", "+": "right", "=": "right", "-": "wrong",
+                 f: "short_form", c: "clarify", e: "extend", t: "time", w: "withdraw", z: "undo" };
   document.addEventListener("keydown", (e) => {
     if (!view || $("run").hidden || e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-    const cmd = KEYS[key] || KEYS[{ "т": "n", "к": "r", "с": "c", "е": "t", "ц": "w", "я": "z" }[key]];
+    // the same physical keys on a Russian layout (ЙЦУКЕН)
+    const cmd = KEYS[key] || KEYS[{ "т": "n", "к": "r", "а": "f", "с": "c", "у": "e", "е": "t", "ц": "w", "я": "z" }[key]];
     if (cmd) { e.preventDefault(); tryCommand(cmd); }
     if (/^[1-4]$/.test(key) && view.battle && view.battle.on_claps) tryCommand("pick", { player: Number(key) - 1 });
   });
+
+  // Keep the host's own choice across updates; until he chooses, the first option (the latest question) holds.
+  function fillSelect(select, options) {
+    const keep = select.value;
+    select.replaceChildren(...options.map(([value, label]) => el("option", { value }, label)));
+    if (select.dataset.touched && [...select.options].some((o) => o.value === keep)) select.value = keep;
+  }
+  for (const id of ["corr-question", "corr-player"]) $(id).addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
 
   function render() {
     if (!view) return;
@@ -121,10 +132,13 @@
       return;
     }
     show("run");
-    const q = view.question;
-    $("question-title").replaceChildren(
-      q ? el("span", { class: "theme-name" + (q.red ? " red" : "") }, q.theme_name) : el("span", {}, view.battle.finished ? t("host.finished") : ""),
-      q ? el("span", { class: "price" }, String(q.price)) : null);
+    const q = view.question, th = view.theme;
+    $("question-title").replaceChildren(...[
+      th ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
+      q && !q.over ? el("span", { class: "price" }, String(q.price)) : null,
+      view.battle.finished ? el("span", {}, t("host.finished")) : null].filter(Boolean));
+    const answerer = view.answerer !== null && view.answerer !== undefined ? view.players[view.answerer] : null;
+    $("point").textContent = answerer ? t("cmd.point_name").replace("{name}", answerer.name) : t("cmd.point");
     document.querySelectorAll("[data-cmd]").forEach((b) => {
       const ok = allowed(b.dataset.cmd);
       b.classList.toggle("is-disabled", !ok);
@@ -138,7 +152,13 @@
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index },
         onclick: () => { if (view.battle.on_claps) tryCommand("pick", { player: p.index }); } },
       el("span", { class: "name" }, p.name), el("span", { class: "score" }, String(p.score)))));
-    $("corr-player").replaceChildren(...view.players.map((p) => el("option", { value: p.index }, p.name)));
+    fillSelect($("corr-player"), view.players.map((p) => [p.index, p.name]));
+    fillSelect($("corr-question"), (view.questions || []).map((q) => [q.index, q.theme_name + " · " + q.price]).reverse());
+    $("appeals").replaceChildren(...(view.appeals || []).map((a) => el("li", {},
+      view.players[a.player].name + " · " + t("host.question_n") + " " + (a.question + 1) + (a.claim ? " · " + a.claim : "") + " ",
+      a.decided ? el("b", {}, t(a.accepted ? "cmd.appeal_accept" : "cmd.appeal_reject")) : [
+        el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: true, correct: true }) }, t("cmd.appeal_accept")),
+        el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: false }) }, t("cmd.appeal_reject"))])));
     S.renderPresses($("host-presses"), view);
   }
 

@@ -57,8 +57,9 @@
     }
     link.serverNowMs = () => performance.now() + link.offsetMs;
 
-    socket.on("connect", () => setIndicator("connecting"));
-    socket.on("disconnect", () => setIndicator("offline"));
+    // hello and snapshot are sent from the server's connect handler and may arrive before "connect" fires
+    socket.on("connect", () => setIndicator(link.seq >= 0 ? "online" : "connecting"));
+    socket.on("disconnect", () => { link.seq = -1; setIndicator("offline"); });
     socket.on("connect_error", (err) => {
       setIndicator("offline");
       if (err && err.data && err.data.code) {
@@ -89,9 +90,8 @@
         return;
       }
       clock(update.server_now_ns);
-      for (const [key, value] of Object.entries(update.changes)) {
-        if (value === null) delete link.view[key]; else link.view[key] = value;
-      }
+      Object.assign(link.view, update.changes);
+      for (const key of update.removed) delete link.view[key];
       link.seq = update.seq;
       setCapture(link.view);
       document.body.dataset.seq = String(link.seq);

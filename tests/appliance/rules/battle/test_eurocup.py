@@ -68,7 +68,9 @@ def test_2_7_no_short_form_once_the_question_was_read_to_the_end(game):
 
 def test_2_8_time_is_called_only_after_3_s_and_then_the_answer_is_wrong(game):
     g = game("eurocup")
-    g.theme(); g.price(); g.read(); g.finish(); g.press(0); g.point(0)
+    g.theme(); g.price(); g.read(); g.finish(); g.press(0)
+    assert g.refused(TimeCalled(at_ns=g.tick(5))).rule == "eurocup 2.8"  # the 3 s start when the host points
+    g.point(0)
     error = g.refused(TimeCalled(at_ns=g.tick(2.5)))
     assert error.rule == "eurocup 2.8"
     g.at(g.time + 0.6).do(TimeCalled(at_ns=ns(g.time)))
@@ -193,3 +195,15 @@ def test_bad_input_is_refused_with_the_rule_and_changes_nothing(game):
     assert g.refused(AnswererPointed(at_ns=g.tick(), player=1)).rule == "eurocup 2.6"  # nobody signalled
     g.press(0)
     assert g.refused(AnswererPointed(at_ns=g.tick(), player=1)).rule == "eurocup 2.6"  # Аня signalled first
+
+
+def test_2_5_a_signal_right_after_the_price_is_answered_before_any_reading(game):
+    from appliance.rules.battle import ReadingStarted
+
+    g = game("eurocup")
+    g.theme(); g.price(); g.press(1)
+    assert g.refused(ReadingStarted(at_ns=g.tick())).rule == "eurocup 2.5"
+    g.point(1); g.wrong()
+    g.read()  # then the question is read for the others
+    g.press(2, after=1.0)
+    assert g.state.answerer == 2 and g.state.current_question.reading == "interrupted"

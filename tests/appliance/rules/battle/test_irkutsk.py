@@ -78,3 +78,31 @@ def test_3_7_no_appeals_and_a_ruling_is_corrected_only_before_the_next_question(
     assert g.state.scores == (10, 10, 0)
     g.question()
     assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=1, correct=False)).rule == "irkutsk 3.7"
+
+
+def test_timestamps_decide_an_earlier_edge_that_arrives_late_takes_the_turn_back(game):
+    from appliance.rules.battle import ButtonPressed
+
+    g = game("irkutsk", players=PLAYERS)
+    g.theme(); g.price(); g.read(); g.finish()
+    g.do(ButtonPressed(at_ns=5_000_000_000, player=2))
+    g.do(ButtonPressed(at_ns=4_999_000_000, player=1))  # happened 1 ms earlier, arrived later
+    assert g.state.answerer == 1
+    assert [(p["player"], p["outcome"]) for p in g.state.press_order()] == [(1, "answerer"), (2, "beaten")]
+
+
+def test_3_4_a_press_given_during_an_answer_that_arrives_after_minus_still_does_not_count(game):
+    from appliance.rules.battle import ButtonPressed
+
+    g = game("irkutsk", players=PLAYERS)
+    g.theme(); g.price(); g.read(); g.finish()
+    g.at(1).press(0); g.point(0)
+    during = ns_of(g.time + 0.5)
+    g.at(g.time + 1).wrong()  # "Минус"
+    g.press(2, after=0.3)  # Вера after "Минус": she answers
+    g.do(ButtonPressed(at_ns=during, player=1))  # Борис pressed during Аня's answer; it arrives only now
+    assert g.state.answerer == 2 and g.last_press().outcome == "during_answer"
+
+
+def ns_of(seconds):
+    return round(seconds * 1_000_000_000)

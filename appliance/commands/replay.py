@@ -1,0 +1,119 @@
+"""``svoyak replay LOG``: replay a battle log (JSON Lines, docs/battle-log.md) and print the final state and
+standings as JSON. A line the rules refuse stops the replay there: the error names the line and the rule, and
+the exit status is 1."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("log", help="battle log in JSON Lines (docs/battle-log.md), - for standard input, or the "
+                                    "box's SQLite event store (then --battle)")
+    parser.add_argument("--battle", help="with an SQLite store: the battle id (default: the newest battle)")
+    parser.add_argument("--questions", action="store_true", help="include every question in the output")
+
+
+def is_sqlite(path: str) -> bool:
+    if path == "-":
+        return False
+    try:
+        with open(path, "rb") as file:
+            return file.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def replay_store(path: str, battle: str | None):
+    """(header, state, events applied) from the box's SQLite store; ``.line`` of an error is the event's seq."""
+    from appliance.errors import StoreError
+    from appliance.rules.battle import BattleRuleError, apply
+    from appliance.store import EventStore
+
+    with EventStore(path) as store:
+        ids = store.battle_ids()
+        if not ids:
+            raise StoreError(f"{path}: the store holds no battle")
+        battle = battle or ids[-1]
+        if battle not in ids:
+            raise StoreError(f"{path}: no battle {battle!r}; have {', '.join(ids)}")
+        state = None
+        for row in store.read(battle):
+            try:
+                state = apply(state, row.event)
+            except BattleRuleError as error:
+                error.line = row.seq
+                raise
+    return {"format": "svoyak-battle-log", "version": 1, "battle_id": battle}, state, state.seq
+
+
+def load(args):
+    """(header, state, count, source) for ``args.log``, a JSON Lines file, stdin or an SQLite store."""
+    source = "<stdin>" if args.log == "-" else args.log
+    if is_sqlite(args.log):
+        header, state, count = replay_store(args.log, getattr(args, "battle", None))
+        return header, state, count, source
+    file = sys.stdin if args.log == "-" else open(args.log, encoding="utf-8")
+    try:
+        header, state, count = replay_file(file, source)
+    finally:
+        if file is not sys.stdin:
+            file.close()
+    return header, state, count, source
+
+
+def replay_file(file, source: str):
+    """(header, state, events applied); raises LogFormatError or a BattleRuleError carrying ``.line``."""
+    from appliance.rules.battle import BattleRuleError, apply
+    from appliance.store.jsonl import iter_log
+
+    rows = iter_log(file, source)
+    _, header = next(rows)
+    state = None
+    count = 0
+    for line, event in rows:
+        try:
+            state = apply(state, event)
+        except BattleRuleError as error:
+            error.line = line
+            raise
+        count += 1
+    return header, state, count
+
+
+def result_dict(header: dict, state, include_questions: bool = False) -> dict:
+    from appliance.rules.battle import snapshot, standings
+
+    table = standings(state)
+    return {
+        "battle_id": header.get("battle_id"),
+        "events": state.seq,
+        "profile": state.profile.name,
+        "is_over": state.is_over,
+        "phase": state.phase,
+        "scores": {name: score for name, score in zip(state.players, state.scores)},
+        "standings": [{"player": line.player, "name": line.name, "score": line.score, "place": line.place,
+                       "place_to": line.place_to, "indicators": line.indicators,
+                       "placement_points": line.placement_points, "absent": line.absent} for line in table.lines],
+        "shootout": table.to_dict()["shootout"],
+        "unresolved_ties": table.to_dict()["unresolved_ties"],
+        "state": snapshot(state, with_questions=include_questions),
+    }
+
+
+def run(args) -> int:
+    from appliance.rules.battle import BattleRuleError
+
+    source = "<stdin>" if args.log == "-" else args.log
+    try:
+        header, state, _count, source = load(args)
+    except BattleRuleError as error:
+        print(f"svoyak replay: {source}:{error.line}: refused by {error.rule}: {error.message}", file=sys.stderr)
+        return 1
+    if state is None:
+        print(f"svoyak replay: {source}: the log holds no events", file=sys.stderr)
+        return 1
+    json.dump(result_dict(header, state, args.questions), sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+    return 0

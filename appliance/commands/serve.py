@@ -1,0 +1,96 @@
+"""``svoyak serve``: the web server alone (the box's systemd unit runs this).
+
+gunicorn with the gthread worker: one worker (the session, its timers and the capture link live in one
+process), many threads (each WebSocket holds one: 30 scoreboards, phones, the host). Not Werkzeug's dev
+server. The worker builds the app (no preload: threads must not cross a fork) and then tells systemd
+READY=1 and pings its watchdog while the session is healthy.
+"""
+
+from __future__ import annotations
+
+import sys
+
+DEFAULT_THREADS = 100
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--host", help="address to bind (setting web_host)")
+    parser.add_argument("--port", type=int, help="TCP port (setting web_port)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="worker threads (one per WebSocket)")
+    parser.add_argument("--simulator", action="store_true", default=None, help="show the on-screen buzzers")
+
+
+def settings_from(args):
+    from appliance import config
+
+    overrides = {}
+    if getattr(args, "host", None):
+        overrides["web_host"] = args.host
+    if getattr(args, "port", None):
+        overrides["web_port"] = args.port
+    if getattr(args, "simulator", None):
+        overrides["simulator"] = True
+    return config.load(overrides=overrides)
+
+
+def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None) -> int:
+    """Run gunicorn (gthread, 1 worker) serving :func:`web.create_app` until a signal stops it."""
+    from gunicorn.app.base import BaseApplication
+
+    from appliance.service.notify import Notifier, systemd_environment
+
+    notify_socket, watchdog_usec = systemd_environment(pop=True)
+
+    class Server(BaseApplication):
+        def load_config(self) -> None:
+            self.cfg.set("bind", [f"{settings.web_host}:{settings.web_port}"])
+            self.cfg.set("workers", 1)
+            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("threads", threads)
+            self.cfg.set("timeout", 30)
+            self.cfg.set("graceful_timeout", 5)
+            self.cfg.set("keepalive", 5)
+            self.cfg.set("accesslog", None)
+            self.cfg.set("control_socket_disable", True)  # no admin socket in $HOME on the box
+            self.cfg.set("post_worker_init", post_worker_init)
+
+        def load(self):
+            from web import create_app
+
+            return create_app(settings)
+
+    def post_worker_init(worker) -> None:
+        hub = worker.wsgi.extensions["svoyak.hub"]
+        notifier = Notifier(notify_socket)
+        notifier.send("READY=1\nSTATUS=serving on port %d" % settings.web_port)
+        notifier.start_watchdog(watchdog_usec, hub.session.is_healthy)
+        if on_ready is not None:
+            on_ready()
+
+    sys.argv = sys.argv[:1]  # gunicorn parses sys.argv; our flags are not its
+    Server().run()
+    return 0
+
+
+def describe(settings) -> str:
+    """The URLs and PIN a person needs, for the console."""
+    from appliance.service.identity import load_or_create
+
+    identity = load_or_create(settings)
+    shown = "127.0.0.1" if settings.web_host in ("0.0.0.0", "::") else settings.web_host
+    base = f"http://{shown}:{settings.web_port}"
+    lines = [
+        f"svoyak: box {identity.box_name}, host PIN {identity.host_pin}",
+        f"  host page   {base}/host",
+        f"  scoreboard  {base}/board",
+        f"  watch       {base}/watch",
+    ]
+    if settings.simulator:
+        lines.append(f"  simulator   {base}/sim   (keys 1-4 press the players' buttons)")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    settings = settings_from(args)
+    print(describe(settings), flush=True)
+    return serve(settings, threads=args.threads)

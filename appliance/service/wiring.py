@@ -1,0 +1,36 @@
+"""The composition of the serving process's services: event store, battles, capture link, live session.
+
+``build_session(settings)`` is called once, by the web app factory's default services, in the process that
+serves (the gunicorn worker: threads are never started before a fork).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from appliance.config import Settings
+
+EVENT_STORE_FILE = "events.sqlite"
+
+
+def build_session(settings: Settings):
+    """A started :class:`Session` over ``data_dir/events.sqlite``, linked to the capture service's socket.
+
+    The link connects (and reconnects) in the background; until it does, the pages show "buttons not
+    connected" and the host may play "on claps" or with phones.
+    """
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.capture_link import CaptureLink
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+
+    battles = Battles(EventStore(Path(settings.data_dir) / EVENT_STORE_FILE))
+    session = Session(battles, BattleAdapter(), simulator=settings.simulator)
+    link = CaptureLink(settings.capture_socket, on_event=session.on_capture_event,
+                       heartbeat_ms=settings.capture_heartbeat_ms, timeout_ms=settings.capture_link_timeout_ms,
+                       on_connection=session.on_capture_connection, client_name="appliance")
+    session.capture = link
+    session.start()
+    link.start()
+    return session

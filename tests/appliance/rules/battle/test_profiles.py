@@ -1,0 +1,74 @@
+"""Rules profiles: one TOML file per regulation, every rule field commented, organisers can copy them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from appliance.rules.battle import ProfileError, load_profile, profile_from_dict, profile_names, profile_to_dict
+from appliance.rules.battle.profile import PROFILES_DIR
+
+SHIPPED = ["eurocup", "eurocup-final", "irkutsk", "mubc", "mubc-final", "northern-owl", "northern-owl-final",
+           "youth-cup", "youth-cup-final"]
+
+
+def test_every_regulation_and_stage_is_shipped():
+    assert profile_names() == SHIPPED
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_rule_field_is_commented_with_its_reason(name):
+    table = None
+    for line in (PROFILES_DIR / f"{name}.toml").read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"^\[(\w+)\]", line)
+        if heading:
+            table = heading.group(1)
+        elif table not in ("profile", "sections") and re.match(r"^[a-z_]+ *=", line):
+            assert "#" in line, f"{name}.toml [{table}] {line.split('=')[0].strip()} has no comment"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_profile_round_trips_through_its_dict_form(name):
+    profile = load_profile(name)
+    assert profile_from_dict(profile_to_dict(profile)) == profile
+    assert profile.name == name
+
+
+def test_an_organiser_copies_a_profile_and_changes_a_rule(tmp_path):
+    text = (PROFILES_DIR / "eurocup.toml").read_text(encoding="utf-8")
+    text = text.replace('name = "eurocup"', 'name = "club-cup"').replace("window_after_reading_ms = 7000",
+                                                                          "window_after_reading_ms = 5000")
+    path = tmp_path / "club-cup.toml"
+    path.write_text(text, encoding="utf-8")
+    profile = load_profile(path)
+    assert profile.name == "club-cup" and profile.presses_window_after_reading_ms == 5000
+    assert profile.cite("answer_limit") == "club-cup 2.8"
+
+
+@pytest.mark.parametrize("change, words", [
+    (("presses", "during_answer", "sometimes"), "one of: queue, ignore"),
+    (("answer", "limit_ms", "3s"), "must be an integer"),
+    (("answer", "limit_ms", -1), "must not be negative"),
+    (("players", "max", 6), "2 <= min <= max <= 4"),
+    (("ranking", "tie_break", ["coin_toss"]), "may only hold"),
+    (("ranking", "tie_break", ["shootout_theme", "shootout_question"]), "one shoot-out method"),
+    (("ranking", "placement_points", [3, 2]), "places 1-4"),
+    (("presses", "colour", "red"), "unknown keys colour"),
+])
+def test_a_bad_profile_is_refused_naming_the_field(change, words):
+    data = profile_to_dict(load_profile("eurocup"))
+    table, key, value = change
+    data[table][key] = value
+    with pytest.raises(ProfileError) as info:
+        profile_from_dict(data, source="bad.toml")
+    assert words in str(info.value) and str(info.value).startswith("bad.toml")
+
+
+def test_unknown_profile_and_bad_toml(tmp_path):
+    with pytest.raises(ProfileError, match="no rules profile 'nope'"):
+        load_profile("nope")
+    path = tmp_path / "broken.toml"
+    path.write_text("[profile\nname=", encoding="utf-8")
+    with pytest.raises(ProfileError, match="not valid TOML"):
+        load_profile(path)

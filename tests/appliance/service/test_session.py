@@ -1,0 +1,151 @@
+"""The live session, played as a battle: host commands, button presses through the capture link, the press
+window's deadline, numbered updates. Real engine, in-memory store, a clock moved by hand, no threads."""
+
+from __future__ import annotations
+
+import pytest
+
+from appliance.rules.battle import BattleRuleError
+from appliance.service.session import CommandRejected, diff
+
+from .conftest import setup_args
+
+
+def command(session, name, **args):
+    session.command_counter = getattr(session, "command_counter", 0) + 1
+    return session.command(name, args, f"c{session.command_counter}")
+
+
+def test_a_question_played_through_buttons(session, capture, clock):
+    command(session, "setup", **setup_args())
+    assert capture.commands[-1] == ("disarm",)
+    command(session, "next")                      # theme "Реки"
+    command(session, "next")                      # price 10 and reading starts
+    # eurocup 2.5: a signal may come from the price announcement: every player armed (the capture counts from 1)
+    assert capture.commands[-1][:2] == ("arm", (1, 2, 3))
+    clock.advance(1500)
+    capture.press(2, t_ns=clock.now_ns - 300_000)          # Борис, 0.3 ms before the callback ran
+    capture.press(3, t_ns=clock.now_ns - 100_000, status="counted")
+    view = session.snapshot()["view"]
+    assert view["answerer"] == 1
+    assert [p["player"] for p in view["presses"]] == [1, 2]
+    assert view["presses"][1]["gap_ms"] == pytest.approx(0.2)
+    assert view["presses"][0]["t_ns"] == clock.now_ns - 300_000   # the kernel timestamp, kept end to end
+    command(session, "point")
+    command(session, "right")
+    view = session.snapshot()["view"]
+    assert [p["score"] for p in view["players"]] == [0, 10, 0]   # eurocup 2.3
+    assert capture.commands[-1] == ("disarm",)
+
+
+def test_the_press_window_expires_at_its_deadline_not_when_the_timer_woke(session, clock):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    command(session, "reading_done")
+    closes = session.state.press_window_closes_ns
+    assert closes == clock.now_ns + 7000 * 10**6                  # eurocup 2.5: 7 s after the reading ends
+    clock.advance(6999)
+    assert session.deadlines.run_due() == 0
+    clock.advance(50)                                           # the timer woke 49 ms late
+    assert session.deadlines.run_due() == 1
+    assert session.state.questions[-1].outcome == "unanswered"  # eurocup 2.11.3
+    assert session.state.questions[-1].ended_ns == closes
+
+
+def test_a_stale_deadline_feeds_nothing(session, capture, clock):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    command(session, "reading_done")
+    clock.advance(1000)
+    capture.press(1, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "right")                                   # the question ended before the window closed
+    clock.advance(10_000)
+    session.deadlines.run_due()
+    assert session.state.questions[-1].outcome == "right"
+
+
+def test_updates_are_numbered_without_gaps_and_carry_only_changes(session):
+    start = session.seq
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    numbers = [update["seq"] for update in session.updates]
+    assert numbers == list(range(1, session.seq + 1))
+    assert session.seq > start
+    last = session.updates[-1]
+    assert "players" not in last["changes"]                     # unchanged keys are not resent
+    assert last["event"]["type"] == "ThemeStarted"
+
+
+def test_a_repeated_command_id_is_applied_once(session):
+    command(session, "setup", **setup_args())
+    first = session.command("next", {}, "tap-1")
+    again = session.command("next", {}, "tap-1")                 # a resend after a lost ack, or a double tap
+    assert again == {**first, "duplicate": True}
+    assert len(session.state.themes) == 1
+
+
+def test_a_command_the_rules_refuse_changes_nothing(session):
+    command(session, "setup", **setup_args())
+    before = session.seq, session.state
+    with pytest.raises(BattleRuleError) as refused:
+        command(session, "right")                               # nobody is answering
+    assert refused.value.rule == "eurocup 2.6"
+    assert (session.seq, session.state) == before
+
+
+def test_commands_before_a_battle_and_unknown_commands_are_refused(session):
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "next")
+    assert refused.value.code == "error.no_battle"
+    command(session, "setup", **setup_args())
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "dance")
+    assert refused.value.code == "error.bad_command"
+
+
+def test_allowed_commands_come_from_the_engine(session):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    allowed = session.snapshot()["view"]["allowed"]
+    assert allowed["reading_done"] is None
+    assert allowed["right"]["rule"] == "eurocup 2.6"            # nobody answers yet, and the page says why
+    assert allowed["right"]["ru"].startswith("Регламент")
+    assert allowed["clarify"]["rule"].startswith("eurocup")     # eurocup has no "уточните"
+
+
+def test_phone_presses_only_when_the_host_enables_them(session, clock):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    with pytest.raises(CommandRejected) as refused:
+        session.phone_press(0, "p1")
+    assert refused.value.code == "error.phones_off"
+    command(session, "phones", enabled=True)
+    result = session.phone_press(0, "p2")
+    assert result["counted"]
+    assert session.phone_press(0, "p2")["duplicate"]
+    assert session.snapshot()["view"]["presses"][0]["source"] == "phone"
+
+
+def test_the_simulator_presses_through_the_capture_link(session, capture):
+    session.simulate(0, "press")
+    session.simulate(0, "release")
+    assert capture.commands[-2:] == [("sim_press", 1), ("sim_release", 1)]
+    capture.connected = False
+    with pytest.raises(CommandRejected):
+        session.simulate(0, "press")
+
+
+def test_capture_link_state_shows_in_the_view(session, capture):
+    session.on_capture_connection(False)
+    assert session.snapshot()["view"]["capture"]["connected"] is False
+    session.on_capture_connection(True)
+    assert session.snapshot()["view"]["capture"]["connected"] is True
+
+
+def test_diff_marks_removed_keys_apart_from_null_values():
+    assert diff({"a": 1, "b": 2}, {"a": None}) == ({"a": None}, ["b"])

@@ -1,0 +1,144 @@
+"""The pin backend seam: every factory's ticks are CLOCK_MONOTONIC integer nanoseconds, exactly."""
+
+from __future__ import annotations
+
+import sys
+import time
+import types
+import weakref
+
+import pytest
+
+from appliance.errors import DegradedModeWarning
+from gpio import pins
+
+
+class FakeLgpioModule(types.ModuleType):
+    """Enough of the lgpio module for gpiozero.pins.lgpio to import on a machine without the C library."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return hash(name) & 0xFF
+
+
+@pytest.fixture
+def lgpio_classes(monkeypatch):
+    monkeypatch.setitem(sys.modules, "lgpio", FakeLgpioModule("lgpio"))
+    sys.modules.pop("gpiozero.pins.lgpio", None)
+    pins._lgpio_classes.cache_clear()
+    try:
+        yield pins._lgpio_classes()
+    finally:
+        sys.modules.pop("gpiozero.pins.lgpio", None)
+        pins._lgpio_classes.cache_clear()
+
+
+def test_lgpio_pin_passes_the_kernel_timestamp_through_as_integer_nanoseconds(lgpio_classes):
+    from gpiozero.pins.lgpio import LGPIOPin
+
+    factory_class, pin_class = lgpio_classes
+    seen = []
+
+    def handler(ticks, state):
+        seen.append((ticks, state))
+
+    # 2**53 + 1 ns (104 days of uptime): gpiozero's own LGPIOPin would hand on ticks / 1e9, a float that can no
+    # longer tell this nanosecond from its neighbour.
+    kernel_ns = 2**53 + 1
+    for cls in (pin_class, LGPIOPin):
+        pin = object.__new__(cls)  # no gpiochip here: only the callback path is exercised
+        pin._when_changed = weakref.ref(handler)
+        pin._call_when_changed(0, 17, 0, kernel_ns)
+    (ours, state), (gpiozeros, _) = seen
+    assert ours == kernel_ns and isinstance(ours, int) and state == 0
+    assert round(gpiozeros * 1e9) != kernel_ns  # the float path is not exact
+    assert factory_class.ticks_diff(kernel_ns + 1_500_000_000, kernel_ns) == 1.5
+    assert abs(factory_class.ticks() - time.monotonic_ns()) < 10**9  # same clock as time.monotonic_ns()
+
+
+def test_timed_mock_pin_reports_explicit_and_current_timestamps():
+    backend = pins.open_backend("mock")
+    try:
+        pin = backend.factory.pin(22)
+        pin.function = "input"
+        pin.pull = "up"
+        seen = []
+
+        def handler(ticks, state):
+            seen.append((ticks, state))
+
+        pin.when_changed = handler
+        pin.drive_low(t_ns=123)
+        before = time.monotonic_ns()
+        pin.drive_high()
+        assert seen[0] == (123, False)
+        assert seen[1][1] is True and before <= seen[1][0] <= time.monotonic_ns()
+        assert backend.precision == "mock" and backend.is_mock and backend.degraded == []
+    finally:
+        backend.close()
+
+
+def test_jumpered_mock_output_drives_its_input_with_a_timestamp():
+    backend = pins.open_backend("mock")
+    try:
+        factory = backend.factory
+        target = factory.pin(17)
+        target.function = "input"
+        target.pull = "up"
+        seen = []
+
+        def handler(ticks, state):
+            seen.append((ticks, state))
+
+        target.when_changed = handler
+        jumper = factory.pin(25, pin_class=pins.JumperedMockPin, input_pin=target)
+        jumper.function = "output"
+        jumper.state = True
+        jumper.state = False
+        assert seen[-1][1] is False and seen[-1][0] > 0
+    finally:
+        backend.close()
+
+
+def test_no_gpio_at_all_is_one_clear_error(monkeypatch):
+    def no_lgpio():
+        raise ImportError("No module named 'lgpio'")
+
+    def no_rpigpio():
+        raise ImportError("No module named 'RPi'")
+
+    monkeypatch.setattr(pins, "_lgpio_classes", no_lgpio)
+    monkeypatch.setattr(pins, "_rpigpio_factory_class", no_rpigpio)
+    with pytest.raises(pins.PinFactoryUnavailable, match="lgpio: ImportError.*rpigpio: ImportError.*--simulator"):
+        pins.open_backend("lgpio")
+
+
+def test_falling_back_to_rpigpio_warns_and_reports_callback_precision(monkeypatch):
+    def no_lgpio():
+        raise OSError("can't open gpiochip")
+
+    monkeypatch.setattr(pins, "_lgpio_classes", no_lgpio)
+    monkeypatch.setattr(pins, "_rpigpio_factory_class", lambda: pins.TimedMockFactory)
+    with pytest.warns(DegradedModeWarning) as warned:
+        backend = pins.open_backend("lgpio")
+    try:
+        assert backend.name == "rpigpio" and backend.precision == "callback"
+        assert any("fell back from lgpio: OSError" in reason for reason in backend.degraded)
+        assert any("callback thread" in str(w.message) for w in warned)
+    finally:
+        backend.close()
+
+
+def test_lgpio_workdir_moves_out_of_an_unwritable_cwd(tmp_path, monkeypatch):
+    readonly = tmp_path / "ro"
+    readonly.mkdir()
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    monkeypatch.chdir(readonly)
+    monkeypatch.setattr(pins.os, "access", lambda path, mode: str(path) != str(readonly))
+    assert pins.prepare_lgpio_workdir([runtime]) == runtime
+    assert pins.Path.cwd() == runtime
+    monkeypatch.chdir(readonly)
+    with pytest.raises(pins.PinFactoryUnavailable, match="RuntimeDirectory"):
+        pins.prepare_lgpio_workdir([readonly])

@@ -1,0 +1,151 @@
+"""A real server for web tests: the app from the factory, served by Werkzeug's threaded server on 127.0.0.1 and
+a random port (the box itself runs gunicorn gthread; tests/web/test_browser.py drives that one), and real
+python-socketio clients."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+
+import pytest
+import socketio
+from werkzeug.serving import make_server
+
+from appliance.service.battle_adapter import BattleAdapter
+from appliance.service.identity import Identity
+from appliance.service.session import Session
+from web import create_app
+from web.sync import Services
+
+PIN = "2468"
+IDENTITY = Identity(box_name="svoyak-T3ST", hotspot_ssid="Svoyak-T3ST", hotspot_password="pass2word7", host_pin=PIN)
+
+
+class Server:
+    def __init__(self, app) -> None:
+        self.app = app
+        self.http = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.http.server_port}"
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def session(self):
+        return self.app.extensions["svoyak.hub"].session
+
+    def close(self) -> None:
+        self.http.shutdown()
+        self.thread.join(timeout=5)
+
+
+class Client:
+    """A python-socketio client on one namespace that queues what it receives."""
+
+    def __init__(self, url: str, namespace: str, auth: dict | None = None) -> None:
+        self.namespace = namespace
+        self.received: queue.Queue = queue.Queue()
+        self.sio = socketio.Client(reconnection=False)
+        for name in ("hello", "snapshot", "update", "notice"):
+            self.sio.on(name, self._keeper(name), namespace=namespace)
+        self.refusal = None
+        self.sio.on("connect_error", self._refused, namespace=namespace)
+        self.sio.connect(url, namespaces=[namespace], auth=auth, transports=["websocket"], wait_timeout=5)
+        self.seq = None
+        self.view = None
+
+    def _refused(self, data):
+        self.refusal = data
+
+    def _keeper(self, name):
+        return lambda data: self.received.put((name, data))
+
+    def next(self, name: str, timeout: float = 5.0):
+        """The next message called ``name`` (others before it are applied to the view and skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            kind, data = self.received.get(timeout=max(0.01, deadline - time.monotonic()))
+            self._apply(kind, data)
+            if kind == name:
+                return data
+
+    def until_seq(self, seq: int, timeout: float = 5.0) -> dict:
+        """Apply updates until the view is at ``seq``; return the view."""
+        deadline = time.monotonic() + timeout
+        while self.seq is None or self.seq < seq:
+            kind, data = self.received.get(timeout=max(0.01, deadline - time.monotonic()))
+            self._apply(kind, data)
+        return self.view
+
+    def _apply(self, kind, data) -> None:
+        if kind == "snapshot":
+            self.seq, self.view = data["seq"], data["view"]
+        elif kind == "update" and self.seq is not None and data["seq"] == self.seq + 1:
+            self.view.update(data["changes"])
+            for key in data["removed"]:
+                self.view.pop(key, None)
+            self.seq = data["seq"]
+
+    def command(self, name: str, command_id: str, **args) -> dict:
+        return self.sio.call("command", {"id": command_id, "name": name, "args": args}, namespace=self.namespace,
+                             timeout=5)
+
+    def close(self) -> None:
+        self.sio.disconnect()
+
+
+class PressingCapture:
+    """A connected capture double whose simulated presses come back as press events, as the real one's do."""
+
+    def __init__(self, capture) -> None:
+        self.inner = capture
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def simulate_press(self, player):
+        future = self.inner.simulate_press(player)
+        self.inner.press(player, time.monotonic_ns())
+        return future
+
+
+@pytest.fixture
+def server(settings, memory_battles, recording_capture):
+    capture = PressingCapture(recording_capture)
+    session = Session(memory_battles, BattleAdapter(), capture=capture, simulator=True)
+    recording_capture.session = session
+    session.start()
+    app = create_app(settings, Services(session=session, identity=IDENTITY))
+    running = Server(app)
+    yield running
+    running.close()
+    session.close()
+
+
+@pytest.fixture
+def connect(server):
+    clients = []
+
+    def make(namespace: str, **auth) -> Client:
+        client = Client(server.url, namespace, auth or None)
+        clients.append(client)
+        return client
+
+    yield make
+    # Closing waits for the transport to wind down (about 3 s under Werkzeug): close them all at once.
+    closers = [threading.Thread(target=client.close) for client in clients]
+    for closer in closers:
+        closer.start()
+    for closer in closers:
+        closer.join()
+
+
+def refusal(url: str, namespace: str, auth: dict) -> dict:
+    """The worded reason the server gives for refusing this connection."""
+    client = socketio.Client(reconnection=False)
+    reasons = []
+    client.on("connect_error", reasons.append, namespace=namespace)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        client.connect(url, namespaces=[namespace], auth=auth, transports=["websocket"], wait_timeout=5)
+    client.disconnect()
+    return reasons[0]["data"]

@@ -1,0 +1,262 @@
+"""End to end in headless Chromium: the whole box as ``svoyak run`` starts it (gunicorn gthread web server and
+the capture service on mock pins), a host playing a whole theme on the tablet page with the buttons pressed
+through the capture simulator page, and a scoreboard in another browser following every step.
+
+Screenshots of the key moments go to ``artifacts/`` (ignored by git)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "web"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+STEP_MS = 10_000  # how long a page may take to show a step (waiting, not a timed assert)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_http(url: str, process: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"svoyak run exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"{url} did not answer")
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory):
+    """``svoyak run --simulator`` on a free port, in its own process group; stopped with SIGTERM."""
+    data_dir = tmp_path_factory.mktemp("box")
+    port = free_port()
+    env = {**os.environ, "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
+    (data_dir / "none.toml").write_text("")
+    log = open(data_dir / "run.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(port)],
+                               env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/board", process)
+        pin = json.loads((data_dir / "identity.json").read_text())["host_pin"]
+        yield {"url": url, "pin": pin, "data_dir": data_dir}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (./dev test installs it)")
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+class Stage:
+    """The three screens of the test: the host's tablet, the hall's scoreboard, the simulator's buttons."""
+
+    def __init__(self, browser, box) -> None:
+        from playwright.sync_api import expect
+
+        self.expect = expect
+        self.board = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+        self.host = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True).new_page()
+        self.sim = browser.new_context(viewport={"width": 900, "height": 500}).new_page()
+        self.errors = []
+        for page in (self.board, self.host, self.sim):
+            page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.board.goto(box["url"] + "/board")
+        self.sim.goto(box["url"] + "/sim")
+        self.host.goto(box["url"] + "/host")
+
+    def command(self, name: str) -> None:
+        """Tap a host button once the engine allows it (the page enables it from ``view.allowed``)."""
+        button = self.host.locator(f".controls [data-cmd={name}], .extras [data-cmd={name}]").first
+        self.expect(button).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
+        button.click()
+
+    def press(self, *keys: str) -> None:
+        """Press the players' buttons on the simulator page, in this order, then release them."""
+        for key in keys:
+            self.sim.keyboard.down(key)
+        for key in keys:
+            self.sim.keyboard.up(key)
+
+    def answering(self, name: str) -> None:
+        self.expect(self.board.locator(".board-player.answering .name")).to_have_text(name, timeout=STEP_MS)
+        self.expect(self.host.locator(".host-player.answering .name")).to_have_text(name, timeout=STEP_MS)
+
+    def scores(self, *scores: int) -> None:
+        texts = [str(score) for score in scores]
+        self.expect(self.board.locator(".board-player .score")).to_have_text(texts, timeout=STEP_MS)
+        self.expect(self.host.locator(".host-player .score")).to_have_text(texts, timeout=STEP_MS)
+
+    def price(self, price: int) -> None:
+        self.expect(self.board.locator("#board-price")).to_have_text(str(price), timeout=STEP_MS)
+
+
+def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
+    stage = Stage(browser, box)
+    expect, host, board = stage.expect, stage.host, stage.board
+
+    # The scoreboard waits with the hotspot's QR code and (seen from the box itself) the host PIN.
+    expect(board.locator("#waiting")).to_be_visible(timeout=STEP_MS)
+    expect(board.locator("#pin")).to_have_text(box["pin"])
+    expect(board.locator("#conn")).to_have_class("indicator conn-online")
+    expect(board.locator("#capture-indicator")).to_have_class("indicator conn-online", timeout=STEP_MS)
+    shot(board, "01-board-waiting")
+
+    # The host logs in with the PIN; a wrong one is refused and says so in both languages.
+    host.fill("#pin", "0000" if box["pin"] != "0000" else "1111")
+    host.click("#login-form button")
+    expect(host.locator("#login-error")).to_contain_text("Неверный PIN", timeout=STEP_MS)
+    host.fill("#pin", box["pin"])
+    host.click("#login-form button")
+    expect(host.locator("#setup")).to_be_visible(timeout=STEP_MS)
+
+    # Setup: eurocup, three players, one theme (so the theme is the whole battle and ends with standings).
+    host.select_option("#profile", "eurocup")
+    for index, name in enumerate(["Аня", "Борис", "Вера"]):
+        host.locator("#players input").nth(index).fill(name)
+    while host.locator("#theme-list .theme-row").count() > 1:
+        host.click("#remove-theme")
+    host.locator("#theme-list input[name=theme]").first.fill("Реки России")
+    shot(host, "02-host-setup")
+    host.click("#start-battle")
+    expect(host.locator("#run")).to_be_visible(timeout=STEP_MS)
+    expect(board.locator("#scoreboard")).to_be_visible(timeout=STEP_MS)
+
+    # The host may not judge before anyone answers: the button is greyed and tapping it says why (eurocup 2.6).
+    host.locator(".controls [data-cmd=right]").click(force=True)  # a tap on a greyed button
+    expect(host.locator("#reason")).to_contain_text("eurocup 2.6")
+    expect(host.locator("#reason")).to_contain_text("Регламент")
+
+    stage.command("next")                                   # the theme
+    expect(board.locator("#board-theme")).to_have_text("Реки России", timeout=STEP_MS)
+
+    # 10: Борис presses first, is pointed to, answers right.
+    stage.command("next")
+    stage.price(10)
+    stage.press("2")
+    stage.answering("Борис")
+    shot(host, "03-host-press")
+    shot(board, "03-board-press")
+    stage.command("point")
+    expect(board.locator("#board-countdown")).to_have_class("countdown board-countdown active", timeout=STEP_MS)
+    shot(board, "04-board-answer-countdown")
+    stage.command("right")
+    stage.scores(0, 10, 0)
+
+    # 20: Аня and Вера press nearly together; the order and the gap in ms show; Аня is wrong, then Вера right.
+    stage.command("next")
+    stage.price(20)
+    stage.press("1", "3")
+    stage.answering("Аня")
+    expect(board.locator("#board-presses li")).to_have_count(2, timeout=STEP_MS)
+    expect(board.locator("#board-presses li").nth(1)).to_contain_text("ms")
+    shot(board, "05-board-press-order")
+    shot(host, "05-host-press-order")
+    stage.command("point")
+    stage.command("wrong")
+    stage.scores(-20, 10, 0)
+    stage.press("3")                                        # eurocup 2.9: the window reopens for the others
+    stage.answering("Вера")
+    stage.command("point")
+    stage.command("right")
+    stage.scores(-20, 10, 20)
+
+    # 30: read to the end, nobody presses: the press window's deadline ends the question (eurocup 2.5, 2.11.3).
+    stage.command("next")
+    stage.price(30)
+    stage.command("reading_done")
+    expect(board.locator("#board-countdown")).to_have_class("countdown board-countdown active", timeout=STEP_MS)
+    shot(board, "06-board-press-window")
+    expect(host.locator(".controls [data-cmd=next]")).to_have_attribute("aria-disabled", "false", timeout=15_000)
+    stage.scores(-20, 10, 20)
+
+    # 40: Аня presses and runs out of time: "Время" is allowed only after 3 s (eurocup 2.8); then Борис is right.
+    stage.command("next")
+    stage.price(40)
+    stage.press("1")
+    stage.answering("Аня")
+    stage.command("point")
+    expect(host.locator(".controls [data-cmd=time]")).to_have_attribute("aria-disabled", "true")
+    stage.command("time")                                   # waits until the engine allows it
+    stage.scores(-60, 10, 20)
+    stage.press("2")
+    stage.answering("Борис")
+    stage.command("point")
+    stage.command("right")
+    stage.scores(-60, 50, 20)
+
+    # 50: Вера is judged wrong by a slip of the finger; the host undoes it, then judges it again; Борис takes it.
+    stage.command("next")
+    stage.price(50)
+    stage.press("3")
+    stage.answering("Вера")
+    stage.command("point")
+    stage.command("wrong")
+    stage.scores(-60, 50, -30)
+    stage.command("undo")
+    stage.scores(-60, 50, 20)
+    stage.answering("Вера")
+    stage.command("wrong")
+    stage.scores(-60, 50, -30)
+    stage.press("2")
+    stage.answering("Борис")
+    stage.command("point")
+    stage.command("right")
+    stage.scores(-60, 100, -30)
+
+    # The theme (and the battle) is over: final standings on the scoreboard.
+    expect(board.locator("#standings")).to_be_visible(timeout=STEP_MS)
+    expect(board.locator("#standings-body tr td.name")).to_have_text(["Борис", "Вера", "Аня"])
+    shot(board, "07-board-standings")
+    shot(host, "07-host-theme-over")
+
+    # A correction at the end of the theme: Вера's answer to 50 was right after all.
+    host.click(".extras summary")
+    host.select_option("#corr-player", label="Вера")
+    host.select_option("#corr-verdict", "1")
+    host.fill("#corr-reason", "зачтено после проверки")
+    host.click("#correction-form button[type=submit]")
+    expect(board.locator("#standings-body tr td.score")).to_have_text(["100", "70", "-60"], timeout=STEP_MS)
+    shot(board, "08-board-standings-corrected")
+    shot(host, "08-host-corrections")
+    assert stage.errors == []

@@ -1,0 +1,138 @@
+"""The Socket.IO protocol (docs/socketio-events.md) with real python-socketio clients against a real server:
+roles and the PIN, numbered updates and resync after a dropped connection, command ids applied once, and
+refusals worded with their rule, Russian then English."""
+
+from __future__ import annotations
+
+import pytest
+import socketio
+
+from .conftest import PIN, refusal
+
+SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
+         "themes": [{"name": "Реки"}, {"name": "Кино"}, {"name": "Химия"}, {"name": "Спорт"}]}
+
+
+def test_the_host_needs_the_pin(server, connect):
+    reason = refusal(server.url, "/host", {"pin": "0000"})
+    assert reason == {"code": "error.pin", "ru": "Неверный PIN", "en": "Wrong PIN"}
+    host = connect("/host", pin=PIN)
+    hello = host.next("hello")
+    assert hello["role"] == "host" and hello["protocol"] == 1
+    assert "eurocup" in [profile["name"] for profile in hello["profiles"]]
+    snapshot = host.next("snapshot")
+    assert snapshot["view"]["battle"] is None
+
+
+def test_wrong_pins_lock_the_address_out(server):
+    for _ in range(5):
+        assert refusal(server.url, "/host", {"pin": "1111"})["code"] == "error.pin"
+    # even the right PIN waits now: 4 digits must not be guessable over the hotspot
+    assert refusal(server.url, "/host", {"pin": PIN})["code"] == "error.pin_locked"
+
+
+def test_the_board_follows_every_step_and_cannot_command(server, connect):
+    host = connect("/host", pin=PIN)
+    board = connect("/board")
+    hello = board.next("hello")
+    assert hello["ssid"] == "Svoyak-T3ST" and hello["host_url"].endswith("/host")
+    board.next("snapshot")
+    host.next("snapshot")
+    assert host.command("setup", "c1", **SETUP)["ok"]
+    ack = host.command("next", "c2")
+    view = board.until_seq(ack["seq"])
+    assert view["battle"]["profile"] == "eurocup"
+    assert view["theme"]["name"] == "Реки" and view["question"] is None
+    assert [player["name"] for player in view["players"]] == ["Аня", "Борис", "Вера"]
+    # the board's namespace has no command handler at all: nothing answers, nothing changes
+    assert board.sio.call("command", {"id": "b1", "name": "next", "args": {}}, namespace="/board", timeout=5) is None
+    assert server.session.seq == ack["seq"]
+
+
+def test_a_repeated_command_id_is_applied_once(server, connect):
+    host = connect("/host", pin=PIN)
+    host.command("setup", "c1", **SETUP)
+    first = host.command("next", "tap-7")
+    again = host.command("next", "tap-7")
+    assert first["ok"] and again["ok"] and again["duplicate"] and not first["duplicate"]
+    assert again["seq"] == first["seq"]
+    assert len(server.session.state.themes) == 1
+
+
+def test_a_refused_command_says_which_rule_in_russian_then_english(server, connect):
+    host = connect("/host", pin=PIN)
+    host.command("setup", "c1", **SETUP)
+    before = server.session.seq
+    ack = host.command("right", "c2")
+    assert ack["ok"] is False
+    assert ack["error"]["rule"] == "eurocup 2.6"
+    assert ack["error"]["ru"].startswith("Регламент (eurocup 2.6")
+    assert "nobody is answering" in ack["error"]["en"]
+    assert server.session.seq == before                      # nothing changed
+    bad = host.command("dance", "c3")
+    assert bad["ok"] is False and bad["error"]["code"] == "error.bad_command"
+
+
+def test_a_dropped_client_resyncs_from_a_snapshot(server, connect):
+    host = connect("/host", pin=PIN)
+    board = connect("/board")
+    board.next("snapshot")
+    host.command("setup", "c1", **SETUP)
+    board.close()                                            # Wi-Fi drops
+    host.command("next", "c2")
+    last = host.command("next", "c3")
+    board = connect("/board")                                # and comes back
+    snapshot = board.next("snapshot")
+    assert snapshot["seq"] == last["seq"]
+    assert snapshot["view"]["question"]["price"] == 10
+    assert snapshot["view"] == server.session.snapshot()["view"]
+
+
+def test_a_client_that_missed_a_number_asks_again(server, connect):
+    host = connect("/host", pin=PIN)
+    board = connect("/board")
+    board.next("snapshot")
+    host.command("setup", "c1", **SETUP)
+    board.sio.emit("resync", {}, namespace="/board")
+    snapshot = board.next("snapshot")
+    assert snapshot["seq"] == server.session.seq
+    assert snapshot["view"]["battle"]["profile"] == "eurocup"
+
+
+def test_phones_press_only_when_the_host_allows(server, connect):
+    host = connect("/host", pin=PIN)
+    phone = connect("/player")
+    host.command("setup", "c1", **SETUP)
+    host.command("next", "c2")
+    host.command("next", "c3")
+    refused = phone.sio.call("press", {"id": "p1", "player": 2}, namespace="/player", timeout=5)
+    assert refused["ok"] is False and refused["error"]["code"] == "error.phones_off"
+    host.command("phones", "c4", enabled=True)
+    counted = phone.sio.call("press", {"id": "p2", "player": 2}, namespace="/player", timeout=5)
+    assert counted["ok"] and counted["counted"]
+    view = server.session.snapshot()["view"]
+    assert view["answerer"] == 2 and view["presses"][0]["source"] == "phone"
+
+
+def test_the_simulator_presses_through_the_capture(server, connect):
+    host = connect("/host", pin=PIN)
+    sim = connect("/sim")
+    host.command("setup", "c1", **SETUP)
+    host.command("next", "c2")
+    host.command("next", "c3")
+    ack = sim.sio.call("simulate", {"player": 1, "action": "press"}, namespace="/sim", timeout=5)
+    assert ack["ok"]
+    assert server.session.snapshot()["view"]["answerer"] == 1
+
+
+def test_updates_reach_clients_in_order_from_native_threads(server, connect):
+    board = connect("/board")
+    board.next("snapshot")
+    host = connect("/host", pin=PIN)
+    host.command("setup", "c1", **SETUP)
+    for number in range(2, 8):
+        host.command("phones", f"c{number}", enabled=number % 2 == 0)
+    seqs = []
+    while len(seqs) < 7:
+        seqs.append(board.next("update")["seq"])
+    assert seqs == sorted(seqs) and seqs == list(range(seqs[0], seqs[0] + 7))
