@@ -34,6 +34,7 @@ STRINGS = {
     "director.name": ("Название", "Title"),
     "director.seed": ("Зерно жеребьёвки (необязательно)", "Draw seed (optional)"),
     "director.create": ("Создать", "Create"),
+    "director.play": ("Играть на этом боксе", "Play on this box"),
     "director.import": ("Загрузить турнир из JSON-экспорта", "Load a tournament from a JSON export"),
     "director.changes": ("Изменения формата (этап.поле=значение; …), напр. swiss.rounds=7",
                          "Format changes (stage.field=value; ...), e.g. swiss.rounds=7"),
@@ -305,6 +306,17 @@ def battle_result(tid, battle):
         return redirect(url_for("director.bracket", tid=tid) + f"#b-{battle}")
     return _page("director/result.html", tid, battle=desk().state(tid).battles[battle], players=players,
                  command_id=secrets.token_hex(8))
+
+
+@blueprint.post("/director/<tid>/play/<path:battle>")
+def play(tid, battle):
+    """Put the drawn battle on this box's host page; its result comes back when it is over."""
+    hub = current_app.extensions.get("svoyak.hub")
+    session = getattr(hub, "session", None)
+    if session is None or not hasattr(session, "command"):
+        return _fail(ResultError("this box has no battle session running"))
+    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8))
+    return redirect("/host")
 
 
 @blueprint.route("/director/<tid>/setup/<path:battle>.json")

@@ -316,18 +316,51 @@ class TournamentDesk:
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
             slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs))
 
+    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str) -> str:
+        """Set the drawn battle up on this box's live session (the host page shows it at once) and link it.
+
+        The host page's setup takes names, so the players are named; the link maps them back to ids.
+        Returns the box's battle id.
+        """
+        state = self.state(tournament_id)
+        setup = self.battle_setup(tournament_id, battle_id)
+        names = [state.entrants[p].name for p in setup.players]
+        if len(set(names)) != len(names):
+            names = [f"{name} ({p})" for name, p in zip(names, setup.players)]
+        args = {"profile": setup.profile.name, "players": names, "mode": "buttons",
+                "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)]}
+        session.command("setup", args, command_id)
+        box_battle_id = session.battle_id
+        self.submit(tournament_id, t.BattleLinked(self.clock(), battle_id, box_battle_id))
+        return box_battle_id
+
     def on_battle_event(self, box_battle_id: str, event, battle_state) -> None:
         """A listener for ``appliance.service.battles.Battles``: a linked battle that is over records its result.
 
-        Battle engine players are named by tournament player id (see :meth:`battle_setup`).
+        A battle is linked by its slot (``tournament:<id>:<battle>``, players named by id: :meth:`battle_setup`)
+        or by a ``BattleLinked`` event (players named: :meth:`play_on_box`).
         """
-        slot = getattr(battle_state.setup, "slot", "") or ""
-        if not slot.startswith(SLOT_PREFIX) or not battle_state.is_over:
+        if not battle_state.is_over:
             return
-        tournament_id, _, battle_id = slot[len(SLOT_PREFIX):].partition(":")
+        slot = getattr(battle_state.setup, "slot", "") or ""
+        ids = None
+        if slot.startswith(SLOT_PREFIX):
+            tournament_id, _, battle_id = slot[len(SLOT_PREFIX):].partition(":")
+        else:
+            found = [(tid, state.links[box_battle_id]) for tid, state in list(self._states.items())
+                     if box_battle_id in state.links]
+            if not found:
+                return
+            tournament_id, battle_id = found[0]
+            state = self._states[tournament_id]
+            players = t.battle_players(state, battle_id) or ()
+            names = [state.entrants[p].name for p in players]
+            if len(set(names)) != len(names):
+                names = [f"{name} ({p})" for name, p in zip(names, players)]
+            ids = dict(zip(names, players))
         from appliance.rules.tournament.battle_driver import result_from_battle
 
-        result = result_from_battle(battle_state, battle_id, source="box", log_id=box_battle_id)
+        result = result_from_battle(battle_state, battle_id, source="box", log_id=box_battle_id, ids=ids)
         state = self._states.get(tournament_id)
         if state is None or state.results.get(battle_id) == result:
             return

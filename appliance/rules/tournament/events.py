@@ -117,6 +117,15 @@ class BattleAssigned:
 
 
 @dataclasses.dataclass(frozen=True)
+class BattleLinked:
+    """A drawn battle is being played on this box as battle ``box_battle_id`` of the battle store."""
+
+    at_ns: int
+    battle_id: str
+    box_battle_id: str
+
+
+@dataclasses.dataclass(frozen=True)
 class BattleResultRecorded:
     at_ns: int
     result: BattleResult
@@ -151,7 +160,7 @@ class TieBroken:
 
 EVENTS = {cls.__name__: cls for cls in (
     TournamentCreated, PlayerRegistered, PlayerWithdrew, RegistrationClosed, DeadlineSet, SeedsSet, StageDrawn,
-    BattleAssigned, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken)}
+    BattleAssigned, BattleLinked, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken)}
 
 
 def to_dict(event) -> dict[str, Any]:

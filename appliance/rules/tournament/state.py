@@ -51,6 +51,7 @@ class TournamentState:
     ties: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: _EMPTY)
     tie_notes: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=lambda: _EMPTY)  # tie id -> (how, detail)
     assignments: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=lambda: _EMPTY)  # battle id -> (room, box)
+    links: Mapping[str, str] = dataclasses.field(default_factory=lambda: _EMPTY)  # box battle id -> battle id
     bracket_drawn: bool = False
     event_count: int = 0
     # A memo of pure queries over this very state (outcomes, resolved seats); each new state starts empty.
@@ -223,6 +224,18 @@ def _assigned(state: TournamentState, event: ev.BattleAssigned) -> TournamentSta
                                                         (event.room.strip(), event.box.strip())))
 
 
+def _linked(state: TournamentState, event: ev.BattleLinked) -> TournamentState:
+    from appliance.rules.tournament.engine import battle_players
+
+    if event.battle_id not in state.battles:
+        raise StageError(f"no battle {event.battle_id!r}")
+    if battle_players(state, event.battle_id) is None:
+        raise StageError(f"battle {event.battle_id}: its players are not known yet")
+    if event.battle_id in state.results:
+        raise StageError(f"battle {event.battle_id} already has a result")
+    return dataclasses.replace(state, links=_with(state.links, event.box_battle_id, event.battle_id))
+
+
 def _result(state: TournamentState, event: ev.BattleResultRecorded) -> TournamentState:
     # Imported here: engine imports this module.
     from appliance.rules.tournament.engine import battle_players
@@ -300,6 +313,7 @@ _HANDLERS = {
     ev.SeedsSet: _seeds,
     ev.StageDrawn: _drawn,
     ev.BattleAssigned: _assigned,
+    ev.BattleLinked: _linked,
     ev.BattleResultRecorded: _result,
     ev.WrittenSheetEntered: _sheet,
     ev.StageClosed: _stage_closed,
