@@ -58,19 +58,22 @@ def run(report: Report) -> None:
     from appliance.store.jsonl import iter_log
 
     events, final = battle_events(themes=12)
-    # events applied per second: the whole final battle, applied again and again
+    # events applied per second: the whole final battle, applied again and again. Measured in CPU time of this
+    # process (time.process_time) as well as wall time: on a shared machine the wall figure measures the
+    # scheduler's share as much as the engine.
     rounds, applied = 0, 0
-    started = time.perf_counter()
-    while time.perf_counter() - started < 2.0:
+    wall_started, cpu_started = time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall_started < 2.0:
         state = None
         for event in events:
             state = apply(state, event)
         rounds += 1
         applied += len(events)
-    elapsed = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - wall_started, time.process_time() - cpu_started
     assert state == final
-    report.figure("events applied per second (eurocup final, 12 themes)", applied / elapsed, "ev/s",
+    report.figure("events applied per CPU second (eurocup final, 12 themes)", applied / cpu, "ev/s",
                   target=50_000, better="higher")
+    report.figure("events applied per wall second (same run)", applied / wall, "ev/s")
 
     # replay of a 10,000-event log from its JSON Lines text: a long battle (presses, rulings, expiries)
     long_events, _ = battle_events(themes=200)

@@ -131,19 +131,22 @@ class Arbiter:
 
     # ------------------------------------------------------------------ commands
     def arm(self, eligible: Iterable[int], round_id: str, now_ns: int, mode: str,
-            held: Iterable[int] = ()) -> Outcome:
+            held: Iterable[int] | None = None) -> Outcome:
         """Start round ``round_id`` at ``now_ns``: LEDs off; ``eligible`` players compete.
 
-        ``held`` names buttons the caller read as down right now (the arbiter also knows those whose last edge
-        was a press); those among the eligible are ``stuck`` (a ``fault`` each) until released.
+        ``held`` names the buttons the caller read as down right now (the pins are the truth: an edge may have
+        been missed); ``None`` keeps what the edges said. Held eligible players are ``stuck`` (a ``fault``
+        each) until released.
         """
         eligible = frozenset(eligible)
         self._check_players(eligible)
         if mode not in ("linked", "standalone"):
             raise ValueError(f"mode must be linked or standalone, not {mode!r}")
-        for player in held:
-            self._check_players((player,))
-            self.inputs[player - 1].held = True
+        if held is not None:
+            held = set(held)
+            self._check_players(held)
+            for player, state in enumerate(self.inputs, start=1):
+                state.held = player in held
         self.mode = mode
         self.button_test = False
         self.round_id, self.armed, self.armed_at_ns, self.eligible = round_id, True, now_ns, eligible
@@ -153,6 +156,14 @@ class Arbiter:
         for player in sorted(self.stuck):
             outcome.events.append(self._fault("stuck", player, "button held down when the round was armed"))
         return outcome
+
+    def set_eligible(self, eligible: Iterable[int]) -> Outcome:
+        """Change who may win the current round without restarting it: LEDs, the winner and the ranked presses
+        stay; later presses are judged against the new set."""
+        eligible = frozenset(eligible)
+        self._check_players(eligible)
+        self.eligible = eligible
+        return Outcome()
 
     def disarm(self) -> Outcome:
         """Stop judging: later presses are ``disarmed``. LEDs stay."""
@@ -246,8 +257,11 @@ class Arbiter:
         if corrected:
             # An earlier-stamped edge arrived after the decision: the timestamp wins, the LEDs follow.
             outcome.leds = self.leds = self._only[winner]
+        # The lockout is sent again whenever the published order changed: a new winner, a tie, or a press that
+        # slots in before an already counted one (its rank in the earlier press event is then out of date).
+        reordered = corrected or tie or index < len(ranked) - 1
         outcome.defer(self._decision_events, player, t_ns, arrival_ns, "won" if index == 0 else "counted",
-                      index + 1, t_ns - winner_t, tie, corrected or tie, previous if corrected else None,
+                      index + 1, t_ns - winner_t, tie, reordered, previous if corrected else None,
                       self._snapshot_ranked())
         return outcome
 

@@ -64,15 +64,18 @@ class Capture:
             self._reset_last_edge_ns = int(ticks)
             if not pressed or not quiet:
                 return
-            round_id = self._arm_local()
+            # The round starts at the reset press's own timestamp, not when its callback ran: a player who
+            # pressed just after the host, whose edge is delivered after the reset's, counts.
+            round_id = self._arm_local(int(ticks))
             self.publish({"event": "reset_button", "t_ns": int(ticks), "round_id": round_id})
 
-    def _arm_local(self) -> str:
+    def _arm_local(self, at_ns: int | None = None) -> str:
         self._local_rounds += 1
         round_id = f"local-{self.instance}-{self._local_rounds}"
-        held = self.hardware.held() if self.hardware is not None else []
+        held = self.hardware.held() if self.hardware is not None else None
         players = range(1, self.arbiter.players + 1)
-        self._apply(self.arbiter.arm(players, round_id, time.monotonic_ns(), self.arbiter.mode, held), None)
+        at_ns = time.monotonic_ns() if at_ns is None else at_ns
+        self._apply(self.arbiter.arm(players, round_id, at_ns, self.arbiter.mode, held), None)
         return round_id
 
     def _apply(self, outcome: Outcome, arrival_ns: int | None) -> None:
@@ -117,7 +120,7 @@ class Capture:
     def execute(self, op: str, args: dict) -> dict:
         """Apply one validated command; return the reply's ``result``. Raises :class:`CommandError`."""
         if op in ("sim_press", "sim_release"):
-            return self._simulate(op, args["player"])
+            return self._simulate(op, args["player"], args.get("hold_ms"))
         with self.lock:
             arbiter = self.arbiter
             if op == "arm":
@@ -125,9 +128,12 @@ class Capture:
                         and sorted(arbiter.eligible) == args["eligible"])
                 if not same:
                     mode = "linked" if arbiter.mode == "linked" else "standalone"
-                    held = self.hardware.held() if self.hardware is not None else []
+                    held = self.hardware.held() if self.hardware is not None else None
                     self._apply(arbiter.arm(args["eligible"], args["round_id"], time.monotonic_ns(), mode, held), None)
                 return {"armed_at_ns": arbiter.armed_at_ns, "held": arbiter.held(), "stuck": sorted(arbiter.stuck)}
+            if op == "eligible":
+                self._apply(arbiter.set_eligible(args["eligible"]), None)
+                return {"eligible": sorted(arbiter.eligible), "armed": arbiter.armed}
             if op == "disarm":
                 self._apply(arbiter.disarm(), None)
                 return {}
@@ -154,13 +160,18 @@ class Capture:
                 return self.status()
         raise CommandError("bad-op", f"unknown op {op!r}")
 
-    def _simulate(self, op: str, player: int) -> dict:
+    def _simulate(self, op: str, player: int, hold_ms: int | None = None) -> dict:
         if not self.backend.is_mock or self.hardware is None:
             raise CommandError("not-simulator", f"{op}: the service runs on real pins ({self.backend.name})")
         pin = self.hardware.buttons[player - 1].pin
         # Outside the lock: the mock pin calls back into on_player_edge in this thread, as lgpio's thread would.
         if op == "sim_press":
             pin.drive_low()
+            if hold_ms:
+                # A page that may never send the release (closed tab, lost key-up) asks for one in advance.
+                release = threading.Timer(hold_ms / 1000, pin.drive_high)
+                release.daemon = True
+                release.start()
         else:
             pin.drive_high()
         return {}

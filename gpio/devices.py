@@ -15,6 +15,12 @@ from typing import Callable
 
 from gpiozero import LED, Buzzer, DigitalInputDevice
 
+from appliance.errors import CaptureError
+
+
+class PinsUnavailable(CaptureError, RuntimeError):
+    """A pin of the box could not be opened (busy, no permission, not a GPIO)."""
+
 
 class EdgeButton(DigitalInputDevice):
     """An active-low button that reports every raw edge, with its timestamp, before gpiozero's own handling.
@@ -105,9 +111,11 @@ class Hardware:
                 self.buttons.append(EdgeButton(pin, on_edge=functools.partial(on_player_edge, player),
                                                pin_factory=factory))
             self.reset = EdgeButton(reset_button, on_edge=on_reset_edge, pin_factory=factory)
-        except BaseException:
+        except Exception as error:  # gpiozero's pin errors, lgpio.error ("GPIO busy"), OSError: all one message
             self.close()
-            raise
+            raise PinsUnavailable(
+                f"cannot open the box's pins ({type(error).__name__}: {error}); another capture service or "
+                f"hwcheck may hold them (systemctl stop the capture unit first)") from error
 
     def show(self, leds) -> None:
         """Set every LED to ``leds`` (a sequence of bools, player 1 first); only changed LEDs are written.

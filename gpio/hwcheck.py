@@ -5,8 +5,8 @@
   The check drives the pin low and high many times and measures, for every press, the time from the drive to
   the edge's timestamp (RC + Schmitt + kernel), from the timestamp to the arbiter receiving it (delivery),
   to its decision and to the LED being written. It prints median, p90, p99 and max of each.
-- Without a jumper: a walk-through for the host: press every button (each LED must light while held, button-test
-  mode), listen to the buzzer, press the host reset button.
+- Without a jumper: a walk-through for the host: press every button (its LED is then lit for the host to
+  confirm), listen to the buzzer, press the host reset button.
 
 On the mock factory both run as tests (tests/gpio/test_hwcheck.py): the jumper is a
 :class:`gpio.pins.JumperedMockPin`, and the host's answers and presses are scripted.
@@ -127,14 +127,18 @@ def interactive_check(rig: Rig, say: Callable[[str], None], ask: Callable[[str],
                       timeout_s: float = 60.0) -> dict:
     """Walk the host through every button, LED, the buzzer and the reset button. ``say`` prints an instruction
     (a test's ``say`` may press the mock button it names); ``ask`` puts a yes/no question. Returns per-item
-    results and ``ok``."""
+    results and ``ok``.
+
+    The box is disarmed meanwhile, so presses light nothing by themselves: after each press the check lights
+    that player's LED itself and keeps it lit while the host answers (no need to hold the button).
+    """
     players = len(rig.settings.player_buttons)
     results: dict[str, bool] = {}
-    rig.capture.execute("button_test", {"on": True})
+    rig.capture.execute("reset", {})
     try:
         for player in range(1, players + 1):
             seen = len(rig.events)
-            say(f"Press and hold button {player} / Нажмите и держите кнопку {player}")
+            say(f"Press button {player} / Нажмите кнопку {player}")
 
             def pressed(player=player):
                 return any(e["event"] == "press" and e["player"] == player for e in rig.events[seen:])
@@ -146,8 +150,9 @@ def interactive_check(rig: Rig, say: Callable[[str], None], ask: Callable[[str],
                 results[f"button {player}"] = False
                 continue
             results[f"button {player}"] = True
-            lit = bool(rig.hardware.leds[player - 1].is_lit)
-            results[f"led {player}"] = lit and ask(f"Is LED {player} lit? / Горит лампа {player}?")
+            rig.capture.execute("led", {"player": player, "on": True})
+            results[f"led {player}"] = ask(f"Is LED {player} lit? / Горит лампа {player}?")
+            rig.capture.execute("led", {"player": player, "on": False})
         rig.hardware.beeper.beep(rig.settings.buzzer_ms)
         results["buzzer"] = ask("Did the buzzer sound? / Прозвучал сигнал?")
         seen = len(rig.events)
@@ -155,7 +160,6 @@ def interactive_check(rig: Rig, say: Callable[[str], None], ask: Callable[[str],
         results["reset button"] = _wait(lambda: any(e["event"] == "reset_button" for e in rig.events[seen:]),
                                         timeout_s)
     finally:
-        rig.capture.execute("button_test", {"on": False})
         rig.capture.execute("reset", {})
     for item, good in results.items():
         say(f"  {item:14} {'OK' if good else 'FAIL'}")

@@ -105,7 +105,6 @@ class KeyboardSimulator:
 
     def run(self) -> None:
         """Read keys until a quit key (or end of input); the terminal is put in cbreak mode meanwhile."""
-        self._say("keys: 1-4 or z x n m = players, r/space = reset, t = button test, q = quit")
         fd = self.stdin.fileno()
         restore = None
         if os.isatty(fd):
@@ -113,7 +112,8 @@ class KeyboardSimulator:
             import tty
 
             restore = termios.tcgetattr(fd)
-            tty.setcbreak(fd)
+            tty.setcbreak(fd)  # before the banner: a key typed as soon as it shows is read at once
+        self._say("keys: 1-4 or z x n m = players, r/space = reset, t = button test, q = quit")
         try:
             while not self.service.stopped.is_set():
                 self._drain()

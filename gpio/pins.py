@@ -100,6 +100,25 @@ class TimedMockFactory(MockFactory):
     ticks_diff = staticmethod(_ns_ticks_diff)
 
 
+def kernel_event_clock(release: str) -> str:
+    """The clock the GPIO character device stamps edges with on kernel ``release`` (``os.uname().release``).
+
+    CLOCK_MONOTONIC since Linux 5.7 (commit "gpio: Switch timestamps to ktime_get_ns()"), CLOCK_REALTIME before.
+
+    >>> kernel_event_clock("6.6.51+rpt-rpi-v8"), kernel_event_clock("5.4.83-v7l+")
+    ('monotonic', 'realtime')
+    """
+    try:
+        major, minor = (int(part) for part in release.split(".")[:2])
+    except ValueError:
+        return "monotonic"  # an unparseable release is a modern custom kernel; lgpio needs >= 5.10 anyway
+    return "monotonic" if (major, minor) >= (5, 7) else "realtime"
+
+
+REALTIME_DEGRADED = ("kernel older than 5.7 stamps GPIO edges with CLOCK_REALTIME: converted to CLOCK_MONOTONIC "
+                     "with the offset read in the callback (exact unless the clock is stepped in between)")
+
+
 @functools.cache
 def _lgpio_classes():
     """Build the lgpio factory and pin lazily: ``import lgpio`` needs the C library and makes a FIFO in the cwd."""
@@ -110,14 +129,17 @@ def _lgpio_classes():
         """An lgpio pin that hands on lgpio's integer CLOCK_MONOTONIC nanoseconds instead of float seconds."""
 
         def _call_when_changed(self, chip, gpio, level, ticks):
-            # lgpio: ticks = gpio_v2_line_event.timestamp_ns (kernel, CLOCK_MONOTONIC). gpiozero's LGPIOPin would
-            # pass ticks / 1e9; we keep the integer so no rounding ever touches a press's timestamp.
+            # lgpio: ticks = the kernel's edge timestamp_ns (CLOCK_MONOTONIC since 5.7). gpiozero's LGPIOPin
+            # would pass ticks / 1e9; we keep the integer so no rounding ever touches a press's timestamp.
+            if self.factory.realtime_events:
+                ticks -= time.time_ns() - time.monotonic_ns()
             LocalPiPin._call_when_changed(self, int(ticks), level)
 
     class KernelTimestampFactory(LGPIOFactory):
         def __init__(self, chip=None):
             super().__init__(chip)
             self.pin_class = KernelTimestampPin
+            self.realtime_events = kernel_event_clock(os.uname().release) == "realtime"
 
         ticks = staticmethod(time.monotonic_ns)
         ticks_diff = staticmethod(_ns_ticks_diff)
@@ -186,16 +208,22 @@ def open_backend(name: str) -> Backend:
     if name == "lgpio":
         try:
             factory_class, _ = _lgpio_classes()
-            return Backend(factory_class(), "lgpio", PRECISION["lgpio"])
+            factory = factory_class()
+            degraded = [REALTIME_DEGRADED] if factory.realtime_events else []
+            for reason in degraded:
+                warnings.warn(DegradedModeWarning(reason), stacklevel=2)
+            return Backend(factory, "lgpio", PRECISION["lgpio"], degraded)
         except Exception as error:  # ImportError, OSError, lgpio.error, gpiozero's BadPinFactory: all mean "no lgpio"
             reasons.append(f"lgpio: {type(error).__name__}: {error}")
     try:
         factory = _rpigpio_factory_class()()
     except Exception as error:  # same: any failure to open the fallback is reported with the first reason
         reasons.append(f"rpigpio: {type(error).__name__}: {error}")
-        raise PinFactoryUnavailable(
-            "no GPIO pin factory works (" + "; ".join(reasons) + "); on a laptop run `svoyak capture --simulator`"
-        ) from None
+        hint = "on a laptop (no GPIO) add --simulator"
+        if any("/proc/cpuinfo" in reason or "device-tree" in reason for reason in reasons):
+            # gpiozero reads the Pi's revision from /proc/device-tree or /proc/cpuinfo when the factory opens.
+            hint = "gpiozero cannot read the Pi's revision: does the unit hide /proc (ProcSubset=pid)?"
+        raise PinFactoryUnavailable("no GPIO pin factory works (" + "; ".join(reasons) + f"); {hint}") from None
     degraded = [*(f"fell back from {reason}" for reason in reasons), RPIGPIO_DEGRADED]
     for reason in degraded:
         warnings.warn(DegradedModeWarning(reason), stacklevel=2)

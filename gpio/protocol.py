@@ -21,6 +21,7 @@ PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024
 MAX_ID_CHARS = 64
 MAX_BEEP_MS = 5000
+MAX_HOLD_MS = 10_000
 
 
 class CommandError(CaptureError, ValueError):
@@ -77,6 +78,11 @@ def parse_command(message: dict, players: int) -> tuple[str, str, dict]:
         if not isinstance(round_id, str) or not 1 <= len(round_id) <= MAX_ID_CHARS:
             raise CommandError("bad-request", f"arm: 'round_id' must be a string of 1-{MAX_ID_CHARS} characters")
         return command_id, op, {"eligible": players_set, "round_id": round_id}
+    if op == "eligible":
+        eligible = message.get("eligible")
+        if not isinstance(eligible, list):
+            raise CommandError("bad-request", "eligible: 'eligible' must be a list of players")
+        return command_id, op, {"eligible": sorted({_player(op, player, players) for player in eligible})}
     if op in ("disarm", "reset", "status"):
         return command_id, op, {}
     if op == "led":
@@ -88,6 +94,12 @@ def parse_command(message: dict, players: int) -> tuple[str, str, dict]:
         return command_id, op, {"ms": ms}
     if op == "button_test":
         return command_id, op, {"on": _flag(op, message, "on")}
-    if op in ("sim_press", "sim_release"):
+    if op == "sim_press":
+        hold_ms = message.get("hold_ms")
+        if hold_ms is not None and (not isinstance(hold_ms, int) or isinstance(hold_ms, bool)
+                                    or not 1 <= hold_ms <= MAX_HOLD_MS):
+            raise CommandError("bad-request", f"sim_press: 'hold_ms' must be an integer 1-{MAX_HOLD_MS}")
+        return command_id, op, {"player": _player(op, message.get("player"), players), "hold_ms": hold_ms}
+    if op == "sim_release":
         return command_id, op, {"player": _player(op, message.get("player"), players)}
     raise CommandError("bad-op", f"unknown op {op!r}")

@@ -138,6 +138,11 @@ class Server:
         self._wake_w.close()
 
     @property
+    def running(self) -> bool:
+        """The socket thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
     def linked(self) -> bool:
         return self._current is not None
 

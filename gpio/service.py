@@ -27,6 +27,16 @@ from gpio.server import Server
 log = logging.getLogger(__name__)
 
 
+def open_backend_for(settings: Settings) -> Backend:
+    """Open the configured pin factory; for lgpio, first make sure the working directory is writable (lgpio
+    makes its notification FIFO there when imported): $RUNTIME_DIRECTORY, $STATE_DIRECTORY, the socket's dir."""
+    if settings.pin_factory == "lgpio":
+        prepare_lgpio_workdir([Path(p) for p in (os.environ.get("RUNTIME_DIRECTORY", ""),
+                                                 os.environ.get("STATE_DIRECTORY", "")) if p]
+                              + [Path(settings.capture_socket).parent])
+    return open_backend(settings.pin_factory)
+
+
 class CaptureService:
     """Everything of one capture process, wired. :meth:`start`, then :meth:`serve` until stopped, :meth:`close`.
 
@@ -36,13 +46,7 @@ class CaptureService:
 
     def __init__(self, settings: Settings, backend: Backend | None = None, notifier: Notifier | None = None):
         self.settings = settings
-        if backend is None:
-            if settings.pin_factory == "lgpio":
-                prepare_lgpio_workdir([Path(p) for p in (os.environ.get("RUNTIME_DIRECTORY", ""),
-                                                         os.environ.get("STATE_DIRECTORY", "")) if p]
-                                      + [Path(settings.capture_socket).parent])
-            backend = open_backend(settings.pin_factory)
-        self.backend = backend
+        self.backend = backend if backend is not None else open_backend_for(settings)
         self.notifier = notifier or Notifier()
         self.instance = secrets.token_hex(6)
         self.observers: list[Callable[[dict], None]] = []
@@ -53,12 +57,16 @@ class CaptureService:
             timeout_ms=settings.capture_link_timeout_ms, execute=self._execute, players=players,
             on_link=self._on_link, welcome_info=self._welcome_info, announce=self._publish)
         self.capture = Capture(players=players, debounce_ms=settings.capture_debounce_ms,
-                               buzzer_ms=settings.buzzer_ms, backend=backend, instance=self.instance,
+                               buzzer_ms=settings.buzzer_ms, backend=self.backend, instance=self.instance,
                                publish=self._publish)
-        self.hardware = Hardware(
-            backend.factory, player_buttons=settings.player_buttons, player_leds=settings.player_leds,
-            buzzer_pin=settings.buzzer_pin, reset_button=settings.reset_button,
-            on_player_edge=self.capture.on_player_edge, on_reset_edge=self.capture.on_reset_edge)
+        try:
+            self.hardware = Hardware(
+                self.backend.factory, player_buttons=settings.player_buttons, player_leds=settings.player_leds,
+                buzzer_pin=settings.buzzer_pin, reset_button=settings.reset_button,
+                on_player_edge=self.capture.on_player_edge, on_reset_edge=self.capture.on_reset_edge)
+        except BaseException:
+            self.server.close()
+            raise
         self.capture.attach(self.hardware)
 
     def _publish(self, event: dict) -> None:
@@ -93,11 +101,24 @@ class CaptureService:
         log.info("capture service ready on %s: %s", self.settings.capture_socket, self.describe())
 
     def serve(self) -> None:
-        """Block until :meth:`stop`, sending ``WATCHDOG=1`` on time when systemd asked for it."""
+        """Block until :meth:`stop`, sending ``WATCHDOG=1`` on time when systemd asked for it, and only while
+        the service is healthy: a dead socket thread or a capture lock held for a whole interval (a hung pin
+        call) stops the pats, and systemd restarts the service."""
         interval = self.notifier.watchdog_interval_s or 1.0
         while not self.stopped.wait(interval):
-            if self.notifier.watchdog_interval_s:
+            if self.notifier.watchdog_interval_s and self.healthy(timeout_s=interval):
                 self.notifier.notify("WATCHDOG=1")
+
+    def healthy(self, timeout_s: float) -> bool:
+        """The socket thread runs and the capture core is not stuck (its lock can be taken within the timeout)."""
+        if not self.server.running:
+            log.error("watchdog: the socket thread is gone")
+            return False
+        if not self.capture.lock.acquire(timeout=timeout_s):
+            log.error("watchdog: the capture core has been busy for %.1f s", timeout_s)
+            return False
+        self.capture.lock.release()
+        return True
 
     def stop(self) -> None:
         self.stopped.set()

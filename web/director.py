@@ -19,7 +19,7 @@ from flask import (Blueprint, Response, abort, current_app, g, jsonify, redirect
                    url_for)
 
 from appliance.errors import SvoyakError
-from appliance.rules.tournament import list_formats, load_format
+from appliance.rules.tournament import ResultError, list_formats, load_format
 from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
@@ -34,6 +34,8 @@ STRINGS = {
     "director.name": ("Название", "Title"),
     "director.seed": ("Зерно жеребьёвки (необязательно)", "Draw seed (optional)"),
     "director.create": ("Создать", "Create"),
+    "director.play": ("Играть на этом боксе", "Play on this box"),
+    "director.import": ("Загрузить турнир из JSON-экспорта", "Load a tournament from a JSON export"),
     "director.changes": ("Изменения формата (этап.поле=значение; …), напр. swiss.rounds=7",
                          "Format changes (stage.field=value; ...), e.g. swiss.rounds=7"),
     "director.login": ("Вход директора", "Director login"),
@@ -53,6 +55,9 @@ STRINGS = {
     "director.withdraw": ("Снять", "Withdraw"),
     "director.close_registration": ("Закрыть регистрацию", "Close registration"),
     "director.closed": ("Регистрация закрыта", "Registration closed"),
+    "director.deadline": ("Срок подачи заявок (напр. 2008-10-01T23:59-04:00)",
+                          "Registration deadline (e.g. 2008-10-01T23:59-04:00)"),
+    "director.rooms": ("Залы для боёв без зала (через пробел)", "Rooms for battles without one (space separated)"),
     "director.seeding": ("Посев", "Seeding"),
     "director.seeds_hint": ("Номера сеяных игроков по порядку, через пробел", "Seeded players' ids in order, space separated"),
     "director.save": ("Сохранить", "Save"),
@@ -193,6 +198,20 @@ def create():
     return redirect(url_for("director.registration", tid=tid))
 
 
+@blueprint.post("/director/import")
+def import_tournament():
+    """Restore a tournament from a JSON export (its ``events``), e.g. moved from another box."""
+    import json
+
+    upload = request.files.get("file")
+    try:
+        data = json.loads(upload.read().decode("utf-8") if upload else request.get_data(as_text=True))
+    except (ValueError, UnicodeDecodeError) as error:
+        return _fail(ResultError(f"not a JSON export: {error}"))
+    tid = desk().import_events(data.get("events", []) if isinstance(data, dict) else data)
+    return redirect(url_for("director.overview", tid=tid))
+
+
 def _page(template: str, tid: str, **extra):
     view = desk().view(tid)
     state = desk().state(tid)
@@ -228,6 +247,18 @@ def registration(tid):
 def withdraw(tid, player):
     desk().withdraw(tid, player, request.form.get("reason", ""))
     return redirect(request.referrer or url_for("director.registration", tid=tid))
+
+
+@blueprint.post("/director/<tid>/deadline")
+def deadline(tid):
+    desk().set_deadline(tid, request.form.get("deadline", ""))
+    return redirect(url_for("director.registration", tid=tid))
+
+
+@blueprint.post("/director/<tid>/rooms")
+def rooms(tid):
+    desk().assign_rooms(tid, request.form.get("rooms", "").replace(",", " ").split())
+    return redirect(url_for("director.bracket", tid=tid))
 
 
 @blueprint.post("/director/<tid>/close-registration")
@@ -275,6 +306,17 @@ def battle_result(tid, battle):
         return redirect(url_for("director.bracket", tid=tid) + f"#b-{battle}")
     return _page("director/result.html", tid, battle=desk().state(tid).battles[battle], players=players,
                  command_id=secrets.token_hex(8))
+
+
+@blueprint.post("/director/<tid>/play/<path:battle>")
+def play(tid, battle):
+    """Put the drawn battle on this box's host page; its result comes back when it is over."""
+    hub = current_app.extensions.get("svoyak.hub")
+    session = getattr(hub, "session", None)
+    if session is None or not hasattr(session, "command"):
+        return _fail(ResultError("this box has no battle session running"))
+    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8))
+    return redirect("/host")
 
 
 @blueprint.route("/director/<tid>/setup/<path:battle>.json")

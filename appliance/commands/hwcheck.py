@@ -28,14 +28,18 @@ def run(args) -> int:
 
     from appliance.errors import DegradedModeWarning
     from gpio.hwcheck import Rig, interactive_check, jumper_check
-    from gpio.pins import open_backend
+    from gpio.service import open_backend_for
 
     with warnings.catch_warnings():
         warnings.simplefilter("always", DegradedModeWarning)
-        backend = open_backend(settings.pin_factory)
+        backend = open_backend_for(settings)
     for reason in backend.degraded:
         print(f"degraded: {reason}")
-    rig = Rig(settings, backend)
+    try:
+        rig = Rig(settings, backend)
+    except BaseException:
+        backend.close()
+        raise
     try:
         if args.jumper:
             result = jumper_check(rig, presses=args.presses)

@@ -85,7 +85,12 @@ class Battles:
                 raise StoreError(f"battle {battle_id!r} already exists")
             self._battle_locks[battle_id] = lock = threading.Lock()
         with lock:
-            self.store.append(battle_id, setup, command_id=command_id, expected_seq=1)
+            try:
+                self.store.append(battle_id, setup, command_id=command_id, expected_seq=1)
+            except BaseException:
+                with self._lock:
+                    del self._battle_locks[battle_id]
+                raise
             with self._lock:
                 self._states[battle_id] = state
                 if command_id is not None:
@@ -161,8 +166,12 @@ class Battles:
                 raise StoreError(f"battle {battle_id!r} already exists")
             self._battle_locks[battle_id] = lock = threading.Lock()
         with lock:
-            for seq, (_line, event) in enumerate(rows, start=1):
-                self.store.append(battle_id, event, expected_seq=seq)
+            try:
+                self.store.append_all(battle_id, [event for _line, event in rows])  # all or nothing
+            except BaseException:
+                with self._lock:
+                    del self._battle_locks[battle_id]
+                raise
             with self._lock:
                 self._states[battle_id] = state
         return battle_id

@@ -14,6 +14,9 @@ Use::
     link.close()
 
 ``on_event(event: dict)`` runs on the link's own thread; keep it short (hand off to the engine's queue).
+Each event dict is the protocol's event with ``"event"`` (press, lockout, fault, reset_button, status), ``"seq"``
+and ``"instance"``. A ``welcome`` from a new ``instance`` (see :attr:`welcome`, ``on_connection``) means the
+capture process restarted in standalone mode: re-send the current ``arm``/``disarm``.
 Commands never block: each returns a :class:`concurrent.futures.Future` that resolves to the reply's ``result``
 dict or fails with :class:`CaptureCommandRejected` (the service refused it, nothing changed) or
 :class:`CaptureLinkDown` (a momentary command while the link is down, or the link was closed).
@@ -122,8 +125,8 @@ class CaptureLink:
         """Stop the I/O thread and close the socket; pending commands fail with :class:`CaptureLinkDown`."""
         self._closing.set()
         self._wake()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)  # (called from on_event itself, the thread ends when the handler returns)
         with self._lock:
             self._drop_socket()
             for command in self._pending.values():
@@ -164,6 +167,10 @@ class CaptureLink:
         players = sorted({int(player) for player in eligible})
         return self._command("arm", eligible=players, round_id=str(round_id))
 
+    def set_eligible(self, eligible: Iterable[int]) -> Future:
+        """Change who may win the current round without restarting it (LEDs and ranked presses stay)."""
+        return self._command("eligible", eligible=sorted({int(player) for player in eligible}))
+
     def disarm(self) -> Future:
         """Stop judging presses (they are reported as ``disarmed``); LEDs stay as they are."""
         return self._command("disarm")
@@ -183,9 +190,10 @@ class CaptureLink:
         """Button-test mode: each press lights its own LED while held; presses come as ``test``."""
         return self._command("button_test", on=bool(on))
 
-    def simulate_press(self, player: int) -> Future:
-        """Simulator only: press ``player``'s mock button inside the capture process (the whole real path)."""
-        return self._command("sim_press", player=int(player))
+    def simulate_press(self, player: int, hold_ms: int | None = None) -> Future:
+        """Simulator only: press ``player``'s mock button inside the capture process (the whole real path).
+        With ``hold_ms`` the service releases it by itself after that long."""
+        return self._command("sim_press", player=int(player), **({} if hold_ms is None else {"hold_ms": int(hold_ms)}))
 
     def simulate_release(self, player: int) -> Future:
         return self._command("sim_release", player=int(player))

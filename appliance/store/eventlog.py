@@ -111,6 +111,27 @@ class EventStore:
                 raise
         return seq
 
+    def append_all(self, battle_id: str, events: list[Event]) -> int:
+        """Store a whole new battle's events in one transaction (an import): all of them or none.
+
+        Raises :class:`StoreConflictError` if the battle already has events. Returns the last seq.
+        """
+        rows = [(battle_id, seq, event.at_ns, type(event).__name__,
+                 json.dumps(event_to_dict(event), ensure_ascii=False, separators=(",", ":")), None)
+                for seq, event in enumerate(events, start=1)]
+        with self._lock:
+            connection = self._connection
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                if connection.execute("SELECT 1 FROM events WHERE battle_id=? LIMIT 1", (battle_id,)).fetchone():
+                    raise StoreConflictError(f"battle {battle_id} already has events")
+                connection.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", rows)
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+        return len(rows)
+
     def read(self, battle_id: str) -> list[StoredEvent]:
         """Every event of a battle in order. Raises :class:`LogFormatError` for a row that is not an event."""
         with self._lock:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 
 import pytest
 
 from gpio.pins import open_backend
 from gpio.sdnotify import Notifier
-from gpio.service import CaptureService, wait_for
+from gpio.service import CaptureService
 
 MS = 1_000_000
 US = 1_000

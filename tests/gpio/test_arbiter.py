@@ -169,3 +169,62 @@ def test_bad_player_numbers_are_refused():
         arbiter.arm({1, 3}, "q", now_ns=0, mode="linked")
     with pytest.raises(ValueError):
         arbiter.edge(0, t_ns=0, pressed=True, arrival_ns=0)
+
+
+def test_pins_read_at_arm_time_override_a_missed_release_edge():
+    arbiter = Arbiter(players=2, debounce_ns=20 * MS, precision="kernel")
+    arbiter.arm({1, 2}, "q0", now_ns=0, mode="linked")
+    arbiter.edge(1, t_ns=10 * MS, pressed=True, arrival_ns=10 * MS)  # its release edge never arrives
+    outcome = arbiter.arm({1, 2}, "q1", now_ns=500 * MS, mode="linked", held=[])
+    assert outcome.events == [] and arbiter.stuck == set()  # the pin says released: not stuck
+    assert presses(arbiter.edge(1, t_ns=600 * MS, pressed=True, arrival_ns=600 * MS)) == [(1, "won")]
+
+
+def test_eligible_set_changes_without_restarting_the_round(arbiter):
+    t = 14_000 * MS
+    arbiter.edge(1, t_ns=t, pressed=True, arrival_ns=t)
+    outcome = arbiter.set_eligible({2, 3})  # e.g. player 4 left the table
+    assert outcome.leds is None and arbiter.winner == 1 and arbiter.round_id == "q1"
+    assert presses(arbiter.edge(4, t_ns=t + 5 * MS, pressed=True, arrival_ns=t + 5 * MS)) == [(4, "ineligible")]
+    assert presses(arbiter.edge(3, t_ns=t + 6 * MS, pressed=True, arrival_ns=t + 6 * MS)) == [(3, "counted")]
+
+
+def test_a_counted_press_arriving_late_but_stamped_earlier_reorders_the_queue(arbiter):
+    # eurocup 2.9: the next to answer is the next to have signalled, by timestamp.
+    t = 15_000 * MS
+    arbiter.edge(1, t_ns=t, pressed=True, arrival_ns=t)
+    in_order = arbiter.edge(3, t_ns=t + 2 * US, pressed=True, arrival_ns=t + 50 * US)
+    assert lockouts(in_order) == []  # appended at the end: the press event's rank 2 is right
+    late = arbiter.edge(2, t_ns=t + 1 * US, pressed=True, arrival_ns=t + 60 * US)
+    (press,) = [e for e in late.events if e["event"] == "press"]
+    assert press["rank"] == 2
+    (lockout,) = lockouts(late)
+    assert lockout["winner"] == 1 and lockout["corrects"] is None
+    assert [o["player"] for o in lockout["order"]] == [1, 2, 3]
+
+
+def test_any_arrival_order_ends_with_the_timestamp_order():
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.permutations([1, 2, 3, 4]), st.lists(st.integers(0, 5), min_size=4, max_size=4))
+    def check(arrival_order, offsets_us):
+        arbiter = Arbiter(players=4, debounce_ns=20 * MS, precision="mock")
+        arbiter.arm({1, 2, 3, 4}, "q", now_ns=0, mode="linked")
+        stamps = {player: MS + offsets_us[player - 1] * US for player in (1, 2, 3, 4)}
+        last_lockout = None
+        for arrival, player in enumerate(arrival_order):
+            outcome = arbiter.edge(player, t_ns=stamps[player], pressed=True, arrival_ns=2 * MS + arrival)
+            last_lockout = (lockouts(outcome) or [last_lockout])[-1]
+        earliest = min(stamps.values())
+        first_arrived_of_earliest = next(p for p in arrival_order if stamps[p] == earliest)
+        # The earliest timestamp wins; among equal earliest stamps, the first to arrive (the tie rule).
+        assert arbiter.winner == first_arrived_of_earliest
+        assert arbiter.leds == tuple(p == arbiter.winner for p in (1, 2, 3, 4))
+        assert last_lockout["winner"] == arbiter.winner
+        published = [o["t_ns"] for o in last_lockout["order"]]
+        assert published == sorted(published)  # every published order is the timestamp order
+        assert [t for t, _, _ in arbiter._ranked] == sorted(stamps.values())
+        assert last_lockout["tie"] == (list(stamps.values()).count(earliest) > 1)
+
+    check()

@@ -148,3 +148,31 @@ def test_close_turns_every_led_and_the_buzzer_off(capture_settings):
     service.close()
     assert not any(pin.state for pin in leds) and not buzzer.state
     assert not capture_settings.capture_socket.exists()
+
+
+def test_reset_button_round_starts_at_the_reset_press_timestamp(service, box):
+    # The host's reset press is stamped t; a player's press stamped 10 µs later has its callback delivered
+    # after the reset's: it belongs to the new round and wins, instead of being "disarmed".
+    t = time.monotonic_ns()
+    reset_pin = service.hardware.reset.pin
+    reset_pin.drive_low(t_ns=t)
+    box.press(2, t + 10 * US)
+    reset_pin.drive_high(t_ns=t + 100 * MS)
+    (reset,) = box.events("reset_button")
+    (press,) = box.events("press")
+    assert press["round_id"] == reset["round_id"] and press["status"] == "won"
+    assert service.capture.arbiter.armed_at_ns == t
+
+
+def test_eligible_command_narrows_the_current_round(service, box):
+    arm(service, {1, 2, 3})
+    result = service.capture.execute("eligible", {"eligible": [1, 3]})
+    assert result == {"eligible": [1, 3], "armed": True}
+    box.press(2, time.monotonic_ns())
+    assert [e["status"] for e in box.events("press")] == ["ineligible"]
+
+
+def test_simulated_press_with_hold_releases_itself(service, box):
+    service.capture.execute("sim_press", {"player": 1, "hold_ms": 20})
+    assert service.hardware.buttons[0].is_active
+    assert wait_for(lambda: not service.hardware.buttons[0].is_active)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from gpio.hwcheck import Rig, interactive_check, jumper_check
@@ -46,15 +48,11 @@ def test_walk_through_presses_every_button_and_checks_leds_buzzer_and_reset(rig)
 
     def say(line):
         script.append(line)
-        if line.startswith("Press and hold button"):
-            player = int(line.split()[4])
-            for button in hardware.buttons:
-                if button.is_active:
-                    button.pin.drive_high()
+        if line.startswith("Press button"):
+            player = int(line.split()[2])
             hardware.buttons[player - 1].pin.drive_low()
+            hardware.buttons[player - 1].pin.drive_high()
         elif line.startswith("Press the host reset button"):
-            for button in hardware.buttons:
-                button.pin.drive_high()
             hardware.reset.pin.drive_low()
             hardware.reset.pin.drive_high()
 
@@ -75,10 +73,11 @@ def test_walk_through_presses_every_button_and_checks_leds_buzzer_and_reset(rig)
 
 def test_walk_through_names_a_dead_button(rig):
     def say(line):
-        if line.startswith("Press and hold button 3"):
-            rig.hardware.buttons[1].pin.drive_low()  # the host presses, but button 3 is wired to input 2
-        elif line.startswith("Press and hold"):
-            player = int(line.split()[4])
+        if line.startswith("Press button 3"):
+            # The host presses button 3, but it is wired to input 2 (stamped past input 2's last release).
+            rig.hardware.buttons[1].pin.drive_low(t_ns=time.monotonic_ns() + 100_000_000)
+        elif line.startswith("Press button"):
+            player = int(line.split()[2])
             rig.hardware.buttons[player - 1].pin.drive_low()
             rig.hardware.buttons[player - 1].pin.drive_high()
 
@@ -86,3 +85,4 @@ def test_walk_through_names_a_dead_button(rig):
     result = interactive_check(rig, say=lambda line: (lines.append(line), say(line)), ask=lambda q: True,
                                timeout_s=0.2)
     assert not result["ok"] and result["button 3"] is False and result["button 4"] is True
+    assert any("button 3: no press seen (saw button(s) [2]" in line for line in lines)

@@ -49,6 +49,7 @@ def test_lgpio_pin_passes_the_kernel_timestamp_through_as_integer_nanoseconds(lg
     for cls in (pin_class, LGPIOPin):
         pin = object.__new__(cls)  # no gpiochip here: only the callback path is exercised
         pin._when_changed = weakref.ref(handler)
+        pin._factory = types.SimpleNamespace(realtime_events=False)
         pin._call_when_changed(0, 17, 0, kernel_ns)
     (ours, state), (gpiozeros, _) = seen
     assert ours == kernel_ns and isinstance(ours, int) and state == 0
@@ -142,3 +143,73 @@ def test_lgpio_workdir_moves_out_of_an_unwritable_cwd(tmp_path, monkeypatch):
     monkeypatch.chdir(readonly)
     with pytest.raises(pins.PinFactoryUnavailable, match="RuntimeDirectory"):
         pins.prepare_lgpio_workdir([readonly])
+
+
+def test_pre_5_7_kernel_realtime_stamps_are_converted_to_monotonic(lgpio_classes):
+    _, pin_class = lgpio_classes
+    seen = []
+
+    def handler(ticks, state):
+        seen.append(ticks)
+
+    pin = object.__new__(pin_class)
+    pin._when_changed = weakref.ref(handler)
+    pin._factory = types.SimpleNamespace(realtime_events=True)
+    edge_monotonic = time.monotonic_ns() - 5_000_000
+    edge_realtime = edge_monotonic + (time.time_ns() - time.monotonic_ns())
+    pin._call_when_changed(0, 17, 0, edge_realtime)
+    assert abs(seen[0] - edge_monotonic) < 1_000_000  # the offset is read twice: equal within the call's time
+    assert pins.kernel_event_clock("4.19.118-v7+") == "realtime"
+    assert pins.kernel_event_clock("6.12.1-v8-16k+") == "monotonic"
+
+
+class FakeRPiGPIO(types.ModuleType):
+    """Enough of RPi.GPIO for gpiozero.pins.rpigpio to import; ``input`` reads the line as low (pressed)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return hash(name) & 0xFF
+
+    @staticmethod
+    def input(number):
+        return 0
+
+
+def test_rpigpio_fallback_stamps_edges_with_monotonic_ns_in_the_callback(monkeypatch):
+    rpi = types.ModuleType("RPi")
+    rpi.GPIO = FakeRPiGPIO("RPi.GPIO")
+    monkeypatch.setitem(sys.modules, "RPi", rpi)
+    monkeypatch.setitem(sys.modules, "RPi.GPIO", rpi.GPIO)
+    sys.modules.pop("gpiozero.pins.rpigpio", None)
+    pins._rpigpio_factory_class.cache_clear()
+    try:
+        from gpiozero.pins.rpigpio import RPiGPIOPin
+
+        factory = object.__new__(pins._rpigpio_factory_class())  # no Pi here: only the ticks path
+        pin = object.__new__(RPiGPIOPin)
+        pin._factory = factory
+        pin._number, pin._pwm = 17, None
+        seen = []
+
+        def handler(ticks, state):
+            seen.append((ticks, state))
+
+        pin._when_changed = weakref.ref(handler)
+        before = time.monotonic_ns()
+        pin._call_when_changed(17)  # what RPi.GPIO's event thread calls: a channel, no timestamp
+        (ticks, state), = seen
+        assert isinstance(ticks, int) and before <= ticks <= time.monotonic_ns() and not state
+    finally:
+        sys.modules.pop("gpiozero.pins.rpigpio", None)
+        pins._rpigpio_factory_class.cache_clear()
+
+
+def test_hidden_proc_gets_a_hint_about_the_unit(monkeypatch):
+    def hidden_proc():
+        raise FileNotFoundError(2, "No such file or directory", "/proc/cpuinfo")
+
+    monkeypatch.setattr(pins, "_lgpio_classes", hidden_proc)
+    monkeypatch.setattr(pins, "_rpigpio_factory_class", hidden_proc)
+    with pytest.raises(pins.PinFactoryUnavailable, match="ProcSubset=pid"):
+        pins.open_backend("lgpio")

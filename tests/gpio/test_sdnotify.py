@@ -53,3 +53,24 @@ def test_service_notifies_ready_watchdog_and_stopping(capture_settings, tmp_path
             if message == b"STOPPING=1":
                 break
         assert messages[-1] == b"STOPPING=1"
+
+
+def test_watchdog_pats_stop_when_the_capture_core_is_stuck(service):
+    assert service.healthy(timeout_s=0.5)
+    holder_ready = __import__("threading").Event()
+    release = __import__("threading").Event()
+
+    def hold_the_lock():
+        with service.capture.lock:
+            holder_ready.set()
+            release.wait(5)
+
+    holder = __import__("threading").Thread(target=hold_the_lock)
+    holder.start()
+    holder_ready.wait(5)
+    try:
+        assert not service.healthy(timeout_s=0.05)  # a hung pin call: no WATCHDOG=1, systemd restarts us
+    finally:
+        release.set()
+        holder.join(5)
+    assert service.healthy(timeout_s=0.5)

@@ -100,3 +100,97 @@ def test_written_sheets_are_entered_by_number_and_marks(client):
     bad = client.post(f"/director/{tid}/sheets/written", json={"player": "4", "marks": "+++"},
                       headers={"Accept": "application/json"})
     assert bad.status_code == 400 and "expected 60" in bad.get_json()["error"]
+
+
+@pytest.mark.parametrize("preset, players", [("eurocup", 90), ("irkutsk", 40), ("youth-cup", 60),
+                                             ("northern-owl", 36), ("mubc", 13)])
+def test_every_page_renders_a_whole_tournament_and_an_export_moves_it(client, preset, players):
+    from appliance.rules import tournament as t
+    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+
+    login(client)
+    log, state = simulate(preset, players, 3, battle_player=play_battle_outline)
+    body = json.dumps({"events": [t.to_dict(e) for e in log]})
+    response = client.post("/director/import", data={"file": (io.BytesIO(body.encode()), "export.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 302
+    tid = state.tournament_id
+    pages = ["", "registration", "seeding", "bracket", "print"] + [
+        f"sheets/{s.id}" for s in state.fmt.stages if s.kind == "written"]
+    for page in pages:
+        html = client.get(f"/director/{tid}/{page}").get_data(as_text=True)
+        assert "Traceback" not in html and state.title in html, page
+    table = client.get(f"/table/{tid}").get_data(as_text=True)
+    winner = t.standings(state)[0].player
+    assert state.entrants[winner].name in table
+    again = client.post("/director/import", data=body, content_type="application/json")
+    assert again.status_code == 400  # already on this box
+    exported = json.loads(client.get(f"/director/{tid}/export.json").data)
+    assert len(exported["events"]) == len(log)
+
+
+@pytest.fixture
+def box_server(settings, recording_capture, tmp_path):
+    """The app over a real session and a real battle store (the store's listeners feed the desk)."""
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+    from tests.web.conftest import IDENTITY, PressingCapture, Server
+
+    session = Session(Battles(EventStore(tmp_path / "battles.sqlite")), BattleAdapter(),
+                      capture=PressingCapture(recording_capture), simulator=True)
+    recording_capture.session = session
+    session.start()
+    running = Server(create_app(settings, Services(session=session, identity=IDENTITY)))
+    yield running
+    running.close()
+    session.close()
+
+
+def test_a_drawn_battle_played_on_this_box_flows_back_into_the_tournament(box_server):
+    # The director puts a battle on the host page; when the battle engine says it is over, the desk records it.
+    from appliance.rules import battle as engine
+    from appliance.rules import tournament as t
+    from tests.web.conftest import PIN as BOX_PIN
+    from web.director import desk
+
+    server = box_server
+    app = server.app
+    with app.app_context():
+        tid = desk().create("northern-owl", "Сова", seed=3)
+        for i in range(36):
+            desk().register(tid, f"Игрок {i}")
+        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+        desk().draw(tid, seed=3)
+    client = app.test_client()
+    client.post("/director/login", data={"pin": BOX_PIN})
+    response = client.post(f"/director/{tid}/play/groups/01", data={"command_id": "play-1"})
+    assert response.status_code == 302 and response.headers["Location"] == "/host"
+    session = server.session
+    box_id = session.battle_id
+    tournaments = app.extensions["svoyak.tournaments"]
+    desk_names = [f"Игрок {int(p[1:]) - 1}" for p in t.battle_players(tournaments.state(tid), "groups/01")]
+    assert session.state.players == tuple(desk_names)
+    battles = session.battles
+    clock = [session.state.last_at_ns]
+
+    def at(seconds=1.0):
+        clock[0] += int(seconds * 1e9)
+        return clock[0]
+
+    for theme in range(6):
+        battles.submit(box_id, engine.ThemeStarted(at_ns=at(), name=f"Тема {theme}"))
+        for value in (10, 20, 30, 40, 50):
+            battles.submit(box_id, engine.PriceAnnounced(at_ns=at(), value_points=value))
+            battles.submit(box_id, engine.ReadingStarted(at_ns=at()))
+            battles.submit(box_id, engine.ReadingFinished(at_ns=at()))
+            battles.submit(box_id, engine.ButtonPressed(at_ns=at(0.5), player=(0, 0, 0, 1, 1, 2)[theme]))
+            battles.submit(box_id, engine.AnswererPointed(at_ns=at(0.2), player=(0, 0, 0, 1, 1, 2)[theme]))
+            battles.submit(box_id, engine.AnswerJudged(at_ns=at(), correct=True))
+    state = tournaments.state(tid)
+    assert tournaments.rejected == [] and battles.state(box_id).is_over
+    result = state.results["groups/01"]
+    assert result.source == "box" and result.log_id == box_id
+    winner = min(result.lines, key=lambda line: line.place)
+    assert state.entrants[winner.player].name == desk_names[0] and winner.score == 450

@@ -564,22 +564,38 @@ def _mode_changed(state: BattleState, event: ev.ModeChanged) -> BattleState:
 
 
 def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
-    history = state.history
-    index = len(history) - 1
+    node = state.history
     later: list[ev.Event] = []
-    while index >= 0 and not history[index][1].is_host_action:
-        later.append(history[index][1])
-        index -= 1
-    if index < 0:
+    while node is not None and not node[1].is_host_action:
+        later.append(node[1])
+        node = node[2]
+    if node is None:
         _refuse(state, "corrections", f"there is no host action to undo among the last {UNDO_DEPTH} events", event)
-    before, undone = history[index]
-    restored = replace(before, history=history[:index])
+    before, undone, older, _depth = node
+    restored = replace(before, history=older)
     for late in reversed(later):  # presses and expiries after the undone action stand if still valid
         try:
             restored = apply(restored, late)
         except BattleRuleError:
             continue
     return replace(restored, undone=state.undone + (Undone(event.at_ns, undone),))
+
+
+def _remember(state: BattleState, event: ev.Event) -> tuple:
+    """The history node for ``event`` applied to ``state``; trims to the newest UNDO_DEPTH when it doubles."""
+    older = state.history
+    depth = older[3] + 1 if older is not None else 1
+    node = (replace(state, history=None), event, older, depth)
+    if depth <= 2 * UNDO_DEPTH:
+        return node
+    newest = []
+    while node is not None and len(newest) < UNDO_DEPTH:
+        newest.append((node[0], node[1]))
+        node = node[2]
+    rebuilt = None
+    for number, (before, past) in enumerate(reversed(newest), start=1):
+        rebuilt = (before, past, rebuilt, number)
+    return rebuilt
 
 
 HANDLERS: dict[type, Callable[[BattleState, ev.Event], BattleState]] = {
@@ -633,10 +649,7 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
     new = handler(state, event)
     if isinstance(event, ev.ActionUndone):
         return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))
-    history = state.history + ((replace(state, history=()), event),)
-    if len(history) > UNDO_DEPTH:
-        history = history[-UNDO_DEPTH:]
-    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=history)
+    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=_remember(state, event))
 
 
 def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:

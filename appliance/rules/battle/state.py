@@ -99,9 +99,9 @@ class Question:
         return self.outcome is not None
 
     @property
-    def answered(self) -> frozenset:
-        """Players who have answered this question (one answer each, eurocup 2.9)."""
-        return frozenset(ruling.player for ruling in self.rulings)
+    def answered(self) -> tuple:
+        """Players who have answered this question (one answer each, eurocup 2.9), in order."""
+        return tuple(ruling.player for ruling in self.rulings)
 
     def ruling_of(self, player: int) -> Ruling | None:
         for ruling in self.rulings:
@@ -150,8 +150,8 @@ class Undone:
 class BattleState:
     """The whole battle after some events. Immutable; equal states compare equal (``history`` aside).
 
-    ``history`` holds the last :data:`UNDO_DEPTH` ``(state before, event)`` pairs for ``ActionUndone``; the states
-    in it carry no history of their own, so memory stays bounded however long the battle.
+    ``history`` holds at least the last :data:`UNDO_DEPTH` ``(state before, event)`` pairs for ``ActionUndone``;
+    the states in it carry no history of their own, so memory stays bounded however long the battle.
     """
 
     setup: BattleSetUp
@@ -165,12 +165,14 @@ class BattleState:
     undone: tuple = ()
     seq: int = 1  # events applied, the setup included
     last_at_ns: int = 0
-    history: tuple = dataclasses.field(default=(), compare=False, repr=False)
+    # (state before, event, older node, depth): a linked list, so an event adds one node instead of copying
+    # the whole undo history; trimmed to the newest UNDO_DEPTH nodes whenever it doubles (engine._remember).
+    history: tuple | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def last_event(self) -> Event | None:
         """The last event applied (None right after the setup or an undo with nothing left to show)."""
-        return self.history[-1][1] if self.history else None
+        return self.history[1] if self.history else None
 
     # --- progress
     @property

@@ -143,23 +143,33 @@ def battle_players(state: TournamentState, battle_id: str) -> tuple[str, ...] | 
 
 
 def effective_places(state: TournamentState, battle_id: str) -> tuple[dict, list]:
-    """Places in a battle with shared places split by a recorded tie-break; the still-shared groups."""
+    """Places in a battle among the players who count for going on, and the groups still sharing a place.
+
+    A shared place is split by a recorded tie-break (``<battle>:places:<recorded place>``). Players absent from
+    the battle or withdrawn since do not block a place: the others move up (a no-show winner is replaced by the
+    runner-up), and they are placed after everyone who counts. Returns ``(places, shared)`` with ``shared`` as
+    ``(place, players, recorded place)``.
+    """
     result: BattleResult = state.results[battle_id]
-    places = {line.player: line.place for line in result.lines}
-    groups = defaultdict(list)
+    counted = [line for line in result.lines if not line.absent and state.active(line.player)]
+    groups: dict[int, list[str]] = defaultdict(list)
+    for line in counted:
+        groups[line.place].append(line.player)
+    key: dict[str, tuple[int, int]] = {}
+    for place, players in groups.items():
+        order = [p for p in state.ties.get(f"{battle_id}:places:{place}", ()) if p in players]
+        if len(players) > 1 and sorted(order) == sorted(players):
+            key.update({player: (place, offset) for offset, player in enumerate(order)})
+        else:
+            key.update({player: (place, 0) for player in players})
+    places = {player: 1 + sum(other < mine for other in key.values()) for player, mine in key.items()}
     for line in result.lines:
-        if not line.absent:
-            groups[line.place].append(line.player)
+        places.setdefault(line.player, len(counted) + 1)
     shared = []
     for place, players in sorted(groups.items()):
-        if len(players) < 2:
-            continue
-        order = state.ties.get(f"{battle_id}:places:{place}")
-        if order:
-            for offset, player in enumerate(order):
-                places[player] = place + offset
-        else:
-            shared.append((place, tuple(sorted(players))))
+        still = [p for p in players if key[p][1] == 0] if len(players) > 1 else []
+        if len(still) > 1 and len({key[p] for p in still}) == 1:
+            shared.append((places[still[0]], tuple(sorted(still)), place))
     return places, shared
 
 
@@ -332,10 +342,10 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
         for rule in stage.advance:
             if rule.places or rule.records:
                 relevant = set(rule.places) or {p for record in rule.records for s, p in record if s == stage.id}
-                for place, group in shared:
+                for place, group, recorded in shared:
                     covered = set(range(place, place + len(group)))
                     if covered & relevant and not covered <= relevant:
-                        tie = Tie(f"{battle.id}:places:{place}", stage.id, group, len(covered & relevant),
+                        tie = Tie(f"{battle.id}:places:{recorded}", stage.id, group, len(covered & relevant),
                                   f"shared place {place} in battle {battle.id} decides who goes on",
                                   stage.shootout, rule.rule)
                         if tie not in ties:
@@ -585,6 +595,8 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
             raise DrawError(f"qualifying: {playing_count} players cannot fill {battles} battles ({rule})")
         order = list(players)
         rng.shuffle(order)
+        seeded = set(state.seeds)
+        order.sort(key=lambda p: p in seeded)  # seeded players, if the director named any, get the byes first
         chosen, per_team = [], Counter()
         for player in order:  # who plays the qualifying: at most one per battle from a team (eurocup 3.3)
             team = team_of.get(player)

@@ -197,6 +197,22 @@ def load_format(name_or_path: str | Path) -> Format:
     return parse_format(data, origin=f"{text_path}.toml")
 
 
+def with_changes(fmt: Format, changes: dict[str, Any]) -> Format:
+    """A copy of ``fmt`` with stage fields changed by ``"stage.field"`` (``{"swiss.rounds": 7}``), validated.
+
+    >>> with_changes(load_format("mubc"), {"swiss.rounds": 7}).stage("swiss").rounds
+    7
+    """
+    data = json.loads(json.dumps(fmt.source["data"]))
+    stages = {stage["id"]: stage for stage in data["stage"]}
+    for key, value in changes.items():
+        stage_id, _, name = key.partition(".")
+        if stage_id not in stages or not name:
+            raise FormatError(f"change {key!r}: say stage.field; stages are {sorted(stages)}")
+        stages[stage_id][name] = value
+    return parse_format(data, origin=f"{fmt.name} with changes")
+
+
 def _build(cls, data: dict[str, Any], where: str, convert: dict[str, Any] | None = None):
     fields = {field.name: field for field in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))

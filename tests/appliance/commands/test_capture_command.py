@@ -43,6 +43,7 @@ def test_capture_process_notifies_ready_serves_and_stops_cleanly_on_sigterm(tmp_
         if process.poll() is None:
             process.kill()
             process.wait()
+        process.stdout.close()
         receiver.close()
 
 
@@ -62,3 +63,47 @@ def test_hwcheck_jumper_dry_run_on_mock_pins(capsys, monkeypatch, tmp_path):
     assert main(["hwcheck", "--simulator", "--jumper", "--presses", "10"]) == 0
     out = capsys.readouterr().out
     assert "jumper check, 10 presses" in out and "edge_to_led" in out and out.rstrip().endswith("OK")
+
+
+def test_simulator_keyboard_in_a_real_terminal(tmp_path):
+    """`svoyak capture --simulator --keyboard` in a pseudo-terminal: a key lights a player, q quits cleanly."""
+    import pty
+    import select
+    import time
+
+    env = {**os.environ, "SVOYAK_DATA_DIR": str(tmp_path), "SVOYAK_CONFIG": "", "PYTHONWARNINGS": "error"}
+    env.pop("GPIOZERO_PIN_FACTORY", None)
+    pid, fd = pty.fork()
+    if pid == 0:  # the child becomes the capture process on the terminal
+        os.chdir(tmp_path)
+        os.execve(sys.executable, [sys.executable, "-m", "appliance.cli", "capture", "--simulator", "--keyboard"],
+                  env)
+    output = b""
+
+    def read_until(needle: bytes, timeout: float = 20) -> None:
+        nonlocal output
+        deadline = time.monotonic() + timeout
+        while needle not in output:
+            assert time.monotonic() < deadline, output.decode(errors="replace")
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                try:
+                    output += os.read(fd, 4096)
+                except OSError:
+                    break
+
+    try:
+        read_until(b"keys: 1-4")
+        os.write(fd, b"n")  # player 3
+        read_until(b"LOCKOUT: player 3 lights")
+        os.write(fd, b"q")
+        read_until(b"capture service stopped")
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)

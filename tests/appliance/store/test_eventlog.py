@@ -77,3 +77,10 @@ def test_the_box_store_lives_in_the_data_dir(settings):
 
     with open_store(settings) as store:
         assert store.path == settings.data_dir / "events.sqlite"
+
+
+def test_an_import_stores_all_events_or_none(store, battle_events):
+    assert store.append_all("b2", battle_events) == len(battle_events)
+    with pytest.raises(StoreConflictError):
+        store.append_all("b2", battle_events)
+    assert store.events("b2") == battle_events

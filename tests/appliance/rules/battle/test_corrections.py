@@ -82,3 +82,21 @@ def test_a_battle_starts_with_its_setup_and_only_once():
     setup = BattleSetUp(at_ns=0, profile=load_profile("eurocup"), players=("A", "B"), themes=1)
     with pytest.raises(BattleRuleError):
         replay([setup, setup])
+
+
+def test_undo_reaches_back_at_least_100_events_and_memory_stays_bounded(game):
+    from appliance.rules.battle.state import UNDO_DEPTH
+
+    g = game("eurocup")
+    g.theme(); g.price(); g.read(); g.press(0); g.point(0)
+    for _ in range(UNDO_DEPTH - 5):  # presses during the answer: not host actions
+        g.press(1, after=0.001)
+    g.do(ActionUndone(at_ns=g.tick()))  # the pointing, 96 events back, is undone; the presses stay
+    assert g.state.current_question.pointed_ns is None and len(g.state.current_question.presses) == UNDO_DEPTH - 4
+    for _ in range(3 * UNDO_DEPTH):
+        g.press(2, after=0.001)
+    depth, node = 0, g.state.history
+    while node is not None:
+        depth, node = depth + 1, node[2]
+    assert UNDO_DEPTH <= depth <= 2 * UNDO_DEPTH  # trimmed, never the whole battle
+    assert "no host action" in str(g.refused(ActionUndone(at_ns=g.tick())))

@@ -111,3 +111,14 @@ def test_the_same_seed_draws_the_same_bracket(desk):
     for d in (a, b):
         d.register(120, team=team_of_five)
     assert a.draw(seed=42).battles == b.draw(seed=42).battles
+
+
+def test_seeded_players_get_the_byes_first(desk):
+    # eurocup 3.2 names no order for byes; if the director seeds players, they skip the qualifying.
+    d = desk("eurocup", seed=4)
+    d.register(120, team=team_of_five)
+    seeds = tuple(f"p{i:03d}" for i in range(0, 120, 3))
+    d.do(t.SeedsSet, seeds)
+    drawn = d.draw()
+    qualifying = {p for b in drawn.battles if b.stage == "qualifying" for p in b.seats}
+    assert not qualifying & set(seeds)
