@@ -50,6 +50,7 @@
       timeout: 4000,
     });
     const link = { socket, seq: -1, view: null, offsetMs: 0, hello: null };
+    (S.links = S.links || []).push(link);  // for tools (bench/bench_web.py times the messages)
 
     function clock(serverNowNs) {
       // server monotonic ms minus our monotonic ms at receipt: converts engine deadlines to local time.
