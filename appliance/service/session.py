@@ -192,6 +192,8 @@ class Session:
 
     def phone_press(self, player: int, press_id: str) -> dict:
         """A press from a player's phone (lower precision: stamped at receipt, source "phone")."""
+        if not isinstance(press_id, str) or not 1 <= len(press_id) <= 100:
+            raise CommandRejected("error.bad_command", "a press has an id of 1-100 characters", "press")
         with self._lock:
             at_ns = self.clock()
             if not self._phones_enabled:
@@ -212,6 +214,8 @@ class Session:
         """Press or release a simulated button through the capture service (the real path)."""
         if not self.simulator:
             raise CommandRejected("error.simulator_off", command="simulate")
+        if not 0 <= player < 4:  # a box has 2 to 4 buttons (config); the capture refuses any it lacks
+            raise CommandRejected("error.bad_command", f"there is no button {player!r}", "simulate")
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="simulate")
         if action not in ("press", "release"):
