@@ -319,6 +319,17 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
     expect(watcher.locator("#pin")).to_have_text(box["pin"])   # this "phone" is on the box itself (127.0.0.1)
     shot(watcher, "12-watch-phone")
 
+    # The watcher misses an update (as if a frame were lost): the next number does not follow, it resyncs.
+    watcher.evaluate("window.__snapshots = 0; SVOYAK.links[0].socket.on('snapshot', () => window.__snapshots++)")
+    seq_before = int(watcher.evaluate("SVOYAK.links[0].seq"))
+    watcher.evaluate("SVOYAK.links[0].seq -= 1")
+    host.click("#phones")                                   # phones off: one more update
+    expect(player.locator("#phones-off")).to_be_visible(timeout=STEP_MS)
+    expect(watcher.locator("body")).to_have_attribute("data-seq", str(seq_before + 1), timeout=STEP_MS)
+    assert watcher.evaluate("window.__snapshots") == 1      # it asked again and got the whole view
+    expect(watcher.locator("#conn")).to_have_class("indicator conn-online")
+    expect(watcher.locator(".board-player.answering .name")).to_have_text("Gleb")
+
     sim.goto(box["url"] + "/sim")
     expect(sim.locator(".sim-button")).to_have_count(4, timeout=STEP_MS)
     expect(sim.locator(".sim-button.lit .name")).to_have_text("Gleb")
