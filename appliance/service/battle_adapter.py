@@ -8,6 +8,7 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from appliance.rules import battle as engine
@@ -21,18 +22,118 @@ HOST_COMMANDS = ("next", "reading_done", "resume_reading", "point", "pick", "rig
                  "clarify", "extend", "time", "withdraw", "announce", "undo", "claps", "correct", "appeal",
                  "appeal_decide")
 
-# Russian glosses of the engine's rule keys (the engine words its refusals in English; the page shows both).
-RULE_GLOSSES_RU = {
-    "players": "состав игроков", "themes": "темы боя", "values": "порядок вопросов в теме",
-    "red_themes": "красные темы", "scoring": "начисление очков", "press_open": "когда можно нажимать",
-    "window_after_reading": "время на нажатие после чтения", "window_after_wrong": "время на нажатие после «Минус»",
-    "during_answer": "нажатия во время ответа", "one_answer": "один ответ на вопрос",
-    "stop_reading": "остановка чтения", "short_form": "краткая форма вопроса", "answer_limit": "время на ответ",
-    "resume_reading": "продолжение чтения", "question_end": "конец вопроса", "answer_announced": "объявление ответа",
-    "tie_break": "дополнительные темы", "clarify": "«уточните»", "extension": "продление времени ответа",
-    "withdraw": "снятие вопроса", "corrections": "исправления", "appeals": "апелляции", "fallback": "игра без кнопок",
-    "absent": "неявка игрока", "runs": "заходы",
-}
+# The engine's refusals, worded for people: one short line per refusal, Russian and English, keyed by the
+# profile section key the engine cites and the pattern of its (English, developer-facing) message. Numbers
+# people see are 1-based (question 5); stale figures (seconds left) are left out: the countdown shows them.
+# ``{player}``/``{first}``/``{value}``/``{expected}``/``{question}`` come from the message's named groups.
+REFUSALS: tuple[tuple[str, str, str, str], ...] = (
+    ("stop_reading", r"reading interrupted", "Вопрос прерван — сначала укажите отвечающего",
+     "Reading was interrupted: point to the answerer first"),
+    ("stop_reading", r"reading finished", "Вопрос уже прочитан", "The question has been read already"),
+    ("stop_reading", r"reading not_started", "Чтение ещё не началось", "Reading has not started"),
+    ("stop_reading", r"", "Вопрос сейчас не читается", "The question is not being read"),
+    ("press_open", r"reading has already started", "Чтение уже идёт", "Reading has already started"),
+    ("press_open", r"before the reading", "Нажали до чтения — сначала решение по ответу",
+     "A press came before the reading: rule on the answer first"),
+    ("press_open", r"", "Сейчас нажимать нельзя", "Presses are not open now"),
+    ("during_answer", r"nobody has signalled", "Никто не нажал", "Nobody has pressed"),
+    ("during_answer", r"^(?P<first>.+) signalled first, not (?P<player>.+)$", "Первым нажал {first}, не {player}",
+     "{first} pressed first, not {player}"),
+    ("during_answer", r"already been pointed", "Отвечающий уже указан", "The answerer is already pointed to"),
+    ("during_answer", r"someone is already answering", "Уже кто-то отвечает", "Someone is already answering"),
+    ("during_answer", r"window is not running", "Идёт ответ — время на нажатие не идёт",
+     "Someone is answering: the press window is not running"),
+    ("during_answer", r"nobody is answering", "Никто не отвечает — сначала укажите отвечающего",
+     "Nobody is answering: point to the answerer first"),
+    ("one_answer", r"^(?P<player>.+) may not answer", "{player} уже отвечал на этот вопрос",
+     "{player} may not answer this question"),
+    ("short_form", r"no short form", "В этом регламенте нет краткой формы", "This regulation has no short form"),
+    ("short_form", r"", "Краткая форма — только если чтение прервано", "Short form only after an interrupted reading"),
+    ("clarify", r"", "В этом регламенте нет «Уточните»", "This regulation has no \"clarify\""),
+    ("extension", r"no extra answer time", "В этом регламенте нет доп. времени", "This regulation gives no extra time"),
+    ("extension", r"", "Доп. время — положительное число мс", "Extra time is a positive number of ms"),
+    ("answer_limit", r"starts when the host points", "Время на ответ пойдёт, когда укажете отвечающего",
+     "The answer time starts when you point to the answerer"),
+    ("answer_limit", r"runs", "Время на ответ ещё идёт", "The answer time is still running"),
+    ("window_after_reading", r"has not started", "Вопрос ещё читается — время на нажатие не началось",
+     "Still reading: the press window has not started"),
+    ("window_after_reading", r"is open", "Время на нажатие ещё идёт", "The press window is still open"),
+    ("resume_reading", r"", "Читать дальше можно после «Минус» на прерванном вопросе",
+     "Resume only after a wrong answer on an interrupted question"),
+    ("question_end", r"", "Вопрос ещё не закончен", "The question has not ended"),
+    ("values", r"still being played", "Вопрос ещё не закончен", "The question has not ended"),
+    ("values", r"questions left", "Тема не доиграна — вопросы темы идут подряд",
+     "The theme is not finished: its questions come in a row"),
+    ("values", r"start the next theme", "Сначала начните следующую тему", "Start the next theme first"),
+    ("values", r"worth (?P<expected>\d+), not (?P<value>\d+)", "Следующий вопрос темы стоит {expected}",
+     "The next question of the theme is worth {expected}"),
+    ("red_themes", r"worth (?P<expected>\d+), not (?P<value>\d+)", "Следующий вопрос темы стоит {expected}",
+     "The next question of the theme is worth {expected}"),
+    ("values", r"", "Неверная тема или цена", "Wrong theme or price"),
+    ("tie_break", r"no shoot-out", "Все темы сыграны, перестрелка не нужна",
+     "All themes are played and no shoot-out is needed"),
+    ("tie_break", r"tie is broken", "Равенство разрешено — больше вопросов нет", "The tie is broken: no more questions"),
+    ("withdraw", r"does not withdraw", "В этом регламенте вопросы не снимают",
+     "This regulation does not withdraw questions"),
+    ("withdraw", r"", "Снять можно только последний вопрос", "Only the last question can be withdrawn"),
+    ("answer_announced", r"already been announced", "Ответ уже объявлен", "The answer is already announced"),
+    ("answer_announced", r"", "Ответ объявляют после конца вопроса", "The answer is announced after the question"),
+    ("corrections", r"^(?P<player>.+) gave no answer to question (?P<question>\d+)$",
+     "{player} не отвечал на вопрос {question}", "{player} gave no answer to question {question}"),
+    ("corrections", r"already is", "Решение и так такое", "The ruling already is that"),
+    ("corrections", r"before the next question", "Исправить можно только до следующего вопроса",
+     "A ruling can be corrected only before the next question"),
+    ("corrections", r"rulings are final", "Решения ведущего окончательны", "The host's rulings are final"),
+    ("corrections", r"nothing|no host action to undo", "Нечего отменять", "Nothing to undo"),
+    ("appeals", r"no appeals", "В этом регламенте нет апелляций", "This regulation has no appeals"),
+    ("appeals", r"after its theme ends", "Апелляция — после конца темы, до начала следующей",
+     "An appeal is lodged after its theme, before the next one"),
+    ("appeals", r"after its question", "Оспорить можно после вопроса, до следующего",
+     "An answer is disputed after its question, before the next one"),
+    ("appeals", r"has been decided", "Апелляция уже решена", "This appeal is decided already"),
+    ("appeals", r"still in play or already withdrawn", "Вопрос ещё идёт или снят", "The question is in play or withdrawn"),
+    ("appeals", r"there is no appeal", "Нет открытых апелляций", "No open appeal"),
+    ("fallback", r"no play without buttons", "В этом регламенте нет игры без кнопок",
+     "This regulation has no play without buttons"),
+    ("fallback", r"nobody is answering", "Режим меняют, когда никто не отвечает", "Change the mode when nobody is answering"),
+    ("fallback", r"already in", "Этот режим уже включён", "That mode is on already"),
+    ("players", r"already set up", "Бой уже начат", "The battle is already set up"),
+    ("players", r"there is no player", "Нет такого игрока", "No such player"),
+)
+_REFUSAL_PATTERNS = tuple((key, re.compile(pattern), ru, en) for key, pattern, ru, en in REFUSALS)
+
+
+def word_refusal(key, message: str, rule: str) -> dict:
+    """One short line per language for an engine refusal: ``{"rule", "ru", "en", "code"}``.
+
+    ``key``: the profile section key, or a tuple of the candidates when several keys share the cited section
+    (eurocup 2.7 is both "stop_reading" and "short_form"): a specific pattern of any candidate wins over
+    a catch-all. ``code`` is ``section_key/N`` (N: the catalogue line), stable for tests and tools.
+
+    >>> word_refusal("stop_reading", "the question is not being read (reading interrupted)", "eurocup 2.7")["ru"]
+    'Вопрос прерван — сначала укажите отвечающего (2.7)'
+    >>> word_refusal("corrections", "Анна gave no answer to question 4", "eurocup 3.3")["en"]
+    'Анна gave no answer to question 5 (eurocup 3.3)'
+    >>> word_refusal(None, "something new", "battle setup")["ru"]
+    'Правила боя не позволяют: something new (battle setup)'
+    """
+    tail = rule.partition(" ")[2]
+    section = tail if tail[:1].isdigit() else rule  # "eurocup 2.7" -> "2.7"; "battle setup" stays whole
+    keys = key if isinstance(key, tuple) else (key,)
+    lines = [(n, line) for n, line in enumerate(_REFUSAL_PATTERNS) if line[0] in keys]
+    lines.sort(key=lambda item: item[1][1].pattern == "")  # catch-alls last (stable: catalogue order kept)
+    for number, (pattern_key, pattern, ru, en) in lines:
+        match = pattern.search(message)
+        if match is None:
+            continue
+        fields = {name: value for name, value in match.groupdict().items() if value is not None}
+        if "question" in fields:
+            fields["question"] = str(int(fields["question"]) + 1)  # the engine counts from 0, people from 1
+        return {"rule": rule, "code": f"{pattern_key}/{number}",
+                "ru": f"{ru.format(**fields)} ({section})", "en": f"{en.format(**fields)} ({rule})"}
+    # Not in the catalogue yet: say so plainly rather than hide it (the English message is the engine's own).
+    return {"rule": rule, "code": keys[0] or "rule",
+            "ru": f"Правила боя не позволяют: {message} ({section})", "en": f"{message} ({rule})"}
 
 
 class CommandError(ValueError):
@@ -192,22 +293,18 @@ class BattleAdapter:
         """A refusal of the engine, Russian then English, with its rule citation (``profile``: the battle's)."""
         rule = getattr(error, "rule", "")
         message = getattr(error, "message", str(error))
-        key = self._rule_key(error, profile)
-        gloss = RULE_GLOSSES_RU.get(key, "правила боя")
-        return {"rule": rule, "ru": f"Регламент ({rule}, {gloss}) не позволяет: {message}",
-                "en": f"{rule}: {message}"}
+        return word_refusal(self._rule_key(error, profile), message, rule)
 
-    def _rule_key(self, error, profile=None) -> str | None:
-        """The profile's rule key behind a citation ("eurocup 2.8" -> "answer_limit"), for its Russian gloss."""
+    def _rule_key(self, error, profile=None):
+        """The profile's rule keys behind a citation ("eurocup 2.8" -> ("answer_limit",)); several when keys
+        share a section, ``None`` for citations outside the battle profile ("battle setup", "battle log")."""
         name, _, section = getattr(error, "rule", "").partition(" ")
         if section.startswith("(profile: "):
             return section[len("(profile: "):-1]
         if profile is None or profile.name != name:
-            return None  # "battle setup", "battle log": not the battle profile's citation
-        for key, cited in profile.sections:
-            if cited == section:
-                return key
-        return None
+            return None
+        keys = tuple(key for key, cited in profile.sections if cited == section)
+        return keys or None
 
     # ------------------------------------------------------------ view
     def allowed(self, state, at_ns: int) -> dict[str, dict | None]:
