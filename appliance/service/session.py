@@ -85,6 +85,7 @@ class Session:
         self._state = None
         self._phones_enabled = False
         self._button_test_on = False
+        self._fired: set[tuple[str, int]] = set()  # deadlines already handled: never scheduled again
         self._capture_connected = False
         self._capture_status: dict = {}
         self._capture_plan = None
@@ -302,6 +303,7 @@ class Session:
             current = self.adapter.deadlines(self._state)
             if current.get(key) != at_ns:
                 return  # the state moved on (answer judged, window reopened): this deadline is stale
+            self._fired.add((key, at_ns))
             event = self.adapter.expiry_event(self._state, key, at_ns)
             try:
                 if event is None:
@@ -314,7 +316,9 @@ class Session:
     def _after_change(self, event: dict | None) -> None:
         if self._battle_id is not None:
             self._sync_capture()
-            due = self.adapter.deadlines(self._state)
+            due = {key: at_ns for key, at_ns in self.adapter.deadlines(self._state).items()
+                   if (key, at_ns) not in self._fired}
+            self._fired &= set(self.adapter.deadlines(self._state).items())
             self.deadlines.keep_only(due)
             pending = self.deadlines.pending()
             for key, at_ns in due.items():
@@ -350,6 +354,7 @@ class Session:
             "battle": None}
         view["phones_enabled"] = self._phones_enabled
         view["button_test"] = self._button_test_on
+        view["expired"] = sorted(key for key, _ in self._fired)  # deadlines passed and still in the state
         view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected,
                            **self._capture_status}
         view["simulator"] = self.simulator
