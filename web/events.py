@@ -18,6 +18,7 @@ NAMESPACE = "/"
 HELLO = "hello"            # {protocol, role, box, server_now_ns, pin?}: sent once per connection, first
 SNAPSHOT = "snapshot"      # {seq, server_now_ns, view}: the whole view; on connect and on "resync"
 UPDATE = "update"          # {seq, server_now_ns, event, changes}: seq is the previous seq + 1, always
+HOST_PRESENT = "host_present"  # /board: {}: a host has logged in: the waiting screen stops showing the PIN
 
 # --- client -> server
 RESYNC = "resync"          # {}: "I missed a number": the server answers with SNAPSHOT
@@ -27,7 +28,7 @@ SIMULATE = "simulate"      # simulator page: {player, action: "press"|"release"}
 CLOCK = "clock"            # any: {}; ack {server_now_ns}: the round trip and the server's monotonic clock
 
 CLIENT_NAMES = {
-    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE,
+    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "host_present": HOST_PRESENT,
     "resync": RESYNC, "command": COMMAND, "press": PRESS, "simulate": SIMULATE, "clock": CLOCK,
 }
 

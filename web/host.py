@@ -40,6 +40,11 @@ STRINGS = {
     "setup.start": ("Начать бой", "Start the battle"),
     "setup.new": ("Новый бой", "New battle"),
     "cmd.next": ("Следующий вопрос", "Next question"),
+    "cmd.next_theme": ("Следующая тема", "Next theme"),
+    "setup.theme_counts": ("По регламенту тем:", "Themes by the regulation:"),
+    "host.withdrawn": ("снят", "withdrawn"),
+    "host.nobody_answered": ("На этот вопрос никто не отвечал — исправлять нечего",
+                             "Nobody answered this question: nothing to correct"),
     "cmd.reading_done": ("Вопрос прочитан", "Reading done"),
     "cmd.right": ("Верно", "Right"),
     "cmd.wrong": ("Минус", "Wrong"),
@@ -118,6 +123,10 @@ class HostNamespace(SyncNamespace):
                                    self.hub.services.identity.host_pin)
         if refusal:
             raise refuse(refusal, self.hub.catalogue)
+        if not self.hub.host_logged_in:
+            # The PIN has done its job: scoreboards stop showing it (a later board's hello leaves it out too).
+            self.hub.host_logged_in = True
+            self.hub.socketio.emit(events.HOST_PRESENT, {}, namespace="/board")
         return {"profiles": self.hub.session.adapter.profiles()}
 
     def on_command(self, data=None):

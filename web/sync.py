@@ -59,6 +59,7 @@ class Hub:
         self.settings = settings
         self.catalogue = catalogue
         self.namespaces: dict[str, "SyncNamespace"] = {}
+        self.host_logged_in = False  # since the box started; the waiting screen shows the PIN until then
 
     @property
     def session(self):

@@ -98,6 +98,10 @@ REFUSALS: tuple[tuple[str, str, str, str], ...] = (
     ("fallback", r"nobody is answering", "Режим меняют, когда никто не отвечает", "Change the mode when nobody is answering"),
     ("fallback", r"already in", "Этот режим уже включён", "That mode is on already"),
     ("players", r"already set up", "Бой уже начат", "The battle is already set up"),
+    ("players", r"^(?P<count>\d+) players; this regulation plays (?P<range>\S+)$",
+     "Игроков {count}, а по регламенту {range}", "{count} players; this regulation plays {range}"),
+    ("players", r"same name", "У двух игроков одно имя", "Two players have the same name"),
+    ("red_themes", r"no red", "В этом регламенте нет красных тем", "This regulation has no red themes"),
     ("players", r"there is no player", "Нет такого игрока", "No such player"),
 )
 _REFUSAL_PATTERNS = tuple((key, re.compile(pattern), ru, en) for key, pattern, ru, en in REFUSALS)
@@ -136,6 +140,19 @@ def word_refusal(key, message: str, rule: str) -> dict:
             "ru": f"Правила боя не позволяют: {message} ({section})", "en": f"{message} ({rule})"}
 
 
+# Themes per battle by profile: (the setup form's default, the counts the regulation names). The profiles leave
+# the count to the setup (organisers decide per stage), so the form starts from the regulation's usual figure
+# and the host may change it.
+THEME_COUNTS: dict[str, tuple[int, tuple[int, ...]]] = {
+    "eurocup": (4, (4, 6)),              # eurocup 3.4: qualifying, 1/27, 1/9: 4 themes; 1/3: 6
+    "eurocup-final": (12, (12,)),        # eurocup 3.4: the final, 12 themes, "blue" and "red"
+    "irkutsk": (6, (6, 7, 8, 9)),        # irkutsk 2.2-2.6: rounds 1-2: 6; QF 7; SF 8; final 9
+    "youth-cup": (10, (8, 10)),          # youth-cup 2.4: 1/16: 8 themes; 1/8, 1/4, 1/2: 10
+    "youth-cup-final": (12, (12,)),      # youth-cup 2.5: the final, 12 themes
+}
+DEFAULT_THEMES = 4  # northern-owl, mubc: the organisers set the count
+
+
 class CommandError(ValueError):
     """Arguments a command cannot be built from (the session words it as ``error.bad_command``)."""
 
@@ -159,7 +176,11 @@ class BattleAdapter:
             title_ru, _, title_en = profile.title.partition(" / ")
             out.append({"name": name, "title_ru": title_ru, "title_en": title_en or title_ru,
                         "min_players": profile.players_min, "max_players": profile.players_max,
-                        "themes": 4, "red_themes": profile.questions_red_theme_multiplier != 1})
+                        "themes": THEME_COUNTS.get(name, (DEFAULT_THEMES, ()))[0],
+                        "theme_counts": list(THEME_COUNTS.get(name, (DEFAULT_THEMES, ()))[1]),
+                        "red_themes": profile.questions_red_theme_multiplier != 1,
+                        "appeals": profile.corrections_appeals != "none",
+                        "host_corrections": profile.corrections_host != "never"})
         return out
 
     def setup_event(self, args: dict, at_ns: int) -> ev.BattleSetUp:
@@ -178,8 +199,14 @@ class BattleAdapter:
             themes = [{"name": "", "red": False} for _ in range(themes)]
         if not isinstance(themes, list) or not all(isinstance(theme, dict) for theme in themes):
             raise CommandError("themes is a list of {name, red}")
+        # A seat left empty on the form is still a player: «Игрок 2», the name the form showed as a placeholder.
+        names = tuple(name.strip() for name in players)
+        if not any(names):
+            names = tuple(f"Игрок {i + 1}" for i in range(max(len(names), profile.players_min)))
+        else:
+            names = tuple(name or f"Игрок {i + 1}" for i, name in enumerate(names))
         return ev.BattleSetUp(
-            at_ns=at_ns, profile=profile, players=tuple(name.strip() for name in players), themes=len(themes),
+            at_ns=at_ns, profile=profile, players=names, themes=len(themes),
             red_themes=tuple(i for i, theme in enumerate(themes) if theme.get("red")),
             theme_names=tuple(str(theme.get("name", "")).strip() for theme in themes),
             mode=str(args.get("mode", "buttons")))
@@ -415,7 +442,8 @@ class BattleAdapter:
             "allowed": self.allowed(state, now_ns),
             "standings": standings_rows,
             "questions": [{"index": q.index, "theme_name": (state.themes[q.theme].name or f"{q.theme + 1}"),
-                           "price": q.value_points, "outcome": q.outcome, "withdrawn": q.withdrawn}
+                           "price": q.value_points, "outcome": q.outcome, "withdrawn": q.withdrawn,
+                           "answers": [{"player": r.player, "correct": r.effective} for r in q.rulings]}
                           for q in state.questions],
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
