@@ -31,7 +31,7 @@ install_packages() {
         python3 python3-venv            # the venv /opt/svoyak
         network-manager dnsmasq-base    # the hotspot: NM shared mode runs dnsmasq (DHCP + DNS)
         rfkill iw wireless-regdb        # unblock and inspect the Wi-Fi
-        cage "$browser" fonts-dejavu-core  # the HDMI scoreboard kiosk (Cyrillic glyphs)
+        cage xwayland "$browser" fonts-dejavu-core  # the HDMI kiosk (cage refuses to start without Xwayland)
         dbus libpam-systemd curl        # logind seat for cage; curl waits for the scoreboard
     )
     log "installing ${packages[*]}"
@@ -74,6 +74,7 @@ install_box() {
     systemd-sysusers /usr/lib/sysusers.d/svoyak.conf
     install -D -m 0644 "$BUNDLE/systemd/svoyak.tmpfiles" /usr/lib/tmpfiles.d/svoyak.conf
     install -D -m 0644 "$BUNDLE/systemd/60-svoyak-gpio.rules" /etc/udev/rules.d/60-svoyak-gpio.rules
+    install -D -m 0644 "$BUNDLE/systemd/70-svoyak-kiosk.rules" /etc/udev/rules.d/70-svoyak-kiosk.rules
 
     # The project and its pinned dependencies, offline from the bundle's wheels.
     build_sdists

@@ -1,7 +1,7 @@
 """The whole image: built from Debian's arm64 packages and booted in QEMU with no one touching it.
 
 Slow (first build about 25 min, then about 3; boot about 2 min on 2 cores), root only: run with
-``pytest -m image tests/image`` or ``./dev image && ./dev image-test``.
+``pytest -m image tests/image`` or ``./dev image && ./dev image-test [--display]``.
 """
 
 from __future__ import annotations
@@ -30,3 +30,12 @@ def test_image_boots_and_serves_with_no_one_touching_it(built_image):
     result = subprocess.run(["bash", "image/image-test.sh"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "image-test: all green" in result.stdout
+
+
+def test_image_shows_the_scoreboard_on_a_display(built_image):
+    """With a virtual display (virtio-gpu) the kiosk starts by itself and the screen shows the scoreboard."""
+    result = subprocess.run(["bash", "image/image-test.sh", "--display"], cwd=ROOT, capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "kiosk running on the display" in result.stdout
+    assert (ROOT / "image/out/kiosk.png").stat().st_size > 0

@@ -150,3 +150,11 @@ def test_install_script_enables_every_installable_unit(units):
     enable = re.search(r"systemctl enable ((?:[^\n\\]|\\\n)+)", script).group(1).replace("\\\n", " ").split()
     installable = sorted(name for name, sections in units.items() if "Install" in sections)
     assert sorted(set(enable) - {"NetworkManager.service"}) == installable
+
+
+def test_capture_can_read_the_pi_revision(units):
+    """gpiozero reads /proc/cpuinfo or /proc/device-tree when a real pin factory opens (capture-protocol.md,
+    "What the process needs"): ProcSubset=pid would hide both and the service could not start."""
+    capture = units["svoyak-capture.service"]["Service"]
+    assert capture.get("ProcSubset", ["all"]) == ["all"]
+    assert capture["ProtectProc"] == ["invisible"]
