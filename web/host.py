@@ -42,6 +42,7 @@ STRINGS = {
     "cmd.next": ("Следующий вопрос", "Next question"),
     "cmd.next_theme": ("Следующая тема", "Next theme"),
     "setup.theme_counts": ("По регламенту тем:", "Themes by the regulation:"),
+    "setup.theme_count": ("Тем в бою", "Themes in the battle"),
     "host.withdrawn": ("снят", "withdrawn"),
     "host.nobody_answered": ("На этот вопрос никто не отвечал — исправлять нечего",
                              "Nobody answered this question: nothing to correct"),

@@ -118,11 +118,16 @@ def word_refusal(key, message: str, rule: str) -> dict:
     'Вопрос прерван — сначала укажите отвечающего (2.7)'
     >>> word_refusal("corrections", "Анна gave no answer to question 4", "eurocup 3.3")["en"]
     'Анна gave no answer to question 5 (eurocup 3.3)'
+    >>> word_refusal("question_end", "the current question has not ended", "irkutsk (profile: question_end)")["ru"]
+    'Вопрос ещё не закончен (irkutsk)'
     >>> word_refusal(None, "something new", "battle setup")["ru"]
     'Правила боя не позволяют: something new (battle setup)'
     """
-    tail = rule.partition(" ")[2]
-    section = tail if tail[:1].isdigit() else rule  # "eurocup 2.7" -> "2.7"; "battle setup" stays whole
+    name, _, tail = rule.partition(" ")
+    # "eurocup 2.7" -> "2.7"; "irkutsk (profile: question_end)" (no section of its own) -> "irkutsk";
+    # "battle setup" stays whole
+    section = tail if tail[:1].isdigit() else name if tail.startswith("(profile:") else rule
+    rule = name if tail.startswith("(profile:") else rule
     keys = key if isinstance(key, tuple) else (key,)
     lines = [(n, line) for n, line in enumerate(_REFUSAL_PATTERNS) if line[0] in keys]
     lines.sort(key=lambda item: item[1][1].pattern == "")  # catch-alls last (stable: catalogue order kept)

@@ -110,7 +110,10 @@ class Stage:
         """Tap a host button once the engine allows it (the page enables it from ``view.allowed``)."""
         button = self.host.locator(f".controls [data-cmd={name}], .extras [data-cmd={name}]").first
         self.expect(button).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
+        seq = self.host.locator("body").get_attribute("data-seq")
         button.click()
+        # The page's view moved on: a second tap on the same view would be the same intent (one command id)
+        self.expect(self.host.locator("body")).not_to_have_attribute("data-seq", seq or "", timeout=STEP_MS)
 
     def press(self, *keys: str) -> None:
         """Press the players' buttons on the simulator page, in this order, then release them."""
@@ -144,12 +147,15 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     shot(board, "01-board-waiting")
 
     # The host logs in with the PIN; a wrong one is refused and says so in both languages.
+    expect(host.locator("#logout")).to_be_hidden()          # nobody to log out yet
+    expect(host.locator("#conn")).to_be_hidden()            # no socket before the PIN: no "connecting…" pill
     host.fill("#pin", "0000" if box["pin"] != "0000" else "1111")
     host.click("#login-form button")
     expect(host.locator("#login-error")).to_contain_text("Неверный PIN", timeout=STEP_MS)
     host.fill("#pin", box["pin"])
     host.click("#login-form button")
     expect(host.locator("#setup")).to_be_visible(timeout=STEP_MS)
+    expect(board.locator("#pin")).to_be_hidden(timeout=STEP_MS)  # the PIN did its job: off the waiting screen
 
     # Setup: eurocup, three players, one theme (so the theme is the whole battle and ends with standings).
     host.select_option("#profile", "eurocup")
@@ -169,8 +175,12 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     expect(host.locator("#reason")).to_contain_text("Никто не отвечает — сначала укажите отвечающего (2.6)")
     expect(host.locator("#toast")).to_be_hidden()  # said once: the line under the controls is in sight
 
-    stage.command("next")                                   # the theme
+    # The button says it starts the theme; a double tap starts the theme only (one command id per tap intent).
+    expect(host.locator("#next-label")).to_have_text("Следующая тема")
+    host.locator(".controls [data-cmd=next]").dblclick()
     expect(board.locator("#board-theme")).to_have_text("Реки России", timeout=STEP_MS)
+    expect(host.locator("#next-label")).to_have_text("Следующий вопрос", timeout=STEP_MS)
+    expect(board.locator("#board-price")).to_have_text("")
 
     # 10: Борис presses first, is pointed to, answers right.
     stage.command("next")
@@ -191,7 +201,11 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     stage.press("1", "3")
     stage.answering("Аня")
     expect(board.locator("#board-presses li")).to_have_count(2, timeout=STEP_MS)
-    expect(board.locator("#board-presses li").nth(1)).to_contain_text(re.compile(r"\+\d+\u00a0мс$"))
+    expect(board.locator("#board-presses li").nth(1).locator(".gap")).to_have_text(re.compile(r"^\+\d+\u00a0мс$"))
+    # eurocup 2.9: Вера's press came while Аня answers, before the host's reset: listed, struck through, said why
+    expect(board.locator("#board-presses li").nth(1)).to_have_class(re.compile(r"\bvoid\b"))
+    expect(board.locator("#board-presses li").nth(1).locator(".why")).to_have_text("не в счёт")
+    expect(board.locator("#board-presses li").nth(0)).to_have_class(re.compile(r"\bnext\b"))
     shot(board, "05-board-press-order")
     shot(host, "05-host-press-order")
     stage.command("point")
@@ -258,10 +272,15 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     expect(board.locator("#standings-body tr td.name")).to_have_text(["Борис", "Вера", "Аня"])
     shot(board, "07-board-standings")
     shot(host, "07-host-theme-over")
+    # The host page shows the standings too, and a visible "Новый бой" where the controls were.
+    expect(host.locator("#host-standings tr td.name")).to_have_text(["Борис", "Вера", "Аня"])
+    expect(host.locator("#new-battle-end")).to_be_visible()
 
-    # A correction at the end of the theme: Вера's answer to 50 was right after all.
+    # A correction at the end of the theme: Вера's answer to 50 was right after all. The form offers only
+    # those who answered the question, with the ruling each got.
     host.click(".extras summary")
-    host.select_option("#corr-player", label="Вера")
+    expect(host.locator("#corr-player option")).to_have_text(["Вера · Минус", "Борис · Верно"])
+    host.select_option("#corr-player", label="Вера · Минус")
     host.select_option("#corr-verdict", "1")
     host.fill("#corr-reason", "зачтено после проверки")
     host.click("#correction-form button[type=submit]")
@@ -294,8 +313,9 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
         host.locator("#players input").nth(index).fill(name)
     host.click("#start-battle")
     expect(host.locator("#run")).to_be_visible(timeout=STEP_MS)
+    expect(host.locator("#next-label")).to_have_text("Next theme")
     host.click(".controls [data-cmd=next]")
-    expect(host.locator(".controls [data-cmd=next]")).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
+    expect(host.locator("#next-label")).to_have_text("Next question", timeout=STEP_MS)  # the theme is on
     host.click(".controls [data-cmd=next]")
     expect(host.locator(".question-title .price")).to_have_text("10", timeout=STEP_MS)
 
@@ -318,7 +338,9 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
 
     watcher.goto(box["url"] + "/watch")
     expect(watcher.locator(".board-player.answering .name")).to_have_text("Gleb", timeout=STEP_MS)
-    expect(watcher.locator("#pin")).to_have_text(box["pin"])   # this "phone" is on the box itself (127.0.0.1)
+    # this "phone" is on the box itself (127.0.0.1), but a host has logged in: the PIN is shown no more
+    expect(watcher.locator("#pin")).to_be_hidden()
+    expect(watcher.locator("#host-url")).to_have_text(box["url"] + "/host")  # the address it was opened with
     shot(watcher, "12-watch-phone")
 
     # The watcher misses an update (as if a frame were lost): the next number does not follow, it resyncs.
@@ -343,6 +365,21 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
     watcher.context.set_offline(False)
     expect(watcher.locator("#conn")).to_have_class("indicator conn-online", timeout=20_000)
     expect(watcher.locator(".board-player .score")).to_have_text(["0", "0", "0", "10"], timeout=STEP_MS)
+
+    # The host's Wi-Fi drops: a banner says so and the controls dim; a tap waits, marked pending, and goes
+    # once the link is back (with its one command id: applied once).
+    expect(watcher.locator("#offline-banner")).to_be_hidden()
+    host.context.set_offline(True)
+    expect(host.locator("#offline-banner")).to_be_visible(timeout=STEP_MS)
+    next_button = host.locator(".controls [data-cmd=next]")
+    next_button.click()
+    expect(next_button).to_have_class(re.compile(r"\bpending\b"))
+    shot(host, "15-host-offline-pending")
+    host.context.set_offline(False)
+    expect(next_button).not_to_have_class(re.compile(r"\bpending\b"), timeout=30_000)
+    expect(host.locator("#offline-banner")).to_be_hidden()
+    expect(watcher.locator("#board-price")).to_have_text("20", timeout=STEP_MS)
+    expect(host.locator("#reason")).to_have_text("")
 
     sim.goto(box["url"] + "/sim")
     expect(sim.locator(".sim-button")).to_have_count(4, timeout=STEP_MS)

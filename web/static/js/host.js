@@ -81,17 +81,24 @@
     $("theme-count-hint").textContent = counts.length ? t("setup.theme_counts") + " " + counts.join(", ") : "";
     const list = $("theme-list");
     const want = p.themes || 4;
+    setThemeCount(want);
+  }
+  function setThemeCount(want) {
+    const list = $("theme-list");
+    want = Math.max(1, Math.min(30, want | 0));
     while (list.children.length < want) addTheme();
     while (list.children.length > want) list.lastChild.remove();
+    $("theme-count").value = String(list.children.length);
   }
+  $("theme-count").addEventListener("input", () => { if (Number($("theme-count").value) >= 1) setThemeCount(Number($("theme-count").value)); });
   function addTheme() {
     const list = $("theme-list"), n = list.children.length + 1;
     list.append(el("div", { class: "theme-row" },
       el("input", { name: "theme", placeholder: t("setup.theme_n") + " " + n }),
       currentProfile().red_themes ? el("label", { class: "red-flag" }, el("input", { type: "checkbox", name: "red" }), t("setup.red")) : null));
   }
-  $("add-theme").addEventListener("click", addTheme);
-  $("remove-theme").addEventListener("click", () => { const l = $("theme-list"); if (l.children.length > 1) l.lastChild.remove(); });
+  $("add-theme").addEventListener("click", () => setThemeCount($("theme-list").children.length + 1));
+  $("remove-theme").addEventListener("click", () => setThemeCount($("theme-list").children.length - 1));
   $("setup-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const seats = [...$("players").querySelectorAll("input")];
