@@ -4,7 +4,6 @@ refusals worded with their rule, Russian then English."""
 
 from __future__ import annotations
 
-
 from .conftest import PIN, refusal
 
 SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
