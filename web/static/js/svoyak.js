@@ -20,6 +20,9 @@
     el.className = "indicator conn-" + state;
     el.textContent = S.t("conn." + state);
     document.body.dataset.conn = state;
+    // offline, the buttons' state is unknown here: hide it rather than show a stale "connected"
+    const capture = document.getElementById("capture-indicator");
+    if (capture && state !== "online") capture.hidden = true;
   }
 
   function setCapture(view) {
