@@ -684,6 +684,11 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
         specs += [_spec(nxt, i, seats, len(seated)) for i, seats in enumerate(seated)]
         current_count = len(seated)
         start = 2
+    elif first.byes and len(players) < first.battles * first.battle_size:
+        opening, seated_specs, current_count = _plan_byes(state, stages, players, rng, team_of)
+        specs += seated_specs
+        skipped += tuple(s.id for s in stages[:opening])
+        start = opening + 2
     else:
         sizes = battle_sizes(len(players), first.battle_size, first.smallest_battle, first.battles, rule)
         seated = partition(players, sizes, rng, team_of=team_of, seeds=state.seeds,
@@ -707,6 +712,62 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
         specs += [_spec(stage, i, seats, len(seated)) for i, seats in enumerate(seated)]
         current_count = len(seated)
     return ev.StageDrawn(at_ns, first.id, seed, tuple(specs), 1, skipped, bracket=True)
+
+
+def _plan_byes(state: TournamentState, stages: list[Stage], players: list[str], rng,
+               team_of: dict) -> tuple[int, list[ev.BattleSpec], int]:
+    """A bracket for fewer entrants than its first round seats (eurocup 3.2: under 81 for the 1/27's 81).
+
+    The tournament opens at the latest round whose seats still hold every entrant; there, just enough battles are
+    played that their winners and the byes fill the next round exactly, so every later battle is full. Byes go
+    to the seeded players first (best first), then by draw; where each winner and each bye sits in the next round
+    is drawn (eurocup 3.3). A battle of three sends one player on, so the players lose two per battle: an even
+    field needs one battle of two, and it is played in the opening round only, which is the preliminary stage of
+    eurocup 2.1 (``preliminary_min_battle_size``); a format without that allowance gets a :class:`DrawError`.
+
+    Returns the opening round's position in ``stages``, the specs of it and of the round the byes join, and how
+    many battles that round has.
+    """
+    first = stages[0]
+    count = len(players)
+    seats = [stage.battles * stage.battle_size for stage in stages]
+    fitting = [i for i, room in enumerate(seats) if room >= count]
+    opening_at = fitting[-1]
+    opening = stages[opening_at]
+    rule = opening.rule or state.fmt.regulation
+    smallest = first.preliminary_min_battle_size or opening.smallest_battle
+    order = list(players)
+    rng.shuffle(order)
+    if opening_at == len(stages) - 1:  # so few that the final is the whole tournament
+        if count < smallest:
+            raise DrawError(f"{count} entrants cannot play a battle of at least {smallest} ({first.rule})")
+        seated = partition(order, [count], rng, team_of=team_of, rule=rule)
+        return opening_at, [_spec(opening, 0, seated[0], 1)], 0
+    joined = stages[opening_at + 1]
+    going_on = next((len(r.places) for r in opening.advance if r.to == joined.id and r.places), 0)
+    if not going_on or going_on >= opening.battle_size:
+        raise DrawError(f"stage {opening.id}: byes need battles that send a fixed number of places on ({rule})")
+    room = seats[opening_at + 1]
+    battles = math.ceil((count - room) / (opening.battle_size - going_on))
+    playing = count - room + battles * going_on
+    if playing < battles * smallest:
+        raise DrawError(f"{count} entrants: byes into {joined.id} leave {playing} players for {battles} battles of "
+                        f"{opening.id}, so one battle has fewer than {smallest} players; battles of "
+                        f"{opening.smallest_battle} only ({first.rule})")
+    sizes = battle_sizes(playing, opening.battle_size, smallest, battles, rule)
+    seeded = [p for p in state.seeds if p in set(players)]
+    bye_count = count - playing
+    byes = (seeded + [p for p in order if p not in set(seeded)])[:bye_count]
+    chosen = [p for p in order if p not in set(byes)]
+    seated = partition(chosen, sizes, rng, team_of=team_of, separate_teams=opening.separate_teams, rule=rule)
+    specs = [_spec(opening, i, seats_, len(seated)) for i, seats_ in enumerate(seated)]
+    refs = byes + _refs_from(opening, len(seated), joined.id)
+    rng.shuffle(refs)  # eurocup 3.3: where each winner and each bye sits in the next round is drawn
+    sizes = battle_sizes(len(refs), joined.battle_size, joined.smallest_battle, joined.battles,
+                         joined.rule or state.fmt.regulation)
+    following = swiss_pairing(refs, sizes)
+    specs += [_spec(joined, i, seats_, len(following)) for i, seats_ in enumerate(following)]
+    return opening_at, specs, len(following)
 
 
 def _pots(refs: list[str], sizes: list[int], rng) -> list[list[str]]:
