@@ -75,7 +75,6 @@ STRINGS = {
     "conn.resync": ("синхронизация…", "resyncing…"),
     "capture.up": ("кнопки на связи", "buttons connected"),
     "capture.down": ("нет связи с кнопками", "buttons not connected"),
-    "capture.unknown": ("кнопки: неизвестно", "buttons: unknown"),
     "conn.banner": ("Нет связи с боксом — команды не доходят. Переподключаемся…",
                     "No connection to the box: commands do not get through. Reconnecting…"),
     "conn.pending": ("ждёт связи", "waiting for the link"),

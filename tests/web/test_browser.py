@@ -358,6 +358,7 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
     watcher.context.set_offline(True)
     expect(watcher.locator("#conn")).to_have_class("indicator conn-offline", timeout=STEP_MS)
     expect(watcher.locator("#conn")).to_have_text("нет связи")
+    expect(watcher.locator("#capture-indicator")).to_be_hidden()   # unknown while offline, not a stale "ok"
     host.locator(".controls [data-cmd=point]").click()
     host.locator(".controls [data-cmd=right]").click()
     expect(host.locator(".host-player .score")).to_have_text(["0", "0", "0", "10"], timeout=STEP_MS)

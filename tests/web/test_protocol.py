@@ -4,9 +4,6 @@ refusals worded with their rule, Russian then English."""
 
 from __future__ import annotations
 
-import pytest
-import socketio
-
 from .conftest import PIN, refusal
 
 SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],

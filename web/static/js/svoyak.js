@@ -26,11 +26,9 @@
     const banner = document.getElementById("offline-banner");
     if (banner) banner.hidden = state === "online" || state === "connecting" && !S._wasOnline;
     if (state === "online") S._wasOnline = true;
+    // offline, the buttons' state is unknown here: hide it rather than show a stale "connected"
     const capture = document.getElementById("capture-indicator");
-    if (capture && state !== "online" && !capture.hidden) {  // what we knew of the buttons is stale now
-      capture.className = "indicator conn-unknown";
-      capture.textContent = S.t("capture.unknown");
-    }
+    if (capture && state !== "online") capture.hidden = true;
   }
 
   function setCapture(view) {
