@@ -32,7 +32,7 @@
     intents.set(intent, entry);
     if (intents.size > 50) intents.delete(intents.keys().next().value);
     const pending = button && document.body.dataset.conn !== "online";
-    if (pending) { button.classList.add("pending"); button.title = t("conn.pending"); }
+    if (pending) { button.classList.add("pending"); button.dataset.pending = t("conn.pending"); }
     entry.promise = link.command(name, args, entry.id);
     const ack = await entry.promise;
     if (button) button.classList.remove("pending");
