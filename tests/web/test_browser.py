@@ -318,6 +318,10 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
     expect(host.locator("#next-label")).to_have_text("Next question", timeout=STEP_MS)  # the theme is on
     host.click(".controls [data-cmd=next]")
     expect(host.locator(".question-title .price")).to_have_text("10", timeout=STEP_MS)
+    # A greyed button says why in one short line; on the English page in English only.
+    host.locator(".controls [data-cmd=right]").click(force=True)
+    expect(host.locator("#reason")).to_contain_text("Nobody is answering: point to the answerer first")
+    expect(host.locator("#reason")).to_have_text(re.compile(r"^[^А-яЁё]*$"))
 
     player.goto(box["url"] + "/play")
     expect(player.locator("#phones-off")).to_be_visible(timeout=STEP_MS)
