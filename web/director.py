@@ -49,9 +49,10 @@ STRINGS = {
     "director.import_button": ("Загрузить", "Load"),
     "director.changes": ("Изменения регламента (необязательно)", "Changes to the regulation (optional)"),
     "director.changes_hint": ("По одному на строку: этап.поле = число. Например, «swiss.rounds = 7» — семь туров "
-                              "швейцарской системы (mubc 3.7). Этапы и поля — в docs/tournament.md.",
+                              "швейцарской системы (mubc 3.7). Этапы и их поля — в списке ниже.",
                               "One per line: stage.field = number. E.g. «swiss.rounds = 7»: seven Swiss rounds "
-                              "(mubc 3.7). Stages and fields: docs/tournament.md."),
+                              "(mubc 3.7). The stages and their fields are listed below."),
+    "director.changes_stages": ("Этапы регламентов и их поля", "The regulations' stages and their fields"),
     "director.login": ("Вход директора", "Director login"),
     "director.enter": ("Войти", "Enter"),
     "director.registration": ("Регистрация", "Registration"),
@@ -75,6 +76,7 @@ STRINGS = {
     "director.closed": ("Регистрация закрыта", "Registration closed"),
     "director.deadline": ("Срок подачи заявок", "Registration deadline"),
     "director.deadline_now": ("Сейчас: ", "Now: "),
+    "director.deadline_field": ("Дата и время", "Date and time"),
     "director.deadline_hint": ("Дата и время по часам этого устройства; после срока регистрация закроется сама",
                                "Date and time by this device's clock; registration closes itself after it"),
     "director.rooms": ("Залы для боёв без зала", "Rooms for battles without one"),
@@ -321,6 +323,8 @@ def _page(template: str, tid: str, **extra):
     state = desk().state(tid)
     rejected = [r for r in desk().rejected if r[0] == tid]
     extra.setdefault("form", {})
+    if template == "director/registration.html":
+        extra.setdefault("check", _field_check(tid))
     categories = {c.id: _word((c.title_ru, c.title_en)) for c in state.fmt.registration.categories}
     return render_template(template, tid=tid, view=view, fmt=state.fmt, state=state, rejected=rejected,
                            categories=categories, next_words=_word(NEXT_WORDS.get(view["next"]["kind"], ("", ""))),
@@ -354,7 +358,7 @@ def registration(tid):
             desk().register(tid, form.get("name", ""), form.get("team", ""), form.get("category", ""),
                             int(rank or 0), late=bool(form.get("late")), command_id=form.get("command_id") or None)
         return redirect(url_for("director.registration", tid=tid))
-    return _page("director/registration.html", tid, check=_field_check(tid))
+    return _page("director/registration.html", tid)
 
 
 def t_format(key: str, **values) -> str:

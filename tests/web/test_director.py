@@ -266,8 +266,16 @@ def test_a_refusal_shows_on_its_form_in_russian_then_english_with_the_input_kept
     refused = client.post("/director/new", data={"preset": "mubc", "title": "Кубок", "seed": "abc"})
     page = refused.get_data(as_text=True)
     assert refused.status_code == 400 and "не целое число" in page and 'value="Кубок"' in page
-    # Scripts (the sheet entry) get the words as JSON next to the engine's sentence.
-    assert client.post("/director/nope/close-registration").status_code == 404
+    # A format change that names no stage: worded, the typed changes kept.
+    refused = client.post("/director/new", data={"preset": "mubc", "changes": "rounds = 7"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400 and 'data-code="format.change"' in page and ">rounds = 7</textarea>" in page
+    # A file that is no export: worded on the home page, under the «Загрузить» button's form.
+    refused = client.post("/director/import", data={"file": (io.BytesIO(b"not json"), "x.json")})
+    assert refused.status_code == 400 and "Это не JSON-экспорт турнира" in refused.get_data(as_text=True)
+    # An unknown tournament: a plain page in both languages, with the way back.
+    missing = client.post("/director/nope/close-registration")
+    assert missing.status_code == 404 and "Нет турнира nope" in missing.get_data(as_text=True)
 
 
 def test_the_registration_page_warns_before_the_draw_how_many_players_the_format_needs(client):
