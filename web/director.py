@@ -88,6 +88,8 @@ STRINGS = {
     "director.tie_detail": ("Счёт перестрелки (необязательно)", "Shoot-out score (optional)"),
     "director.redraw_stage": ("Этап", "Stage"),
     "director.place_auto": ("по очкам", "by score"),
+    "director.setup_json": ("данные боя (JSON)", "battle data (JSON)"),
+    "director.entrants": ("Участников", "Entrants"),
     "director.seeding": ("Посев", "Seeding"),
     "director.seeds_hint": ("Номера сеяных игроков по порядку, через пробел", "Seeded players' ids in order, space separated"),
     "director.save": ("Сохранить", "Save"),
@@ -277,8 +279,12 @@ def home():
 
 def _home(**extra):
     presets = [(name, load_format(name)) for name in list_formats()]
+    titles = {name: _word((fmt.title_ru, fmt.title_en)) for name, fmt in presets}
+    tournaments = [{**item, "format_title": titles.get(item["format"], item["format"]),
+                    "next_words": _word(NEXT_WORDS.get(item["next"], (item["next"], item["next"])))}
+                   for item in desk().list()]
     extra.setdefault("form", {})
-    return render_template("director/home.html", tournaments=desk().list(), presets=presets, tid=None, **extra)
+    return render_template("director/home.html", tournaments=tournaments, presets=presets, tid=None, **extra)
 
 
 def _seed(text: str) -> int | None:
