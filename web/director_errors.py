@@ -161,6 +161,9 @@ CATALOGUE: dict[str, tuple[type, str, str, str]] = {
         FormatError, r"(?P<where>.+?): unknown field\(s\) (?P<fields>[^;]+); known: (?P<known>.+)",
         "{where}: неизвестное поле {fields}; есть: {known}",
         "{where}: unknown field(s) {fields}; known: {known}"),
+    "format.unknown": (
+        UnknownFormatError, r"no tournament preset '(?P<name>[^']*)'",
+        "Нет регламента «{name}»", "No regulation «{name}»"),
     "import.json": (
         ResultError, r"not a JSON export",
         "Это не JSON-экспорт турнира", "Not a tournament JSON export"),
