@@ -442,7 +442,7 @@ def bracket(tid):
 
 @blueprint.post("/director/<tid>/assign/<path:battle>")
 def assign(tid, battle):
-    desk().assign(tid, battle, request.form["room"], request.form.get("box", ""))
+    desk().assign(tid, battle, request.form.get("room", ""), request.form.get("box", ""))
     return redirect(url_for("director.bracket", tid=tid) + f"#b-{battle}")
 
 
@@ -523,7 +523,7 @@ def close_stage(tid, stage):
 
 @blueprint.post("/director/<tid>/tie")
 def tie(tid):
-    desk().break_tie(tid, request.form["tie"], request.form.get("order", "").split(),
+    desk().break_tie(tid, request.form.get("tie", ""), request.form.get("order", "").split(),
                      request.form.get("how", "theme"), request.form.get("detail", ""))
     return redirect(url_for("director.overview", tid=tid))
 
