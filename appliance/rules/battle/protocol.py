@@ -96,7 +96,9 @@ def protocol_notes(state: BattleState) -> list[str]:
     for line in table.lines:
         place = str(line.place) if line.place == line.place_to else f"{line.place}-{line.place_to}"
         extra = f", {line.placement_points} очк. за место" if line.placement_points is not None else ""
-        notes.append(f"{place}. {line.name}: {line.score}{extra}" + (" (отсутствовал / absent)" if line.absent else ""))
+        shootout = "" if line.shootout_score is None else f" (перестрелка / shoot-out {line.shootout_score:+d})"
+        notes.append(f"{place}. {line.name}: {line.score}{shootout}{extra}"
+                     + (" (отсутствовал / absent)" if line.absent else ""))
     if table.shootout is not None:
         names = ", ".join(state.players[p] for p in table.shootout.players)
         notes.append(f"Нужна перестрелка / shoot-out needed: {names} (места {table.shootout.places[0]}-"

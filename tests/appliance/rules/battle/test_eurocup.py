@@ -207,3 +207,19 @@ def test_2_5_a_signal_right_after_the_price_is_answered_before_any_reading(game)
     g.read()  # then the question is read for the others
     g.press(2, after=1.0)
     assert g.state.answerer == 2 and g.state.current_question.reading == "interrupted"
+
+
+def test_2_4_only_the_tied_play_the_extra_theme_losing_points_in_it_never_hands_the_win_to_a_third(game):
+    g = game("eurocup", themes=2)
+    g.theme_of([(0, True)], [(1, True)], [(1, True)], [(0, True)], [])  # Аня 50, Борис 50
+    g.theme_of([(2, True)], [], [(2, True)], [], [])                    # Вера 40
+    g.theme("дополнительная")
+    g.question((0, False), (1, False))  # both −10
+    g.question()
+    g.question((1, False))              # Борис −30
+    g.question((0, False))              # Аня −40
+    g.question()
+    table = standings(g.state)
+    assert [(line.name, line.place, line.score, line.shootout_score) for line in table.lines] == [
+        ("Борис", 1, 50, -40), ("Аня", 2, 50, -50), ("Вера", 3, 40, None)]
+    assert table.shootout is None and g.state.is_over
