@@ -132,15 +132,19 @@ def press_outcome(state: BattleState, question: Question, player: int, at_ns: in
              "reading_finished": question.reading_finished_ns}[profile.presses_open_at]
     if opens is None or at_ns < opens:
         return "early"
-    if question.window_closes_ns is not None and at_ns >= question.window_closes_ns:
-        return "late"  # timestamps decide, not arrival (eurocup 2.5, 2.9)
+    after_reset = question.answerer is not None and profile.presses_during_answer == "queue" \
+        and question.pointed_ns is not None and at_ns >= question.pointed_ns
+    if question.window_closes_ns is not None and at_ns >= question.window_closes_ns and not after_reset:
+        # timestamps decide, not arrival (eurocup 2.5, 2.9). A signal after the host's reset during an answer is
+        # never late: its deadline is 7 s after the later of "wrong" and the end of reading (eurocup 2.9,
+        # youth-cup прил. 9), and "wrong" has not come yet.
+        return "late"
     if question.answerer is not None:
         if question.pointed_ns is None and question.answerer_press_ns is not None \
                 and at_ns < question.answerer_press_ns \
                 and (question.reopened_ns is None or at_ns >= question.reopened_ns):
             return "answerer"  # it arrived later but happened first: the earliest edge wins
-        if profile.presses_during_answer == "queue" and question.pointed_ns is not None \
-                and at_ns >= question.pointed_ns:
+        if after_reset:
             return "queued"  # eurocup 2.6, 2.9: after the host's reset a signal counts as the next one
         return "blocked" if profile.presses_blocker else "during_answer"
     if question.reopened_ns is not None and at_ns < question.reopened_ns:
@@ -374,6 +378,8 @@ def _judge(state: BattleState, event: ev.Event, question: Question, correct: boo
         return _end_question(state, question, "all_wrong", event.at_ns, scores)  # eurocup 2.11.2
     question = replace(question, answerer=None, answerer_press_ns=None, pointed_ns=None, answer_deadline_ns=None,
                        reopened_ns=event.at_ns)
+    # the window is recomputed at every "wrong": 7 s after the later of "wrong" and the end of reading (2.9)
+    question = replace(question, window_closes_ns=_window_after(state, question))
     queue = [(at, p) for at, p in question.queue if p not in answered]
     if queue:
         # eurocup 2.10.1: a signal given after the reset answers next at once; later queued signals were given
@@ -381,7 +387,7 @@ def _judge(state: BattleState, event: ev.Event, question: Question, correct: boo
         at, nxt = queue[0]
         question = replace(question, answerer=nxt, answerer_press_ns=at, queue=())
     else:
-        question = replace(question, queue=(), window_closes_ns=_window_after(state, question))
+        question = replace(question, queue=())
     return _with_question(state, question, scores=scores)
 
 

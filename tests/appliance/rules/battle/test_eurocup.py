@@ -223,3 +223,16 @@ def test_2_4_only_the_tied_play_the_extra_theme_losing_points_in_it_never_hands_
     assert [(line.name, line.place, line.score, line.shootout_score) for line in table.lines] == [
         ("Борис", 1, 50, -40), ("Аня", 2, 50, -50), ("Вера", 3, 40, None)]
     assert table.shootout is None and g.state.is_over
+
+
+def test_2_9_a_signal_during_a_late_answer_is_not_late_it_answers_next(game):
+    g = game("eurocup")
+    g.theme(); g.price(); g.read()
+    g.at(10).finish()                     # the window runs to 17 s (2.5)
+    g.at(16).press(0); g.at(16.2).point(0)  # Аня signals in time; the host points and resets (2.6)
+    g.at(17.2).press(1)                   # Борис signals during her answer, after the reading's 7 s
+    assert g.last_press().outcome == "queued"
+    g.at(18.2).wrong()                    # 2.9: his deadline was 7 s after "wrong" (25.2 s); he answers at once
+    assert g.state.answerer == 1
+    g.point(1); g.wrong()
+    assert g.state.press_window_closes_ns == ns(g.time + 7)  # recomputed at the last "wrong"

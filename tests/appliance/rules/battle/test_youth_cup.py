@@ -100,3 +100,16 @@ def test_3_1_an_accepted_appeal_on_an_incorrect_question_voids_it(game):
     g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="некорректный вопрос"))
     g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=None))
     assert g.state.scores == (0, 0, 0) and g.state.questions[0].withdrawn
+
+
+def test_appendix_9_a_signal_after_the_reset_is_never_late_while_the_previous_player_answers(game):
+    from .conftest import ns
+
+    g = game("youth-cup")
+    g.theme(); g.price(); g.read()
+    g.at(10).finish()                     # прил. 5: 7 s, to 17 s
+    g.at(16.9).press(2); g.at(17).point(2)
+    g.at(19).press(0)                     # прил. 9: «в любой момент после того, как ведущий сбросил сигнал»
+    assert g.last_press().outcome == "queued" and g.state.can_press(1, ns(19.5))
+    g.at(20).wrong()
+    assert g.state.answerer == 0 and g.state.press_window_closes_ns is None
