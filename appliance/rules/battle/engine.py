@@ -434,28 +434,28 @@ def _question_withdrawn(state: BattleState, event: ev.QuestionWithdrawn) -> Batt
     question = state.last_question
     if question is None or question.withdrawn:
         _refuse(state, "withdraw", "there is no question to withdraw (only the last one may be)", event)
-    scores = _rescored(state.scores, question, withdrawn=True)
+    old = question
     question = replace(question, withdrawn=True, withdrawn_reason=event.reason if isinstance(event.reason, str) else "")
+    scores = _rescored(state.scores, old, question)
     if not question.is_over:
         return _end_question(state, question, "withdrawn", event.at_ns, scores)
     return _with_question(state, question, scores=scores)
 
 
-def _rescored(scores: tuple, question: Question, withdrawn: bool = False,
-              player: int | None = None, correct: bool | None = None) -> tuple:
-    """Scores after a question is withdrawn or one of its rulings changes (the score is always the sum of the
-    rulings that count)."""
-    if question.withdrawn:
-        return scores
-    out = list(scores)
-    value = question.value_points
-    for ruling in question.rulings:
-        old = value if ruling.effective else -value
-        if withdrawn:
-            out[ruling.player] -= old
-        elif ruling.player == player and correct is not None and correct != ruling.effective:
-            out[ruling.player] += (value if correct else -value) - old
-    return tuple(out)
+def _points(question: Question, players: int) -> list:
+    """What ``question`` adds to each player's score: the sum of its rulings that count (none if withdrawn)."""
+    out = [0] * players
+    if not question.withdrawn:
+        for ruling in question.rulings:
+            out[ruling.player] += ruling.points(question.value_points)
+    return out
+
+
+def _rescored(scores: tuple, old: Question, new: Question) -> tuple:
+    """Scores after ``old`` becomes ``new`` (withdrawn, a ruling corrected or voided): the score is always the
+    sum of the rulings that count."""
+    before, after = _points(old, len(scores)), _points(new, len(scores))
+    return tuple(score - b + a for score, b, a in zip(scores, before, after))
 
 
 def _answer_announced(state: BattleState, event: ev.AnswerAnnounced) -> BattleState:
@@ -469,21 +469,43 @@ def _answer_announced(state: BattleState, event: ev.AnswerAnnounced) -> BattleSt
 
 def _correct(state: BattleState, event: ev.Event, index: int, player: int, correct: bool, kind: str,
              reason: str) -> BattleState:
-    question = state.questions[index]
-    ruling = question.ruling_of(player)
+    """Change ``player``'s ruling on question ``index``. An answer made right ends the question there (eurocup
+    2.11.1: the question ends with the right answer), so the rulings after it are void: they count for nobody and
+    the protocol shows them voided. Made wrong again, the answers it voided count again; a right answer made
+    wrong invents no later answers."""
+    old = state.questions[index]
+    ruling = old.ruling_of(player)
     if ruling is None:
         _refuse(state, "corrections", f"{state.players[player]} gave no answer to question {index}", event, player)
+    if ruling.void:
+        _refuse(state, "corrections", f"{state.players[player]}'s answer was voided: "
+                                      f"{state.players[ruling.voided_by]}'s answer was made right before it",
+                event, player)
     if ruling.effective == correct:
         _refuse(state, "corrections", f"the ruling already is {'right' if correct else 'wrong'}", event, player)
-    scores = _rescored(state.scores, question, player=player, correct=correct)
     ruling = replace(ruling, corrections=ruling.corrections + (Correction(event.at_ns, correct, kind, reason),))
-    question = replace(question, rulings=tuple(ruling if r.player == player else r for r in question.rulings))
+    position = old.answered.index(player)
+    rulings = []
+    for number, other in enumerate(old.rulings):
+        if number == position:
+            other = ruling
+        elif number > position and correct and not other.void:
+            other = replace(other, voided_by=player)
+        elif not correct and other.voided_by == player:
+            other = replace(other, voided_by=None)
+        rulings.append(other)
+    question = replace(old, rulings=tuple(rulings))
+    scores = _rescored(state.scores, old, question)
     if not question.is_over and correct:
         # the answer was right after all: the question ends (eurocup 2.11.1)
         state = replace(state, questions=state.questions[:index] + (question,) + state.questions[index + 1:])
         return _end_question(state, question, "right", event.at_ns, scores)
-    if question.is_over:
-        question = replace(question, scores_after=question.scores_after)
+    if question.is_over and question.outcome in ("right", "all_wrong", "unanswered"):
+        if correct:
+            question = replace(question, outcome="right")
+        elif not any(r.effective and not r.void for r in question.rulings):
+            everyone = all(p in question.answered for p in question.participants)
+            question = replace(question, outcome="all_wrong" if everyone else "unanswered")
     return replace(state, scores=scores,
                    questions=state.questions[:index] + (question,) + state.questions[index + 1:])
 
@@ -548,8 +570,9 @@ def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
     if event.correct is None:  # the question itself was incorrect: it is voided
         if question.withdrawn or not question.is_over:
             _refuse(state, "appeals", "the question is still in play or already withdrawn", event)
-        scores = _rescored(state.scores, question, withdrawn=True)
+        old = question
         question = replace(question, withdrawn=True, withdrawn_reason=f"appeal: {appeal.claim}")
+        scores = _rescored(state.scores, old, question)
         return replace(state, appeals=appeals, scores=scores, questions=state.questions[:appeal.question]
                        + (question,) + state.questions[appeal.question + 1:])
     state = _correct(state, event, appeal.question, appeal.player, event.correct, "appeal", appeal.claim)

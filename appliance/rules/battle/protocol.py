@@ -62,8 +62,12 @@ def question_row(state: BattleState, question: Question, running: list[int]) -> 
             new = "+" if correction.correct else "−"
             corrections.append(f"{names[ruling.player]}: {sign}{value} → {new}{value} ({kind}"
                                + (f": {correction.reason}" if correction.reason else "") + ")")
+        if ruling.void:
+            corrections.append(f"{names[ruling.player]}: {sign}{value} → 0 (аннулирован исправлением ответа "
+                               f"{names[ruling.voided_by]} / voided by the correction of "
+                               f"{names[ruling.voided_by]}'s answer)")
         if not question.withdrawn:
-            running[ruling.player] += value if ruling.effective else -value
+            running[ruling.player] += ruling.points(value)
     if question.withdrawn:
         corrections.append("вопрос снят / withdrawn" + (f": {question.withdrawn_reason}"
                                                        if question.withdrawn_reason else ""))

@@ -83,6 +83,8 @@ def tallies(state: BattleState, include_shootout: bool = True, theme: int | None
                 or (theme is not None and question.theme != theme):
             continue
         for ruling in question.rulings:
+            if ruling.void:
+                continue  # an answer after one corrected to right counts for nobody (eurocup 2.11.1)
             line = out[ruling.player]
             if ruling.effective:
                 line["score"] += question.value_points

@@ -236,3 +236,24 @@ def test_2_9_a_signal_during_a_late_answer_is_not_late_it_answers_next(game):
     assert g.state.answerer == 1
     g.point(1); g.wrong()
     assert g.state.press_window_closes_ns == ns(g.time + 7)  # recomputed at the last "wrong"
+
+
+def test_2_11_1_an_answer_corrected_to_right_ends_the_question_there_and_later_answers_are_void(game):
+    from appliance.rules.battle import RulingCorrected
+    from appliance.rules.battle.protocol import protocol_rows
+
+    g = game("eurocup")
+    g.theme(); g.question((0, False), (1, True))  # Аня −10, Борис +10
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True, reason="ответ засчитан"))
+    assert g.state.scores == (10, 0, 0)  # one right answer per question: the question ended with Аня's
+    assert g.state.questions[0].rulings[1].voided_by == 0
+    row = protocol_rows(g.state)[0]
+    assert row.scores == (10, 0, 0) and "Борис: +10 → 0" in row.corrections and "voided" in row.corrections
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=1, correct=False)).rule == \
+        "eurocup (profile: corrections)"
+    # made wrong again, the answer it voided counts again; a right answer made wrong invents nothing later
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False))
+    assert g.state.scores == (-10, 10, 0)
+    g.question((2, True))
+    g.do(RulingCorrected(at_ns=g.tick(), question=1, player=2, correct=False))
+    assert g.state.scores == (-10, 10, -20) and g.state.questions[1].outcome == "unanswered"

@@ -75,7 +75,7 @@ def test_3_7_no_appeals_and_a_ruling_is_corrected_only_before_the_next_question(
     g.theme(); g.question((0, False), (1, True))
     assert g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0)).rule == "irkutsk 3.7"
     g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True, reason="checked the source"))
-    assert g.state.scores == (10, 10, 0)
+    assert g.state.scores == (10, 0, 0)  # 3.1: Аня answered right first; Борис's answer counts for nobody
     g.question()
     assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=1, correct=False)).rule == "irkutsk 3.7"
 

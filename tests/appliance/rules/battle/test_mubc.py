@@ -99,7 +99,7 @@ def test_4_2_disputed_before_the_next_question_reviewed_after_the_battle(game):
     for _ in range(3):
         g.question()
     g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))  # after the battle
-    assert g.state.scores == (10, 10, 0, 0)
+    assert g.state.scores == (10, 0, 0, 0)  # Аня took it first: Борис's later answer counts for nobody
 
 
 def test_4_4_on_claps_the_host_points_to_whoever_he_saw_first(game):

@@ -120,7 +120,13 @@ def check_invariants(state):
         if question.withdrawn:
             continue
         for ruling in question.rulings:
+            if ruling.void:
+                continue  # after an answer corrected to right (eurocup 2.11.1)
             expected[ruling.player] += question.value_points if ruling.effective else -question.value_points
+        # a question ends with its right answer: nothing counts after it, one right answer at most
+        counting = [ruling for ruling in question.rulings if not ruling.void]
+        rights = [number for number, ruling in enumerate(counting) if ruling.effective]
+        assert not rights or rights == [len(counting) - 1]
     assert list(state.scores) == expected
     assert [t["score"] for t in tallies(state)] == expected
     # one answer per player per question; only participants answer

@@ -86,9 +86,12 @@ def test_3_1_an_appeal_after_the_theme_rescores_the_battle(game):
         g.question()
     g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
     g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))
-    assert g.state.scores == (10, 10, 0)  # 3.3: the decision changes this battle
-    ruling = g.state.questions[0].rulings[0]
+    # 3.3: the decision changes this battle; прил. 11: the question ended with Аня's right answer, so Борис's
+    # later answer counts for nobody
+    assert g.state.scores == (10, 0, 0)
+    ruling, later = g.state.questions[0].rulings
     assert ruling.correct is False and ruling.effective is True  # both shown
+    assert later.voided_by == 0
     g.theme()
     assert g.refused(AppealLodged(at_ns=g.tick(), player=1, question=0)).rule == "youth-cup 3.1"
     assert g.refused(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False)).rule == "youth-cup 3.1"
