@@ -516,15 +516,30 @@ def _check_question_index(state: BattleState, event: ev.Event, index: object, ke
     return index  # type: ignore[return-value]
 
 
-def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleState:
+def correction_barrier(state: BattleState, index: int) -> str | None:
+    """Why the host may not revise the rulings of question ``index`` now (profile ``corrections.host``), or
+    None if he may. One policy for ``RulingCorrected`` and ``ActionUndone``."""
     policy = state.profile.corrections_host
+    if policy == "any_time":
+        return None
     if policy == "never":
-        _refuse(state, "corrections", "the host's rulings are final", event)
+        return "the host's rulings are final"
+    if policy == "current_question":
+        # irkutsk 3.7: the host may check at once; rulings are not revised afterwards. mubc 4.2: later only an
+        # answer disputed before the next question (AppealLodged), decided with AppealDecided
+        if index != len(state.questions) - 1:
+            later = "; a dispute lodged in time is decided by AppealDecided" \
+                if state.profile.corrections_appeals != "none" else ""
+            return f"a ruling may be corrected only before the next question is announced{later}"
+    return None
+
+
+def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleState:
     index = _check_question_index(state, event, event.question, "corrections")
     player = _check_player(state, event, event.player)
-    if policy == "current_question" and index != len(state.questions) - 1:
-        # irkutsk 3.7: the host may check at once; rulings are not revised afterwards
-        _refuse(state, "corrections", "a ruling may be corrected only before the next question", event, player)
+    barrier = correction_barrier(state, index)
+    if barrier is not None:
+        _refuse(state, "corrections", barrier, event, player)
     if not isinstance(event.correct, bool):
         _refuse(state, "corrections", "a corrected ruling is right (true) or wrong (false)", event, player)
     return _correct(state, event, index, player, event.correct, "host", event.reason)
@@ -601,6 +616,7 @@ def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
     if node is None:
         _refuse(state, "corrections", f"there is no host action to undo among the last {UNDO_DEPTH} events", event)
     before, undone, older, _depth = node
+    _check_undo(state, before, undone, event)
     restored = replace(before, history=older)
     for late in reversed(later):  # presses and expiries after the undone action stand if still valid
         try:
@@ -608,6 +624,27 @@ def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
         except BattleRuleError:
             continue
     return replace(restored, undone=state.undone + (Undone(event.at_ns, undone),))
+
+
+def _check_undo(state: BattleState, before: BattleState, undone: ev.Event, event: ev.ActionUndone) -> None:
+    """Undo obeys the finality of rulings like a correction does: it may not revise a ruling the host could not
+    correct now, nor reopen one (e.g. un-announce the next question, irkutsk 3.7); an appeal's decision is never
+    taken back (youth-cup 3.3)."""
+    if isinstance(undone, ev.AppealDecided):
+        _refuse(state, "appeal_decisions", "an appeal's decision is final and is not revisited", event)
+    if state.profile.corrections_host == "any_time":
+        return
+    name = type(undone).__name__
+    for index, old in enumerate(before.questions[:len(state.questions)]):
+        now = state.questions[index]
+        barrier = correction_barrier(state, index)
+        if barrier is None:
+            continue
+        if old.rulings != now.rulings or old.withdrawn != now.withdrawn:
+            _refuse(state, "corrections", f"undoing {name} would revise question {index}: {barrier}", event)
+        if correction_barrier(before, index) is None:
+            _refuse(state, "corrections", f"undoing {name} would reopen question {index}'s rulings: {barrier}",
+                    event)
 
 
 def _remember(state: BattleState, event: ev.Event) -> tuple:

@@ -139,3 +139,17 @@ def test_3_6_after_the_shootout_the_indicators_are_checked_again_over_its_questi
     assert [(line.name, line.place, line.shootout_score) for line in table.lines] == [
         ("Борис", 1, -20), ("Аня", 2, -20), ("Вера", 3, None)]
     assert table.shootout is None and g.state.is_over
+
+
+def test_3_7_undo_cannot_reach_back_into_a_question_whose_rulings_are_final(game):
+    from appliance.rules.battle import ActionUndone
+
+    g = game("irkutsk", players=PLAYERS[:3])
+    g.theme(); g.question((0, False))  # Аня −10
+    g.price(); g.read()                # the next question: Аня's ruling is final now
+    g.do(ActionUndone(at_ns=g.tick()))  # the reading is taken back: allowed, no ruling is touched
+    error = g.refused(ActionUndone(at_ns=g.tick()))  # un-announcing the question would reopen Аня's ruling
+    assert error.rule == "irkutsk 3.7" and "PriceAnnounced" in error.message
+    g.read(); g.finish(); g.press(1); g.point(1); g.wrong()
+    g.do(ActionUndone(at_ns=g.tick()))  # the current question's own ruling may be taken back
+    assert g.state.scores == (-10, 0, 0) and g.state.answerer == 1

@@ -116,3 +116,14 @@ def test_appendix_9_a_signal_after_the_reset_is_never_late_while_the_previous_pl
     assert g.last_press().outcome == "queued" and g.state.can_press(1, ns(19.5))
     g.at(20).wrong()
     assert g.state.answerer == 0 and g.state.press_window_closes_ns is None
+
+
+def test_3_3_an_appeal_decision_is_not_revisited_not_even_by_undo(game):
+    from appliance.rules.battle import ActionUndone
+
+    g = game("youth-cup", themes=2)
+    g.theme_of([(0, False)], [], [], [], [])
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False))
+    error = g.refused(ActionUndone(at_ns=g.tick()))
+    assert error.rule == "youth-cup 3.3" and g.state.appeals[0].decided
