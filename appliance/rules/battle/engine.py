@@ -434,6 +434,13 @@ def _question_withdrawn(state: BattleState, event: ev.QuestionWithdrawn) -> Batt
     question = state.last_question
     if question is None or question.withdrawn:
         _refuse(state, "withdraw", "there is no question to withdraw (only the last one may be)", event)
+    if question.is_over:
+        if not state.profile.corrections_withdraw_ended:
+            # irkutsk 3.7: rulings are final; a question may be withdrawn only while it is in play
+            _refuse(state, "withdraw", "a question may be withdrawn only while it is in play", event)
+        barrier = correction_barrier(state, question.index)
+        if barrier is not None:  # withdrawing a played question revises its rulings
+            _refuse(state, "corrections", barrier, event)
     old = question
     question = replace(question, withdrawn=True, withdrawn_reason=event.reason if isinstance(event.reason, str) else "")
     scores = _rescored(state.scores, old, question)
@@ -531,6 +538,15 @@ def correction_barrier(state: BattleState, index: int) -> str | None:
             later = "; a dispute lodged in time is decided by AppealDecided" \
                 if state.profile.corrections_appeals != "none" else ""
             return f"a ruling may be corrected only before the next question is announced{later}"
+    if policy == "appeal_window":
+        # youth-cup 3.1: disputes are heard right after the theme of the question ends, before the next theme
+        # starts; "in other cases disputed answers are not considered". The question in play may be fixed at once.
+        question = state.questions[index]
+        in_window = question.theme == len(state.themes) - 1 and (
+            index == len(state.questions) - 1 or state.is_theme_complete)
+        if not in_window:
+            return ("a ruling may be revised only at once or after its theme ends, before the next theme starts; "
+                    "in other cases disputed answers are not considered")
     return None
 
 

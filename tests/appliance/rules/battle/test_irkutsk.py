@@ -153,3 +153,15 @@ def test_3_7_undo_cannot_reach_back_into_a_question_whose_rulings_are_final(game
     g.read(); g.finish(); g.press(1); g.point(1); g.wrong()
     g.do(ActionUndone(at_ns=g.tick()))  # the current question's own ruling may be taken back
     assert g.state.scores == (-10, 0, 0) and g.state.answerer == 1
+
+
+def test_3_7_a_question_is_withdrawn_only_while_it_is_in_play(game):
+    from appliance.rules.battle import QuestionWithdrawn
+
+    g = game("irkutsk", players=PLAYERS[:3])
+    g.theme(); g.question((0, True))
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="опечатка")).rule == "irkutsk 3.7"
+    assert g.state.scores == (10, 0, 0)
+    g.price(); g.read()
+    g.do(QuestionWithdrawn(at_ns=g.tick(), reason="опечатка"))  # in play: withdrawn, it scores nothing
+    assert g.state.last_question.outcome == "withdrawn"

@@ -118,3 +118,16 @@ def test_4_4_on_claps_the_host_points_to_whoever_he_saw_first(game):
     g.do(ModeChanged(at_ns=g.tick(), mode="buttons"))
     g.price(); g.do(ButtonPressed(at_ns=g.tick(), player=3))
     assert g.state.answerer == 3
+
+
+def test_4_2_an_answer_nobody_disputed_before_the_next_question_stands(game):
+    from appliance.rules.battle import RulingCorrected
+
+    g = game("mubc", players=PLAYERS)
+    g.theme(); g.question((0, False))
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))  # at once: the host rules
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False))
+    g.question()  # the next question is announced with no dispute lodged
+    error = g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))
+    assert error.rule == "mubc 4.2" and "AppealDecided" in error.message
+    assert g.state.scores == (-10, 0, 0, 0)

@@ -127,3 +127,21 @@ def test_3_3_an_appeal_decision_is_not_revisited_not_even_by_undo(game):
     g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False))
     error = g.refused(ActionUndone(at_ns=g.tick()))
     assert error.rule == "youth-cup 3.3" and g.state.appeals[0].decided
+
+
+def test_3_1_the_host_revises_a_ruling_only_at_once_or_in_the_appeal_window_after_its_theme(game):
+    from appliance.rules.battle import RulingCorrected
+
+    g = game("youth-cup", themes=2)
+    g.theme(); g.question((0, False)); g.question()
+    # mid-theme, question 0 is past: «в иных случаях спорные ответы не рассматриваются»
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True)).rule == "youth-cup 3.1"
+    for _ in range(3):
+        g.question()
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))  # the theme is over: in the window
+    assert g.state.scores == (10, 0, 0)
+    g.theme()  # the next theme starts: the window has closed
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False)).rule == "youth-cup 3.1"
+    from appliance.rules.battle import ActionUndone, QuestionWithdrawn
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "youth-cup 3.1"  # undo cannot reopen it either
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="x")).rule == "youth-cup 3.1"
