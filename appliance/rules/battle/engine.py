@@ -314,6 +314,11 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
             _refuse(state, "during_answer", "someone is already answering", event, player)
         if player not in question.participants or player in question.answered:
             _refuse(state, "one_answer", f"{state.players[player]} may not answer this question", event, player)
+        closes = question.window_closes_ns
+        if question.answerer is None and closes is not None and event.at_ns >= closes:
+            # a clap counts within the same window as a signal: after it the question is over
+            _refuse(state, "fallback", f"the press window closed {(event.at_ns - closes) / 1e9:.1f} s ago; "
+                                       "on claps too a player is pointed to only within it", event, player)
         changes.update(answerer=player, answerer_press_ns=event.at_ns)
         if question.reading == "reading" and profile.presses_stop_reading:
             changes["reading"] = "interrupted"

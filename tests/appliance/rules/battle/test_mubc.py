@@ -131,3 +131,15 @@ def test_4_2_an_answer_nobody_disputed_before_the_next_question_stands(game):
     error = g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))
     assert error.rule == "mubc 4.2" and "AppealDecided" in error.message
     assert g.state.scores == (-10, 0, 0, 0)
+
+
+def test_4_4_on_claps_the_host_cannot_point_to_a_player_after_the_window_has_closed(game):
+    g = game("mubc", players=PLAYERS, mode="claps")
+    g.theme(); g.price(); g.read(); g.finish()
+    closes = g.state.press_window_closes_ns
+    error = g.refused(AnswererPointed(at_ns=closes + 15 * 1_000_000_000, player=0))
+    assert error.rule == "mubc 4.4" and "window" in error.message
+    g.at(closes / 1_000_000_000 - 0.01).point(0)  # a clap within the window counts
+    g.wrong()
+    g.expire()  # the window after "wrong" runs out with nobody clapping: the question ends
+    assert g.state.last_question.outcome == "unanswered" and g.state.scores == (-10, 0, 0, 0)
