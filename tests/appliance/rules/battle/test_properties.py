@@ -139,6 +139,11 @@ def check_invariants(state):
         assert current.answerer in current.participants and current.answerer not in current.answered
     table = standings(state)
     assert sorted(line.player for line in table.lines) == list(range(len(state.players)))
+    # places come from the regular themes: a shoot-out never ranks a player below a lower regular score
+    for better in table.lines:
+        for worse in table.lines:
+            if better.score > worse.score:
+                assert better.place_to < worse.place
     assert all(line.place <= line.place_to for line in table.lines)
     json.dumps(snapshot(state, with_questions=True))  # always JSON-able for the web layer
 
