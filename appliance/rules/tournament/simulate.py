@@ -16,7 +16,7 @@ from typing import Callable
 
 from appliance.rules.tournament import events as ev
 from appliance.rules.tournament.engine import (battle_players, field, next_step, outcome, plan_draw,
-                                               playing_stages, stage_participants, standings)
+                                               playing_stages, stage_cuts, stage_participants, standings)
 from appliance.rules.tournament.errors import StageError
 from appliance.rules.tournament.formats import Format, load_format, with_changes
 from appliance.rules.tournament.prng import Rng, derive_seed
@@ -100,23 +100,6 @@ def play_battle_with_engine(spec, players, profile, rng, context):
     except ImportError:
         return play_battle_outline(spec, players, profile, rng, context)
     return driver.play(spec, players, profile, rng, context)
-
-
-def stage_cuts(fmt: Format, stage) -> tuple | None:
-    """Places after which a battle of ``stage`` must rank strictly, from its advance rules; ``None`` for the last
-    stage (the battle profile's prize places) and for stages ranked by table (shared places stand, mubc 3.3)."""
-    if stage is fmt.stages[-1] or stage.id == fmt.stages[-1].id:
-        return None
-    cuts: set[int] = set()
-    for rule in stage.advance:
-        if rule.places:
-            cuts.add(max(rule.places))
-        elif rule.best:
-            cuts.update({rule.place - 1, rule.place})
-        elif rule.records:
-            cuts.update(place for record in rule.records for stage_id, place in record if stage_id == stage.id)
-    cuts.discard(0)
-    return tuple(sorted(cuts)) if cuts else ()
 
 
 def engine_used(outline: bool) -> str:
