@@ -36,6 +36,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 OBSERVE = """() => {
   window.__marks = [];
+  window.__received = [];
+  SVOYAK.links[0].socket.on(SVOYAK.events.update, () => window.__received.push(performance.now()));
   const list = document.getElementById("board-presses");
   new MutationObserver(() => {
     const first = list.querySelector("li");
@@ -127,28 +129,30 @@ def _measure(url: str, pin: str, browser_boards: int, client_boards: int, presse
             for listener in listeners:
                 listener.connect(url, namespaces=["/board"], transports=["websocket"], wait_timeout=10)
             offsets_ms = [_clock_offset_ms(page) for page in boards]
-            every, first = [], []
+            every, first, arrived, received = [], [], [], []
             for number in range(presses):
                 if number % 5 == 0:
                     command("next")                     # the theme
                 ack = command("next")                   # the price; reading starts; buttons armed
                 for page in boards:
                     page.wait_for_function(f"Number(document.body.dataset.seq) >= {ack['seq']}")
-                    page.evaluate("window.__marks = []")
+                    page.evaluate("window.__marks = []; window.__received = []")
                 player = number % 3
                 sim.call("simulate", {"player": player, "action": "press"}, namespace="/sim", timeout=10)
                 marks = []
                 for page, offset_ms in zip(boards, offsets_ms):
                     page.wait_for_function("window.__marks.length > 0")
                     marks.append(page.evaluate("window.__marks[0].at_ms") - offset_ms)
+                    arrived.append(page.evaluate("window.__received[0]") - offset_ms)
                 sim.call("simulate", {"player": player, "action": "release"}, namespace="/sim", timeout=10)
                 edge_ms = _snapshot(host)["view"]["presses"][0]["t_ns"] / 1e6
                 every += [mark - edge_ms for mark in marks]
+                received += [when - edge_ms for when in arrived[-len(marks):]]
                 first.append(min(marks) - edge_ms)
                 command("withdraw")
             trips = boards[0].evaluate(ROUND_TRIPS, 200)
             browser.close()
-        return every, first, trips, stamped_ms
+        return every, first, trips, stamped_ms, received
     finally:
         for client in (host, sim, *listeners):
             if client.connected:
@@ -164,7 +168,7 @@ def run(report) -> None:
         box = _start_box(data_dir, port)
         try:
             pin = json.loads((data_dir / "identity.json").read_text())["host_pin"]
-            every, first, trips, stamped = _measure(f"http://127.0.0.1:{port}", pin, browser_boards, client_boards, PRESSES)
+            every, first, trips, stamped, received = _measure(f"http://127.0.0.1:{port}", pin, browser_boards, client_boards, PRESSES)
         finally:
             box.send_signal(signal.SIGTERM)
             box.wait(timeout=15)
@@ -175,6 +179,7 @@ def run(report) -> None:
         if browser_boards > 1:
             report.figure(f"press -> first board's DOM, median, {label}", median(first), "ms")
         report.figure(f"  of which press -> update made (engine, fsync), median, {label}", median(stamped), "ms")
+        report.figure(f"  of which press -> update received by the page, median, {label}", median(received), "ms")
         report.figure(f"bare Socket.IO round trip (browser), median, {label}", median(trips), "ms")
         report.figure(f"bare Socket.IO round trip (browser), p99, {label}", percentile(trips, 0.99), "ms")
         report.ratio(f"press->DOM median / bare round trip median, {label}", median(every), median(trips))

@@ -14,7 +14,6 @@ No rules live here: pages show what ``appliance.service`` derives from the engin
 from __future__ import annotations
 
 import importlib
-import logging
 
 from flask import Flask, g, request
 
@@ -22,8 +21,6 @@ from appliance.config import Settings
 from web import events
 from web.strings import LANGUAGES, default_catalogue
 from web.sync import Hub, Services
-
-log = logging.getLogger(__name__)
 
 # One module per screen or role, in the order their blueprints register. The captive portal goes first:
 # its before_request redirect must see every request.

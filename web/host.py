@@ -120,7 +120,7 @@ class HostNamespace(SyncNamespace):
             raise refuse(refusal, self.hub.catalogue)
         return {"profiles": self.hub.session.adapter.profiles()}
 
-    def on_command(self, data):
+    def on_command(self, data=None):
         if not isinstance(data, dict):
             data = {}
         return self.call(self.hub.session.command, data.get("name"), data.get("args"), data.get("id"))

@@ -85,6 +85,7 @@ class Session:
         self._state = None
         self._phones_enabled = False
         self._button_test_on = False
+        self._fired: set[tuple[str, int]] = set()  # deadlines already handled: never scheduled again
         self._capture_connected = False
         self._capture_status: dict = {}
         self._capture_plan = None
@@ -192,6 +193,8 @@ class Session:
 
     def phone_press(self, player: int, press_id: str) -> dict:
         """A press from a player's phone (lower precision: stamped at receipt, source "phone")."""
+        if not isinstance(press_id, str) or not 1 <= len(press_id) <= 100:
+            raise CommandRejected("error.bad_command", "a press has an id of 1-100 characters", "press")
         with self._lock:
             at_ns = self.clock()
             if not self._phones_enabled:
@@ -212,6 +215,8 @@ class Session:
         """Press or release a simulated button through the capture service (the real path)."""
         if not self.simulator:
             raise CommandRejected("error.simulator_off", command="simulate")
+        if not 0 <= player < 4:  # a box has 2 to 4 buttons (config); the capture refuses any it lacks
+            raise CommandRejected("error.bad_command", f"there is no button {player!r}", "simulate")
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="simulate")
         if action not in ("press", "release"):
@@ -298,6 +303,7 @@ class Session:
             current = self.adapter.deadlines(self._state)
             if current.get(key) != at_ns:
                 return  # the state moved on (answer judged, window reopened): this deadline is stale
+            self._fired.add((key, at_ns))
             event = self.adapter.expiry_event(self._state, key, at_ns)
             try:
                 if event is None:
@@ -310,7 +316,9 @@ class Session:
     def _after_change(self, event: dict | None) -> None:
         if self._battle_id is not None:
             self._sync_capture()
-            due = self.adapter.deadlines(self._state)
+            due = {key: at_ns for key, at_ns in self.adapter.deadlines(self._state).items()
+                   if (key, at_ns) not in self._fired}
+            self._fired &= set(self.adapter.deadlines(self._state).items())
             self.deadlines.keep_only(due)
             pending = self.deadlines.pending()
             for key, at_ns in due.items():
@@ -346,6 +354,7 @@ class Session:
             "battle": None}
         view["phones_enabled"] = self._phones_enabled
         view["button_test"] = self._button_test_on
+        view["expired"] = sorted(key for key, _ in self._fired)  # deadlines passed and still in the state
         view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected,
                            **self._capture_status}
         view["simulator"] = self.simulator

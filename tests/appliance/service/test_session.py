@@ -190,3 +190,21 @@ def test_a_new_session_resumes_the_unfinished_battle(session, memory_battles, ca
     again.start(publisher_thread=False)
     assert again.battle_id == session.battle_id
     assert again.snapshot()["view"]["theme"]["name"] == "Реки"
+
+
+def test_the_answer_countdown_refreshes_the_view_once_and_lets_the_host_call_time(session, capture, clock):
+    """eurocup 2.8: 3 s to answer; then "Время" is allowed. The refresh happens once, not in a loop."""
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    capture.press(1, t_ns=clock.now_ns)
+    command(session, "point")
+    assert session.snapshot()["view"]["allowed"]["time"]["rule"] == "eurocup 2.8"
+    clock.advance(3001)
+    assert session.deadlines.run_due() == 1
+    assert session.deadlines.run_due() == 0                    # not scheduled again
+    view = session.snapshot()["view"]
+    assert view["allowed"]["time"] is None and view["expired"] == ["answer"]
+    command(session, "time")
+    assert session.state.scores == (-10, 0, 0)                 # wrong by time
+    assert session.snapshot()["view"]["expired"] == []

@@ -20,6 +20,9 @@
     el.className = "indicator conn-" + state;
     el.textContent = S.t("conn." + state);
     document.body.dataset.conn = state;
+    // offline, the buttons' state is unknown here: hide it rather than show a stale "connected"
+    const capture = document.getElementById("capture-indicator");
+    if (capture && state !== "online") capture.hidden = true;
   }
 
   function setCapture(view) {
@@ -50,6 +53,7 @@
       timeout: 4000,
     });
     const link = { socket, seq: -1, view: null, offsetMs: 0, hello: null };
+    (S.links = S.links || []).push(link);  // for tools (bench/bench_web.py times the messages)
 
     function clock(serverNowNs) {
       // server monotonic ms minus our monotonic ms at receipt: converts engine deadlines to local time.
@@ -99,10 +103,13 @@
       options.onView(link.view, update.event, link.seq);
     });
 
-    /* emit with an id, resent with the same id until acknowledged; resolves with the ack */
+    /* emit with an id, resent with the same id until acknowledged; resolves with the ack.
+       Requests go one at a time, in order: the server handles each event in a thread of its own, so two
+       taps sent together could otherwise be applied in the other order (a release before its press). */
+    let chain = Promise.resolve();
     link.request = function (eventName, payload, attempts) {
       const body = Object.assign({ id: S.newId() }, payload);
-      return new Promise((resolve) => {
+      const run = () => new Promise((resolve) => {
         let left = attempts || 5;
         const attempt = () => {
           socket.timeout(3000).emit(eventName, body, (err, ack) => {
@@ -113,6 +120,9 @@
         };
         attempt();
       });
+      const result = chain.then(run);
+      chain = result;
+      return result;
     };
     link.command = (name, args) => link.request(E.command, { name, args: args || {} });
     /* the server's clock, NTP-style: offset from the fastest of a few round trips (countdowns use it) */
@@ -147,9 +157,10 @@
     const d = v.deadlines || {};
     const which = d.answer ? "answer" : d.press_window ? "press_window" : null;
     const bar = box.querySelector(".bar"), label = box.querySelector(".label");
-    if (!which) { box.classList.remove("active"); bar.style.width = "0"; label.textContent = ""; return; }
+    if (!which) { box.classList.remove("active", "expired"); bar.style.width = "0"; label.textContent = ""; return; }
     const left = Math.max(0, S.remainingMs(lnk, d[which].at_ns));
     box.classList.add("active");
+    box.classList.toggle("expired", left === 0);
     box.dataset.kind = which;
     bar.style.width = (100 * left / d[which].total_ms) + "%";
     label.textContent = (left / 1000).toFixed(1);
