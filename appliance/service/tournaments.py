@@ -27,7 +27,7 @@ from typing import Callable, Iterable
 
 from appliance.errors import StoreError
 from appliance.rules import tournament as t
-from appliance.rules.tournament.errors import ResultError, StageError, TournamentError
+from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
 from appliance.rules.tournament.simulate import report, stage_cuts
 
@@ -394,6 +394,42 @@ class TournamentDesk:
         data["registration_closed"] = state.registration_closed
         data["deadline"] = state.deadline
         return data
+
+    def field_check(self, tournament_id: str) -> dict | None:
+        """The first stage's needs against the field, for the registration page, before anything is drawn.
+
+        ``{"stage", "have", "least", "most", "rule", "problem"}``: ``have`` players would play the first stage if
+        registration closed now (late joiners of later stages not counted: irkutsk 1.4), the stage needs
+        ``least``..``most`` (``most`` is ``None`` when battles are added as needed), and ``problem`` is the
+        :class:`DrawError` (or :class:`StageError`) the first draw would raise now, or ``None``. A dry run of
+        the engine's own draw (seed 0): the page warns with the same rule the draw applies (irkutsk 2.1: nine
+        quartets need at least 27 players). ``None`` once the first stage is drawn.
+        """
+        state = self.state(tournament_id)
+        if state.battles or state.rounds_drawn or state.bracket_drawn:
+            return None
+        try:
+            closed = state if state.registration_closed else t.apply(state, t.RegistrationClosed(self.clock()))
+            step = t.next_step(closed)
+            if step.kind != "draw":
+                return None
+            stage = closed.fmt.stage(step.stage)
+            players = t.stage_participants(closed, stage.id) or ()
+        except TournamentError:
+            return None
+        if stage.kind == "written":
+            least, most = 1, None
+        elif stage.battles:
+            least, most = stage.battles * stage.smallest_battle, stage.battles * stage.battle_size
+        else:
+            least, most = stage.smallest_battle, None
+        problem = None
+        try:
+            t.plan_draw(closed, stage.id, 0, self.clock())
+        except (DrawError, StageError) as error:
+            problem = error
+        return {"stage": stage, "have": len(players), "least": least, "most": most,
+                "rule": stage.rule or state.fmt.regulation, "problem": problem}
 
     def export_json(self, tournament_id: str) -> str:
         data = self.view(tournament_id)

@@ -276,15 +276,16 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     expect(host.locator("#host-standings tr td.name")).to_have_text(["Борис", "Вера", "Аня"])
     expect(host.locator("#new-battle-end")).to_be_visible()
 
-    # A correction at the end of the theme: Вера's answer to 50 was right after all. The form offers only
-    # those who answered the question, with the ruling each got.
+    # A correction at the end of the theme: Вера's answer to 50 was right after all, so the question ended
+    # with it and Борис's later answer counts for nobody (eurocup 2.11.1). The form offers only those who
+    # answered the question, with the ruling each got.
     host.click(".extras summary")
     expect(host.locator("#corr-player option")).to_have_text(["Вера · Минус", "Борис · Верно"])
     host.select_option("#corr-player", label="Вера · Минус")
     host.select_option("#corr-verdict", "1")
     host.fill("#corr-reason", "зачтено после проверки")
     host.click("#correction-form button[type=submit]")
-    expect(board.locator("#standings-body tr td.score")).to_have_text(["100", "70", "-60"], timeout=STEP_MS)
+    expect(board.locator("#standings-body tr td.score")).to_have_text(["70", "50", "-60"], timeout=STEP_MS)
     shot(board, "08-board-standings-corrected")
     shot(host, "08-host-corrections")
     assert stage.errors == []

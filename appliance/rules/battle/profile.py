@@ -57,9 +57,10 @@ SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
     ("answer", "short_form", bool, None, True),
     ("answer", "clarify", bool, None, False),
     ("answer", "extension", bool, None, False),
-    ("corrections", "host", str, ("any_time", "current_question", "never"), "any_time"),
+    ("corrections", "host", str, ("any_time", "current_question", "appeal_window", "never"), "any_time"),
     ("corrections", "appeals", str, ("none", "after_theme", "before_next_question"), "none"),
     ("corrections", "withdraw", bool, None, True),
+    ("corrections", "withdraw_ended", bool, None, True),
     ("corrections", "fallback_without_buttons", bool, None, True),
     ("ranking", "tie_break", tuple, TIE_BREAK_METHODS, ()),
     ("ranking", "cuts", tuple, None, (1,)),
@@ -100,6 +101,7 @@ class Profile:
     corrections_host: str
     corrections_appeals: str
     corrections_withdraw: bool
+    corrections_withdraw_ended: bool
     corrections_fallback_without_buttons: bool
     ranking_tie_break: tuple
     ranking_cuts: tuple

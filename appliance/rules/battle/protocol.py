@@ -62,8 +62,12 @@ def question_row(state: BattleState, question: Question, running: list[int]) -> 
             new = "+" if correction.correct else "−"
             corrections.append(f"{names[ruling.player]}: {sign}{value} → {new}{value} ({kind}"
                                + (f": {correction.reason}" if correction.reason else "") + ")")
+        if ruling.void:
+            corrections.append(f"{names[ruling.player]}: {sign}{value} → 0 (аннулирован исправлением ответа "
+                               f"{names[ruling.voided_by]} / voided by the correction of "
+                               f"{names[ruling.voided_by]}'s answer)")
         if not question.withdrawn:
-            running[ruling.player] += value if ruling.effective else -value
+            running[ruling.player] += ruling.points(value)
     if question.withdrawn:
         corrections.append("вопрос снят / withdrawn" + (f": {question.withdrawn_reason}"
                                                        if question.withdrawn_reason else ""))
@@ -96,7 +100,9 @@ def protocol_notes(state: BattleState) -> list[str]:
     for line in table.lines:
         place = str(line.place) if line.place == line.place_to else f"{line.place}-{line.place_to}"
         extra = f", {line.placement_points} очк. за место" if line.placement_points is not None else ""
-        notes.append(f"{place}. {line.name}: {line.score}{extra}" + (" (отсутствовал / absent)" if line.absent else ""))
+        shootout = "" if line.shootout_score is None else f" (перестрелка / shoot-out {line.shootout_score:+d})"
+        notes.append(f"{place}. {line.name}: {line.score}{shootout}{extra}"
+                     + (" (отсутствовал / absent)" if line.absent else ""))
     if table.shootout is not None:
         names = ", ".join(state.players[p] for p in table.shootout.players)
         notes.append(f"Нужна перестрелка / shoot-out needed: {names} (места {table.shootout.places[0]}-"

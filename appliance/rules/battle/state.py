@@ -51,11 +51,22 @@ class Ruling:
     at_ns: int
     by_time: bool = False  # "время": the answer time ran out (eurocup 2.8, northern-owl 3.7)
     corrections: tuple = ()
+    # void: an earlier answer was corrected to right, so the question had ended before this answer (eurocup
+    # 2.11.1); it counts for nobody. ``voided_by`` is the player whose corrected ruling voided it.
+    voided_by: int | None = None
 
     @property
     def effective(self) -> bool:
         """The ruling that counts now: the last correction, else the original."""
         return self.corrections[-1].correct if self.corrections else self.correct
+
+    @property
+    def void(self) -> bool:
+        return self.voided_by is not None
+
+    def points(self, value: int) -> int:
+        """What this ruling adds to its player's score: +value, −value, or 0 if void."""
+        return 0 if self.void else (value if self.effective else -value)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -106,7 +106,7 @@ def result_from_battle(state, battle_id: str, source: str = "box", log_id: str =
         tally = regular[line.player]
         taken = tuple(sorted(((v, c) for v, c in tally["right_by_value"].items() if c), reverse=True))
         wrong = sum(1 for q in state.questions if not q.shootout and not q.withdrawn
-                    for r in q.rulings if r.player == line.player and not r.effective)
+                    for r in q.rulings if r.player == line.player and not r.effective and not r.void)
         lines.append(PlayerResult(players[line.player], score=tally["score"], place=line.place,
                                   right_points=tally["points_without_minuses"],
                                   right_answers=tally["right_answers_count"], wrong_answers=wrong,

@@ -75,7 +75,7 @@ def test_3_7_no_appeals_and_a_ruling_is_corrected_only_before_the_next_question(
     g.theme(); g.question((0, False), (1, True))
     assert g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0)).rule == "irkutsk 3.7"
     g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True, reason="checked the source"))
-    assert g.state.scores == (10, 10, 0)
+    assert g.state.scores == (10, 0, 0)  # 3.1: Аня answered right first; Борис's answer counts for nobody
     g.question()
     assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=1, correct=False)).rule == "irkutsk 3.7"
 
@@ -106,3 +106,62 @@ def test_3_4_a_press_given_during_an_answer_that_arrives_after_minus_still_does_
 
 def ns_of(seconds):
     return round(seconds * 1_000_000_000)
+
+
+def test_3_6_a_shootout_orders_only_the_tied_a_player_who_loses_it_keeps_his_place_above_the_others(game):
+    # Аня and Борис tie for 1st at 50 on every indicator; Вера is 3rd with 40
+    g = game("irkutsk", players=PLAYERS, themes=2)
+    g.theme_of([(0, True)], [(1, True)], [(1, True)], [(0, True)], [])
+    g.theme_of([(2, True)], [], [(2, True)], [], [])
+    assert standings(g.state).shootout.players == (0, 1)
+    g.theme("перестрелка")
+    g.question((0, True))   # Аня +10
+    g.question((1, False))  # Борис −20: below Вера on the running total, but she never played the shoot-out
+    for _ in range(3):
+        g.question()
+    table = standings(g.state)
+    assert [(line.name, line.place, line.score, line.shootout_score) for line in table.lines] == [
+        ("Аня", 1, 50, 10), ("Борис", 2, 50, -20), ("Вера", 3, 40, None), ("Глеб", 4, 0, None)]
+    assert g.state.scores == (60, 30, 40, 0)  # the scoreboard's running total includes the shoot-out
+
+
+def test_3_6_after_the_shootout_the_indicators_are_checked_again_over_its_questions(game):
+    g = game("irkutsk", players=PLAYERS[:3], themes=1)
+    g.theme_of([(0, True)], [(1, True)], [(1, True)], [(0, True)], [])  # Аня 50, Борис 50, alike
+    g.theme("перестрелка")
+    g.question((0, True))   # Аня +10
+    g.question((1, True))   # Борис +20
+    g.question((0, False))  # Аня −30: −20
+    g.question((1, False))  # Борис −40: −20, equal again
+    g.question()
+    table = standings(g.state)
+    # «повторно проверяются перечисленные показатели»: without minuses Борис took 20 in the shoot-out, Аня 10
+    assert [(line.name, line.place, line.shootout_score) for line in table.lines] == [
+        ("Борис", 1, -20), ("Аня", 2, -20), ("Вера", 3, None)]
+    assert table.shootout is None and g.state.is_over
+
+
+def test_3_7_undo_cannot_reach_back_into_a_question_whose_rulings_are_final(game):
+    from appliance.rules.battle import ActionUndone
+
+    g = game("irkutsk", players=PLAYERS[:3])
+    g.theme(); g.question((0, False))  # Аня −10
+    g.price(); g.read()                # the next question: Аня's ruling is final now
+    g.do(ActionUndone(at_ns=g.tick()))  # the reading is taken back: allowed, no ruling is touched
+    error = g.refused(ActionUndone(at_ns=g.tick()))  # un-announcing the question would reopen Аня's ruling
+    assert error.rule == "irkutsk 3.7" and "PriceAnnounced" in error.message
+    g.read(); g.finish(); g.press(1); g.point(1); g.wrong()
+    g.do(ActionUndone(at_ns=g.tick()))  # the current question's own ruling may be taken back
+    assert g.state.scores == (-10, 0, 0) and g.state.answerer == 1
+
+
+def test_3_7_a_question_is_withdrawn_only_while_it_is_in_play(game):
+    from appliance.rules.battle import QuestionWithdrawn
+
+    g = game("irkutsk", players=PLAYERS[:3])
+    g.theme(); g.question((0, True))
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="опечатка")).rule == "irkutsk 3.7"
+    assert g.state.scores == (10, 0, 0)
+    g.price(); g.read()
+    g.do(QuestionWithdrawn(at_ns=g.tick(), reason="опечатка"))  # in play: withdrawn, it scores nothing
+    assert g.state.last_question.outcome == "withdrawn"

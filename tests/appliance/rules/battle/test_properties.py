@@ -120,7 +120,13 @@ def check_invariants(state):
         if question.withdrawn:
             continue
         for ruling in question.rulings:
+            if ruling.void:
+                continue  # after an answer corrected to right (eurocup 2.11.1)
             expected[ruling.player] += question.value_points if ruling.effective else -question.value_points
+        # a question ends with its right answer: nothing counts after it, one right answer at most
+        counting = [ruling for ruling in question.rulings if not ruling.void]
+        rights = [number for number, ruling in enumerate(counting) if ruling.effective]
+        assert not rights or rights == [len(counting) - 1]
     assert list(state.scores) == expected
     assert [t["score"] for t in tallies(state)] == expected
     # one answer per player per question; only participants answer
@@ -133,6 +139,11 @@ def check_invariants(state):
         assert current.answerer in current.participants and current.answerer not in current.answered
     table = standings(state)
     assert sorted(line.player for line in table.lines) == list(range(len(state.players)))
+    # places come from the regular themes: a shoot-out never ranks a player below a lower regular score
+    for better in table.lines:
+        for worse in table.lines:
+            if better.score > worse.score:
+                assert better.place_to < worse.place
     assert all(line.place <= line.place_to for line in table.lines)
     json.dumps(snapshot(state, with_questions=True))  # always JSON-able for the web layer
 
