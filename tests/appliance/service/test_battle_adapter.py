@@ -23,7 +23,8 @@ def engine_refusals():
             else:
                 continue
             text = _text(message)
-            found.extend((k, text) for k in keys)
+            if text is not None:  # a message held in a variable is one of the literal ones found elsewhere
+                found.extend((k, text) for k in keys)
     return found
 
 
@@ -33,8 +34,9 @@ def _text(node) -> str:
     if isinstance(node, ast.JoinedStr):
         return "".join(_text(part) if isinstance(part, ast.Constant) else "1" for part in node.values)
     if isinstance(node, ast.BinOp):
-        return _text(node.left) + _text(node.right)
-    return "X"
+        left, right = _text(node.left), _text(node.right)
+        return None if left is None or right is None else left + right
+    return None
 
 
 @pytest.mark.parametrize(("key", "message"), engine_refusals())
