@@ -170,3 +170,13 @@ def test_malformed_presses_are_refused_too(server, connect):
     for payload in (None, {"player": "x"}, {"player": 9, "action": "press"}, {"player": 0, "action": "dance"}):
         ack = sim.sio.call("simulate", payload, namespace="/sim", timeout=5)
         assert ack["ok"] is False and ack["error"]["code"] == "error.bad_command", payload
+
+
+def test_the_pin_leaves_the_waiting_screen_once_a_host_logs_in(server, connect):
+    board = connect("/board")                                # the box's own kiosk (127.0.0.1): sees the PIN
+    hello = board.next("hello")
+    assert hello["pin"] == PIN
+    assert hello["host_url"] == server.url + "/host"         # the simulator: the address the board was opened with
+    connect("/host", pin=PIN)
+    assert board.next("host_present") == {}                  # the open waiting screen hides it now
+    assert "pin" not in connect("/board").next("hello")      # and a board opened later never gets it
