@@ -36,7 +36,7 @@
     entry.promise = link.command(name, args, entry.id);
     const ack = await entry.promise;
     if (button) button.classList.remove("pending");
-    if (!ack.ok) reason(ack.error, "error");
+    if (!ack.ok) { intents.delete(intent); reason(ack.error, "error"); }  // refused: a new tap may try again
     else if (reasonShown === before) reason("");
     return ack;
   }
