@@ -36,7 +36,8 @@
     entry.promise = link.command(name, args, entry.id);
     const ack = await entry.promise;
     if (button) button.classList.remove("pending");
-    if (!ack.ok) { intents.delete(intent); reason(ack.error, "error"); }  // refused: a new tap may try again
+    // refused: a new tap may try again (not after a timeout: the first may yet have been applied, keep its id)
+    if (!ack.ok) { if (ack.error.code !== "timeout") intents.delete(intent); reason(ack.error, "error"); }
     else if (reasonShown === before) reason("");
     return ack;
   }
