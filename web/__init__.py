@@ -51,6 +51,10 @@ def create_app(settings: Settings, services: Services | None = None):
         services = build_services(settings)
 
     app = Flask(__name__)
+    identity = getattr(services, "identity", None)
+    if getattr(identity, "session_secret", ""):
+        # Made at first boot and kept (appliance/service/identity.py): logins survive a restart.
+        app.secret_key = bytes.fromhex(identity.session_secret)
     app.config.update(
         SVOYAK_SETTINGS=settings,
         JSON_AS_ASCII=False,

@@ -19,7 +19,6 @@ import datetime
 import io
 import json
 import secrets
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
 from appliance.rules.tournament.simulate import report, stage_cuts
+from appliance.store.eventlog import connect_durable
 
 SLOT_PREFIX = "tournament:"
 _SCHEMA = """
@@ -56,12 +56,8 @@ class TournamentLog:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=FULL")
-        self._connection.executescript(_SCHEMA)
+        self._connection = connect_durable(self.path, _SCHEMA)
 
     def close(self) -> None:
         with self._lock:

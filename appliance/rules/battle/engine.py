@@ -530,7 +530,12 @@ def _check_question_index(state: BattleState, event: ev.Event, index: object, ke
 
 def correction_barrier(state: BattleState, index: int) -> str | None:
     """Why the host may not revise the rulings of question ``index`` now (profile ``corrections.host``), or
-    None if he may. One policy for ``RulingCorrected`` and ``ActionUndone``."""
+    None if he may. One policy for ``RulingCorrected``, ``QuestionWithdrawn`` and ``ActionUndone``.
+
+    Reaching the next question or theme closes rulings, and what the battle has reached is measured by
+    ``state.questions_reached``/``themes_reached``, which undo does not lower: taking back a mistaken
+    ``PriceAnnounced`` or ``ThemeStarted`` returns the host to between questions, but what it closed stays
+    closed (irkutsk 3.7 «задним числом не пересматриваются»)."""
     policy = state.profile.corrections_host
     if policy == "any_time":
         return None
@@ -539,7 +544,7 @@ def correction_barrier(state: BattleState, index: int) -> str | None:
     if policy == "current_question":
         # irkutsk 3.7: the host may check at once; rulings are not revised afterwards. mubc 4.2: later only an
         # answer disputed before the next question (AppealLodged), decided with AppealDecided
-        if index != len(state.questions) - 1:
+        if index != state.questions_reached - 1:
             later = "; a dispute lodged in time is decided by AppealDecided" \
                 if state.profile.corrections_appeals != "none" else ""
             return f"a ruling may be corrected only before the next question is announced{later}"
@@ -547,8 +552,8 @@ def correction_barrier(state: BattleState, index: int) -> str | None:
         # youth-cup 3.1: disputes are heard right after the theme of the question ends, before the next theme
         # starts; "in other cases disputed answers are not considered". The question in play may be fixed at once.
         question = state.questions[index]
-        in_window = question.theme == len(state.themes) - 1 and (
-            index == len(state.questions) - 1 or state.is_theme_complete)
+        in_window = question.theme == state.themes_reached - 1 and (
+            index == state.questions_reached - 1 or state.is_theme_complete)
         if not in_window:
             return ("a ruling may be revised only at once or after its theme ends, before the next theme starts; "
                     "in other cases disputed answers are not considered")
@@ -575,12 +580,13 @@ def _appeal_lodged(state: BattleState, event: ev.AppealLodged) -> BattleState:
     question = state.questions[index]
     if policy == "after_theme":
         # youth-cup 3.1: right after the theme of the disputed question ends, before the next theme is read
-        if question.theme != len(state.themes) - 1 or not state.is_theme_complete:
+        # (a next theme started, even if undone, has closed the window: themes_reached)
+        if question.theme != state.themes_reached - 1 or not state.is_theme_complete:
             _refuse(state, "appeals", "an appeal is lodged after its theme ends and before the next one starts",
                     event, player)
     elif policy == "before_next_question":
-        # mubc 4.2: only if disputed before the next question is announced
-        if index != len(state.questions) - 1 or not question.is_over:
+        # mubc 4.2: only if disputed before the next question is announced (even if that was undone)
+        if index != state.questions_reached - 1 or not question.is_over:
             _refuse(state, "appeals", "an answer is disputed after its question and before the next one",
                     event, player)
     appeal = Appeal(player=player, question=index, claim=event.claim if isinstance(event.claim, str) else "",
@@ -637,8 +643,10 @@ def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
     if node is None:
         _refuse(state, "corrections", f"there is no host action to undo among the last {UNDO_DEPTH} events", event)
     before, undone, older, _depth = node
-    _check_undo(state, before, undone, event)
-    restored = replace(before, history=older)
+    # what the battle has reached stays reached: the rulings it closed stay closed (correction_barrier)
+    restored = replace(before, history=older, themes_reached=state.themes_reached,
+                       questions_reached=state.questions_reached)
+    _check_undo(state, restored, undone, event)
     for late in reversed(later):  # presses and expiries after the undone action stand if still valid
         try:
             restored = apply(restored, late)
@@ -649,8 +657,10 @@ def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
 
 def _check_undo(state: BattleState, before: BattleState, undone: ev.Event, event: ev.ActionUndone) -> None:
     """Undo obeys the finality of rulings like a correction does: it may not revise a ruling the host could not
-    correct now, nor reopen one (e.g. un-announce the next question, irkutsk 3.7); an appeal's decision is never
-    taken back (youth-cup 3.3)."""
+    correct now, nor reopen one; an appeal's decision is never taken back (youth-cup 3.3). ``before`` is the
+    state undo returns to, with what the battle has reached carried over, so taking back an action that changes
+    no ruling (a mistaken PriceAnnounced, ThemeStarted, ReadingStarted) is allowed and reopens nothing: the
+    rulings the next question closed stay closed (irkutsk 3.7)."""
     if isinstance(undone, ev.AppealDecided):
         _refuse(state, "appeal_decisions", "an appeal's decision is final and is not revisited", event)
     if state.profile.corrections_host == "any_time":
@@ -736,7 +746,9 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
     new = handler(state, event)
     if isinstance(event, ev.ActionUndone):
         return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))
-    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=_remember(state, event))
+    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=_remember(state, event),
+                   themes_reached=max(state.themes_reached, len(new.themes)),
+                   questions_reached=max(state.questions_reached, len(new.questions)))
 
 
 def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:

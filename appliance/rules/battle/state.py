@@ -176,6 +176,11 @@ class BattleState:
     undone: tuple = ()
     seq: int = 1  # events applied, the setup included
     last_at_ns: int = 0
+    # How far the battle has got: the most themes started and questions announced so far. Monotone: undoing a
+    # mistaken ThemeStarted/PriceAnnounced does not lower them, so rulings closed by reaching the next question
+    # or theme stay closed (irkutsk 3.7, youth-cup 3.1; engine.correction_barrier).
+    themes_reached: int = 0
+    questions_reached: int = 0
     # (state before, event, older node, depth): a linked list, so an event adds one node instead of copying
     # the whole undo history; trimmed to the newest UNDO_DEPTH nodes whenever it doubles (engine._remember).
     history: tuple | None = dataclasses.field(default=None, compare=False, repr=False)

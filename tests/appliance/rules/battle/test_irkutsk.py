@@ -141,18 +141,49 @@ def test_3_6_after_the_shootout_the_indicators_are_checked_again_over_its_questi
     assert table.shootout is None and g.state.is_over
 
 
-def test_3_7_undo_cannot_reach_back_into_a_question_whose_rulings_are_final(game):
-    from appliance.rules.battle import ActionUndone
+def test_3_7_next_tapped_twice_the_mistaken_price_is_undone_but_the_earlier_ruling_stays_final(game):
+    from appliance.rules.battle import ActionUndone, QuestionWithdrawn
 
     g = game("irkutsk", players=PLAYERS[:3])
     g.theme(); g.question((0, False))  # Аня −10
-    g.price(); g.read()                # the next question: Аня's ruling is final now
-    g.do(ActionUndone(at_ns=g.tick()))  # the reading is taken back: allowed, no ruling is touched
-    error = g.refused(ActionUndone(at_ns=g.tick()))  # un-announcing the question would reopen Аня's ruling
-    assert error.rule == "irkutsk 3.7" and "PriceAnnounced" in error.message
-    g.read(); g.finish(); g.press(1); g.point(1); g.wrong()
+    over = g.state
+    assert over.phase == "question_over"
+    g.price(); g.read()                # "next" tapped once too often: the price and the reading (one gesture)
+    g.do(ActionUndone(at_ns=g.tick()))  # the reading is taken back: no ruling is touched
+    g.do(ActionUndone(at_ns=g.tick()))  # so is the price: a slip of the host, nothing is revisited
+    assert [type(u.event).__name__ for u in g.state.undone] == ["ReadingStarted", "PriceAnnounced"]
+    assert g.state.phase == "question_over" and g.state.questions == over.questions
+    assert g.state.scores == (-10, 0, 0) and g.state.expected_value() == 20
+    # 3.7: the next question was announced, so Аня's ruling is final; taking the price back does not reopen it
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True)).rule == "irkutsk 3.7"
+    error = g.refused(ActionUndone(at_ns=g.tick()))  # the next undo would take back the ruling itself
+    assert error.rule == "irkutsk 3.7" and "AnswerJudged" in error.message
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="опечатка")).rule == "irkutsk 3.7"
+    # the host announces the question again and plays on; the question in play is his to correct
+    g.price(); g.read(); g.finish(); g.press(1); g.point(1); g.wrong()
+    assert g.state.last_question.value_points == 20
     g.do(ActionUndone(at_ns=g.tick()))  # the current question's own ruling may be taken back
     assert g.state.scores == (-10, 0, 0) and g.state.answerer == 1
+
+
+def test_3_7_next_theme_tapped_twice_is_undone_back_to_between_themes_the_last_ruling_stays_final(game):
+    from appliance.rules.battle import ActionUndone
+
+    g = game("irkutsk", players=PLAYERS[:3], themes=2)
+    g.theme_of([], [], [], [], [(2, True)])  # Вера +50 on the theme's last question
+    ended = g.state
+    g.theme()         # "next": the next theme starts
+    g.price(); g.read()  # "next" again by mistake: its first question is announced and read
+    for _ in range(3):
+        g.do(ActionUndone(at_ns=g.tick()))
+    assert [type(u.event).__name__ for u in g.state.undone] == ["ReadingStarted", "PriceAnnounced", "ThemeStarted"]
+    assert g.state.phase == "between_themes" and g.state.themes == ended.themes
+    assert g.state.questions == ended.questions and g.state.scores == (0, 0, 50)
+    # 3.7: a question of the next theme was announced: Вера's ruling stays final
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=4, player=2, correct=False)).rule == "irkutsk 3.7"
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "irkutsk 3.7"  # nor undone
+    g.theme(); g.question((1, True))  # the battle goes on as if the slip had not happened
+    assert g.state.scores == (0, 10, 50) and g.state.last_question.theme == 1
 
 
 def test_3_7_a_question_is_withdrawn_only_while_it_is_in_play(game):

@@ -143,3 +143,17 @@ def test_4_4_on_claps_the_host_cannot_point_to_a_player_after_the_window_has_clo
     g.wrong()
     g.expire()  # the window after "wrong" runs out with nobody clapping: the question ends
     assert g.state.last_question.outcome == "unanswered" and g.state.scores == (-10, 0, 0, 0)
+
+
+def test_4_2_a_price_announced_by_mistake_is_undone_but_the_time_to_dispute_has_passed(game):
+    from appliance.rules.battle import ActionUndone
+
+    g = game("mubc", players=PLAYERS)
+    g.theme(); g.question((0, False))
+    g.price(); g.read()  # "next" tapped too early: the next question is announced
+    g.do(ActionUndone(at_ns=g.tick())); g.do(ActionUndone(at_ns=g.tick()))  # a slip: allowed, rules nothing
+    assert g.state.phase == "question_over" and g.state.expected_value() == 20
+    # 4.2: the next question was announced with no dispute lodged; taking the price back does not revive one
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0)).rule == "mubc 4.2"
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "mubc 4.2"
+    assert g.state.scores == (-10, 0, 0, 0)

@@ -15,6 +15,7 @@ from appliance.rules.battle import (ActionUndone, AnswerAnnounced, AnswererPoint
                                     ReadingStarted, RulingCorrected, ShortFormGiven, ThemeStarted, TimeCalled, apply,
                                     event_from_dict, event_to_dict, load_profile, profile_names, replay, snapshot,
                                     standings)
+from appliance.rules.battle.engine import correction_barrier
 from appliance.rules.battle.standings import tallies
 
 PROFILES = {name: load_profile(name) for name in profile_names()}
@@ -114,6 +115,8 @@ def make_event(state, kind, number, gap, flag):
 
 
 def check_invariants(state):
+    # what the battle has reached never falls behind what it shows (undo does not lower it)
+    assert state.themes_reached >= len(state.themes) and state.questions_reached >= len(state.questions)
     # the score is the sum of the rulings that count (withdrawn questions count nothing)
     expected = [0] * len(state.players)
     for question in state.questions:
@@ -170,6 +173,10 @@ def test_any_event_sequence_leaves_a_valid_state_or_is_refused_and_replay_reprod
             continue
         accepted.append(event)
         check_invariants(state)
+        if isinstance(event, ActionUndone):  # undo reopens no closed ruling (irkutsk 3.7, youth-cup 3.1, mubc 4.2)
+            for index in range(len(state.questions)):
+                if correction_barrier(before, index) is not None:
+                    assert correction_barrier(state, index) is not None
     # replay from the log's own line format reproduces the state exactly
     lines = [json.loads(json.dumps(event_to_dict(event))) for event in accepted]
     again = replay(event_from_dict(line) for line in lines)

@@ -143,5 +143,55 @@ def test_3_1_the_host_revises_a_ruling_only_at_once_or_in_the_appeal_window_afte
     g.theme()  # the next theme starts: the window has closed
     assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False)).rule == "youth-cup 3.1"
     from appliance.rules.battle import ActionUndone, QuestionWithdrawn
-    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "youth-cup 3.1"  # undo cannot reopen it either
     assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="x")).rule == "youth-cup 3.1"
+    g.do(ActionUndone(at_ns=g.tick()))  # taking back the theme start changes no ruling...
+    assert g.state.phase == "between_themes"
+    # ...and cannot reopen the window either: a next theme was started
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False)).rule == "youth-cup 3.1"
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=1, question=0)).rule == "youth-cup 3.1"
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="x")).rule == "youth-cup 3.1"
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "youth-cup 3.1"  # the correction stays as made
+
+
+def test_3_1_a_price_announced_by_mistake_mid_theme_is_undone_the_ruling_waits_for_the_window(game):
+    from appliance.rules.battle import ActionUndone, RulingCorrected
+
+    g = game("youth-cup", themes=2)
+    g.theme(); g.question((0, False))  # Аня −10
+    g.price(); g.read()  # "next" tapped once too often: outside the appeal window
+    g.do(ActionUndone(at_ns=g.tick())); g.do(ActionUndone(at_ns=g.tick()))
+    assert [type(u.event).__name__ for u in g.state.undone] == ["ReadingStarted", "PriceAnnounced"]
+    assert g.state.phase == "question_over" and len(g.state.questions) == 1 and g.state.expected_value() == 20
+    # 3.1: "at once" passed when the next question was announced; mid-theme a disputed answer is not considered,
+    # and taking the price back does not make it "at once" again
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True)).rule == "youth-cup 3.1"
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "youth-cup 3.1"  # nor is the ruling undone
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0)).rule == "youth-cup 3.1"
+    for _ in range(4):
+        g.question()
+    # the theme is over: the window opens for its every question (3.1)
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))
+    assert g.state.scores == (10, 0, 0)
+
+
+def test_3_1_a_mistaken_next_theme_and_price_inside_the_appeal_window_are_undone_3_3_the_decision_stays(game):
+    from appliance.rules.battle import ActionUndone, RulingCorrected
+
+    g = game("youth-cup", themes=2)
+    g.theme_of([(0, False)], [], [], [], [(1, True)])  # Аня −10, Борис +50
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))  # in the window (3.1)
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))  # 3.3: Аня +10
+    assert g.state.scores == (10, 50, 0)
+    g.theme(); g.price(); g.read()  # "next" tapped twice: the window closed with the next theme
+    g.do(ActionUndone(at_ns=g.tick())); g.do(ActionUndone(at_ns=g.tick()))  # the reading and the price
+    assert g.state.phase == "between_questions" and len(g.state.questions) == 5 and g.state.expected_value() == 10
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=4, player=1, correct=False)).rule == "youth-cup 3.1"
+    g.do(ActionUndone(at_ns=g.tick()))  # the theme start: no ruling changes, and the window stays closed
+    assert g.state.phase == "between_themes" and g.state.scores == (10, 50, 0)
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=1, question=4)).rule == "youth-cup 3.1"
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=4, player=1, correct=False)).rule == "youth-cup 3.1"
+    error = g.refused(ActionUndone(at_ns=g.tick()))  # next in line: the appeal's decision, never undone
+    assert error.rule == "youth-cup 3.3" and g.state.appeals[0].decided and g.state.scores == (10, 50, 0)
+    g.theme(); g.question((2, True))  # the battle goes on
+    assert g.state.scores == (10, 50, 10)
