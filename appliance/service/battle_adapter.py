@@ -155,17 +155,6 @@ def word_refusal(key, message: str, rule: str) -> dict:
             "ru": f"Правила боя не позволяют: {message} ({section})", "en": f"{message} ({rule})"}
 
 
-# Themes per battle by profile: (the setup form's default, the counts the regulation names). The profiles leave
-# the count to the setup (organisers decide per stage), so the form starts from the regulation's usual figure
-# and the host may change it.
-THEME_COUNTS: dict[str, tuple[int, tuple[int, ...]]] = {
-    "eurocup": (4, (4, 6)),              # eurocup 3.4: qualifying, 1/27, 1/9: 4 themes; 1/3: 6
-    "eurocup-final": (12, (12,)),        # eurocup 3.4: the final, 12 themes, "blue" and "red"
-    "irkutsk": (6, (6, 7, 8, 9)),        # irkutsk 2.2-2.6: rounds 1-2: 6; QF 7; SF 8; final 9
-    "youth-cup": (10, (8, 10)),          # youth-cup 2.4: 1/16: 8 themes; 1/8, 1/4, 1/2: 10
-    "youth-cup-final": (12, (12,)),      # youth-cup 2.5: the final, 12 themes
-}
-DEFAULT_THEMES = 4  # northern-owl, mubc: the organisers set the count
 
 
 class CommandError(ValueError):
@@ -191,8 +180,8 @@ class BattleAdapter:
             title_ru, _, title_en = profile.title.partition(" / ")
             out.append({"name": name, "title_ru": title_ru, "title_en": title_en or title_ru,
                         "min_players": profile.players_min, "max_players": profile.players_max,
-                        "themes": THEME_COUNTS.get(name, (DEFAULT_THEMES, ()))[0],
-                        "theme_counts": list(THEME_COUNTS.get(name, (DEFAULT_THEMES, ()))[1]),
+                        "themes": profile.themes_usual,
+                        "theme_counts": list(profile.themes_counts),
                         "red_themes": profile.questions_red_theme_multiplier != 1,
                         "appeals": profile.corrections_appeals != "none",
                         "host_corrections": profile.corrections_host != "never"})
