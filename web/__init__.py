@@ -14,7 +14,6 @@ No rules live here: pages show what ``appliance.service`` derives from the engin
 from __future__ import annotations
 
 import importlib
-import logging
 
 from flask import Flask, g, request
 
@@ -22,8 +21,6 @@ from appliance.config import Settings
 from web import events
 from web.strings import LANGUAGES, default_catalogue
 from web.sync import Hub, Services
-
-log = logging.getLogger(__name__)
 
 # One module per screen or role, in the order their blueprints register. The captive portal goes first:
 # its before_request redirect must see every request.
@@ -54,6 +51,10 @@ def create_app(settings: Settings, services: Services | None = None):
         services = build_services(settings)
 
     app = Flask(__name__)
+    identity = getattr(services, "identity", None)
+    if getattr(identity, "session_secret", ""):
+        # Made at first boot and kept (appliance/service/identity.py): logins survive a restart.
+        app.secret_key = bytes.fromhex(identity.session_secret)
     app.config.update(
         SVOYAK_SETTINGS=settings,
         JSON_AS_ASCII=False,

@@ -2,7 +2,10 @@
 
 Read-only: its namespaces have no command handlers at all. The waiting screen shows the hotspot name, a QR
 code to join it (``WIFI:T:WPA;S:...;P:...;;``, drawn server-side by segno as SVG) and the host page address.
-The host PIN is shown only to a scoreboard opened on the box itself (its HDMI kiosk), never over Wi-Fi.
+The host PIN is shown only to a scoreboard opened on the box itself (its HDMI kiosk), never over Wi-Fi, and
+only until a host has logged in. The host page address is one the board's own viewers can reach: on the box
+(the kiosk opens it on 127.0.0.1) the hotspot address; otherwise, and in the simulator, the address the board
+was opened with.
 """
 
 from __future__ import annotations
@@ -29,9 +32,22 @@ STRINGS = {
     "board.presses": ("Нажатия", "Presses"),
     "board.standings": ("Итоги боя", "Final standings"),
     "board.place": ("Место", "Place"),
+    "board.player": ("Игрок", "Player"),
+    "board.score": ("Очки", "Score"),
+    "board.result_right": ("+{price} {name}", "+{price} {name}"),
+    "board.result_wrong": ("Минус: {name}", "Wrong: {name}"),
+    "board.result_withdrawn": ("Вопрос снят", "Question withdrawn"),
+    "board.result_time": ("Время!", "Time!"),
+    "board.result_nobody": ("Никто не ответил", "Nobody answered"),
     "board.tiebreak": ("Доп. показатели", "Tie-break"),
     "board.red": ("красная", "red"),
     "board.phone": ("телефон", "phone"),
+    "board.shootout": ("Перестрелка: дополнительная тема", "Shoot-out: an extra theme"),
+    "tiebreak.points_without_minuses": ("очки без минусов", "points without minuses"),
+    "tiebreak.right_answers_count": ("верных ответов", "right answers"),
+    "tiebreak.count_right_by_value_desc": ("взято 50/40/30/20/10", "50s/40s/30s/20s/10s taken"),
+    "tiebreak.shootout_theme": ("перестрелка", "shoot-out theme"),
+    "tiebreak.shootout_question": ("дополнительный вопрос", "shoot-out question"),
 }
 
 
@@ -61,16 +77,34 @@ class BoardNamespace(SyncNamespace):
     role = events.ROLE_BOARD
 
     def admit(self, auth: dict) -> dict:
-        return _waiting_info(include_pin=is_local(request.remote_addr))
+        hub = current_app.extensions["svoyak.hub"]
+        return _waiting_info(include_pin=is_local(request.remote_addr) and not hub.host_logged_in)
+
+
+def host_url(opened_with: str, hotspot_address: str, port: int, simulator: bool) -> str:
+    """The host page address to show, given the ``Host`` the board was opened with.
+
+    >>> host_url("127.0.0.1:8080", "10.42.0.1", 80, simulator=False)   # the box's own HDMI kiosk
+    'http://10.42.0.1/host'
+    >>> host_url("localhost:5000", "10.42.0.1", 5000, simulator=True)  # the laptop simulator
+    'http://localhost:5000/host'
+    >>> host_url("10.42.0.1", "10.42.0.1", 80, simulator=False)        # a phone on the hotspot
+    'http://10.42.0.1/host'
+    """
+    name = opened_with.rsplit(":", 1)[0] if opened_with.count(":") == 1 else opened_with
+    loopback = name in ("localhost", "[::1]", "::1") or name.startswith("127.")
+    if opened_with and (simulator or not loopback):
+        return f"http://{opened_with}/host"
+    return f"http://{hotspot_address}{'' if port == 80 else f':{port}'}/host"
 
 
 def _waiting_info(include_pin: bool) -> dict:
     hub = current_app.extensions["svoyak.hub"]
     settings = hub.settings
     identity = hub.services.identity
-    port = "" if settings.web_port == 80 else f":{settings.web_port}"
     info = {"ssid": identity.hotspot_ssid, "password": identity.hotspot_password,
-            "host_url": f"http://{settings.hotspot_address}{port}/host"}
+            "host_url": host_url(request.host or "", settings.hotspot_address, settings.web_port,
+                                 settings.simulator)}
     if include_pin:
         info["pin"] = identity.host_pin
     return info

@@ -5,7 +5,13 @@ Registration (with the waiting list), seeding, the draw, brackets and tables tha
 keyboard only, tie-breaks, exports (CSV, JSON, printable HTML). No rules here: every command goes to
 :class:`appliance.service.tournaments.TournamentDesk`, which validates it against the tournament engine.
 
-Director pages need the box's host PIN (a signed cookie after the login form); ``/table/<id>`` is public.
+Director pages need the box's host PIN: the login form checks it through the host page's :class:`web.host.PinGuard`
+(one guard, so wrong PINs on ``/host`` and ``/director/login`` count together and lock the address out alike), then
+keeps the login in Flask's signed session (the app's secret key: random per process unless the app has one, so the
+cookie cannot be made from the PIN). ``/table/<id>`` is public.
+
+A refused command is shown on the page of its form, Russian first, then English (``web/director_errors.py``), with
+what was typed kept in the fields.
 """
 
 from __future__ import annotations
@@ -15,15 +21,17 @@ import hmac
 import secrets
 import threading
 
-from flask import (Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request,
+from flask import (Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, session,
                    url_for)
 
 from appliance.errors import SvoyakError
-from appliance.rules.tournament import list_formats, load_format
+from appliance.rules.tournament import ResultError, list_formats, load_format
 from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
+from web.director_errors import DeskInputError, word
+from web.host import PinGuard
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
-COOKIE = "svoyak_director"
+SESSION_KEY = "director"  # in Flask's signed session: a digest of the PIN logged in with (a new PIN logs out)
 _open_lock = threading.Lock()
 
 STRINGS = {
@@ -32,10 +40,19 @@ STRINGS = {
     "director.new": ("Новый турнир", "New tournament"),
     "director.preset": ("Регламент", "Regulation"),
     "director.name": ("Название", "Title"),
-    "director.seed": ("Зерно жеребьёвки (необязательно)", "Draw seed (optional)"),
+    "director.seed": ("Зерно жеребьёвки (целое число, необязательно)", "Draw seed (a whole number, optional)"),
+    "director.seed_hint": ("То же зерно даёт ту же жеребьёвку; пусто — случайное",
+                           "The same seed gives the same draw; empty: a random one"),
     "director.create": ("Создать", "Create"),
-    "director.changes": ("Изменения формата (этап.поле=значение; …), напр. swiss.rounds=7",
-                         "Format changes (stage.field=value; ...), e.g. swiss.rounds=7"),
+    "director.play": ("Играть на этом боксе", "Play on this box"),
+    "director.import": ("Загрузить турнир из JSON-экспорта", "Load a tournament from a JSON export"),
+    "director.import_button": ("Загрузить", "Load"),
+    "director.changes": ("Изменения регламента (необязательно)", "Changes to the regulation (optional)"),
+    "director.changes_hint": ("По одному на строку: этап.поле = число. Например, «swiss.rounds = 7» — семь туров "
+                              "швейцарской системы (mubc 3.7). Этапы и их поля — в списке ниже.",
+                              "One per line: stage.field = number. E.g. «swiss.rounds = 7»: seven Swiss rounds "
+                              "(mubc 3.7). The stages and their fields are listed below."),
+    "director.changes_stages": ("Этапы регламентов и их поля", "The regulations' stages and their fields"),
     "director.login": ("Вход директора", "Director login"),
     "director.enter": ("Войти", "Enter"),
     "director.registration": ("Регистрация", "Registration"),
@@ -45,7 +62,11 @@ STRINGS = {
     "director.team_rank": ("Место команды", "Team rank"),
     "director.late": ("Поздняя заявка", "Late entry"),
     "director.add": ("Добавить", "Add"),
-    "director.bulk": ("Списком: «Имя; Команда» по строке", "As a list: «Name; Team» per line"),
+    "director.bulk_title": ("Добавить списком", "Add a list"),
+    "director.bulk": ("По игроку на строку: «Имя; Команда»", "One player per line: «Name; Team»"),
+    "director.bulk_partial": ("Добавлено {done} из {total}; строки с ошибочной и дальше оставлены в поле",
+                              "{done} of {total} added; the failing line and the rest are left in the box"),
+    "director.late_hint": ("после закрытия регистрации", "after registration has closed"),
     "director.accepted": ("Участники", "Entrants"),
     "director.waiting": ("Лист ожидания", "Waiting list"),
     "director.refused": ("Не вошли", "Not admitted"),
@@ -53,6 +74,22 @@ STRINGS = {
     "director.withdraw": ("Снять", "Withdraw"),
     "director.close_registration": ("Закрыть регистрацию", "Close registration"),
     "director.closed": ("Регистрация закрыта", "Registration closed"),
+    "director.deadline": ("Срок подачи заявок", "Registration deadline"),
+    "director.deadline_now": ("Сейчас: ", "Now: "),
+    "director.deadline_field": ("Дата и время", "Date and time"),
+    "director.deadline_hint": ("Дата и время по часам этого устройства; после срока регистрация закроется сама",
+                               "Date and time by this device's clock; registration closes itself after it"),
+    "director.rooms": ("Залы для боёв без зала", "Rooms for battles without one"),
+    "director.rooms_hint": ("Названия через пробел, например: 1 2 3", "Names separated by spaces, e.g.: 1 2 3"),
+    "director.field": ("Участники первого этапа", "First stage field"),
+    "director.field_need": ("Этап «{stage}»: сыграют {have}, формату нужно от {least} до {most} игроков ({rule})",
+                            "Stage «{stage}»: {have} would play; the format needs {least} to {most} players ({rule})"),
+    "director.field_short": ("Жеребьёвка сейчас не получится", "The draw would fail now"),
+    "director.tie_detail": ("Счёт перестрелки (необязательно)", "Shoot-out score (optional)"),
+    "director.redraw_stage": ("Этап", "Stage"),
+    "director.place_auto": ("по очкам", "by score"),
+    "director.setup_json": ("данные боя (JSON)", "battle data (JSON)"),
+    "director.entrants": ("Участников", "Entrants"),
     "director.seeding": ("Посев", "Seeding"),
     "director.seeds_hint": ("Номера сеяных игроков по порядку, через пробел", "Seeded players' ids in order, space separated"),
     "director.save": ("Сохранить", "Save"),
@@ -121,8 +158,34 @@ def _pin() -> str:
     return getattr(identity, "host_pin", "") or current_app.config["SVOYAK_SETTINGS"].host_pin
 
 
-def _token(pin: str) -> str:
-    return hmac.new(pin.encode(), b"svoyak director", hashlib.sha256).hexdigest()
+@blueprint.record_once
+def _session_secret(state) -> None:
+    """The signed session needs the app's secret key: a random one per process unless the app was given one.
+
+    One gunicorn worker serves the box (GUIDE), so every request sees the same key; a restart logs directors out.
+    """
+    app = state.app
+    if not app.secret_key:
+        app.secret_key = secrets.token_bytes(32)
+    if app.config.get("SESSION_COOKIE_SAMESITE") is None:
+        app.config["SESSION_COOKIE_SAMESITE"] = "Strict"
+
+
+def _login_digest(pin: str) -> str:
+    """What the session keeps: keyed by the app's secret, so neither made nor checked from the PIN alone (the
+    signed session is readable, not encrypted: a bare hash of a 4-digit PIN would give the PIN away)."""
+    key = current_app.secret_key
+    key = key if isinstance(key, bytes) else str(key).encode()
+    return hmac.new(key, b"svoyak director\0" + pin.encode(), hashlib.sha256).hexdigest()
+
+
+def _guard() -> PinGuard:
+    """The host page's PIN guard: one count of wrong PINs per address for ``/host`` and the director login."""
+    hub = current_app.extensions.get("svoyak.hub")
+    guard = getattr(getattr(hub, "namespaces", {}).get("/host"), "guard", None)
+    if guard is None:  # an app without the host screen: a guard of its own, same policy
+        guard = current_app.extensions.setdefault("svoyak.pin_guard", PinGuard())
+    return guard
 
 
 @blueprint.before_request
@@ -130,7 +193,7 @@ def require_pin():
     if request.endpoint in ("director.login", "director.table", "director.table_json"):
         return None
     pin = _pin()
-    if pin and not hmac.compare_digest(request.cookies.get(COOKIE, ""), _token(pin)):
+    if pin and not hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin)):
         return redirect(url_for("director.login", next=request.path))
     return None
 
@@ -143,10 +206,44 @@ def _word(pair: tuple[str, str]) -> str:
     return pair[0] if _language() == "ru" else pair[1]
 
 
-def _fail(error: SvoyakError, status: int = 400):
+def _fail(error: SvoyakError, status: int = 400, form=None, note: str = ""):
+    """A refusal: JSON for scripts; for a form, its own page again with the words and what was typed."""
+    words = word(error)
     if request.accept_mimetypes.best == "application/json" or request.is_json:
-        return jsonify({"ok": False, "error": str(error)}), status
-    return render_template("director/error.html", error=str(error)), status
+        return jsonify({"ok": False, "error": str(error), **words}), status
+    if status != 404:
+        try:
+            return _form_page(words, request.form if form is None else form, note), status
+        except SvoyakError:
+            pass  # the form's page cannot show now (a battle that does not exist...): the plain page below
+    return render_template("director/error.html", error=words, tid=None), status
+
+
+# The page each form lives on, to show a refusal there (endpoint of the POST -> page).
+_FORM_PAGES = {
+    "director.create": "home", "director.import_tournament": "home",
+    "director.registration": "registration", "director.withdraw": "registration", "director.deadline": "registration",
+    "director.seeding": "seeding",
+    "director.close_registration": "overview", "director.draw": "overview", "director.tie": "overview",
+    "director.rooms": "bracket", "director.assign": "bracket", "director.play": "bracket",
+    "director.battle_result": "result", "director.sheets": "sheets", "director.close_stage": "sheets",
+}
+
+
+def _form_page(words: dict, form, note: str = ""):
+    page = _FORM_PAGES.get(request.endpoint or "")
+    args = request.view_args or {}
+    extra = {"error": words, "form": form, "note": note}
+    if page == "home":
+        return _home(**extra)
+    if page is None or "tid" not in args:
+        raise SvoyakError("no form page")
+    tid = args["tid"]
+    if page == "result":
+        return _result_page(tid, args["battle"], **extra)
+    if page == "sheets":
+        return _sheets_page(tid, args["stage"], **extra)
+    return _page(f"director/{page}.html", tid, **extra)
 
 
 @blueprint.errorhandler(UnknownTournamentError)
@@ -161,44 +258,83 @@ def refused(error):
 
 @blueprint.route("/director/login", methods=["GET", "POST"])
 def login():
-    error = ""
+    refusal = ""
     if request.method == "POST":
         pin = _pin()
-        if hmac.compare_digest(request.form.get("pin", ""), pin):
+        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin)
+        if refusal is None:
+            session.clear()
+            session[SESSION_KEY] = _login_digest(pin)
             target = request.args.get("next", "")
-            response = redirect(target if target.startswith("/director") else url_for("director.home"))
-            response.set_cookie(COOKIE, _token(pin), httponly=True, samesite="Strict")
-            return response
-        error = "PIN"
-    return render_template("director/login.html", error=error)
+            return redirect(target if target.startswith("/director") else url_for("director.home"))
+    status = {"": 200, "error.pin": 403, "error.pin_locked": 429}[refusal]
+    words = current_app.extensions["svoyak.catalogue"].both(refusal) if refusal else None
+    return render_template("director/login.html", refusal=words, refusal_key=refusal, tid=None), status
 
 
 @blueprint.route("/director/")
 def home():
+    return _home()
+
+
+def _home(**extra):
     presets = [(name, load_format(name)) for name in list_formats()]
-    return render_template("director/home.html", tournaments=desk().list(), presets=presets)
+    titles = {name: _word((fmt.title_ru, fmt.title_en)) for name, fmt in presets}
+    tournaments = [{**item, "format_title": titles.get(item["format"], item["format"]),
+                    "next_words": _word(NEXT_WORDS.get(item["next"], (item["next"], item["next"])))}
+                   for item in desk().list()]
+    extra.setdefault("form", {})
+    return render_template("director/home.html", tournaments=tournaments, presets=presets, tid=None, **extra)
+
+
+def _seed(text: str) -> int | None:
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise DeskInputError(f"seed {text!r} is not a whole number") from None
 
 
 @blueprint.post("/director/new")
 def create():
-    seed = request.form.get("seed", "").strip()
     changes = {}
     for part in request.form.get("changes", "").replace("\n", ";").split(";"):
         if part.strip():
             key, _, value = part.partition("=")
             value = value.strip()
             changes[key.strip()] = int(value) if value.lstrip("-").isdigit() else value
-    tid = desk().create(request.form["preset"], request.form.get("title", ""), int(seed) if seed else None,
-                        changes=changes)
+    tid = desk().create(request.form.get("preset", ""), request.form.get("title", ""),
+                        _seed(request.form.get("seed")), changes=changes)
     return redirect(url_for("director.registration", tid=tid))
+
+
+@blueprint.post("/director/import")
+def import_tournament():
+    """Restore a tournament from a JSON export (its ``events``), e.g. moved from another box."""
+    import json
+
+    upload = request.files.get("file")
+    try:
+        data = json.loads(upload.read().decode("utf-8") if upload else request.get_data(as_text=True))
+    except (ValueError, UnicodeDecodeError) as error:
+        return _fail(ResultError(f"not a JSON export: {error}"))
+    tid = desk().import_events(data.get("events", []) if isinstance(data, dict) else data)
+    return redirect(url_for("director.overview", tid=tid))
 
 
 def _page(template: str, tid: str, **extra):
     view = desk().view(tid)
     state = desk().state(tid)
     rejected = [r for r in desk().rejected if r[0] == tid]
+    extra.setdefault("form", {})
+    if template == "director/registration.html":
+        extra.setdefault("check", _field_check(tid))
+    categories = {c.id: _word((c.title_ru, c.title_en)) for c in state.fmt.registration.categories}
     return render_template(template, tid=tid, view=view, fmt=state.fmt, state=state, rejected=rejected,
-                           next_words=_word(NEXT_WORDS.get(view["next"]["kind"], ("", ""))), **extra)
+                           categories=categories, next_words=_word(NEXT_WORDS.get(view["next"]["kind"], ("", ""))),
+                           **extra)
 
 
 @blueprint.route("/director/<tid>/")
@@ -211,23 +347,72 @@ def registration(tid):
     if request.method == "POST":
         form = request.form
         if form.get("bulk", "").strip():
-            for line in form["bulk"].splitlines():
-                if line.strip():
-                    name, _, team = line.partition(";")
+            lines = [line for line in form["bulk"].splitlines() if line.strip()]
+            for number, line in enumerate(lines):
+                name, _, team = line.partition(";")
+                try:
                     desk().register(tid, name.strip(), team.strip(), form.get("category", ""),
                                     late=bool(form.get("late")))
+                except SvoyakError as error:
+                    # The lines before are in: keep only the failing line and the rest, so a resend adds no twins.
+                    note = t_format("director.bulk_partial", done=number, total=len(lines))
+                    return _fail(error, form={**form.to_dict(), "bulk": "\n".join(lines[number:])}, note=note)
         else:
-            desk().register(tid, form["name"], form.get("team", ""), form.get("category", ""),
-                            int(form.get("team_rank") or 0), late=bool(form.get("late")),
-                            command_id=form.get("command_id") or None)
+            rank = form.get("team_rank", "").strip()
+            if rank and not rank.isdigit():
+                raise DeskInputError(f"team rank {rank!r} is not a whole number")
+            desk().register(tid, form.get("name", ""), form.get("team", ""), form.get("category", ""),
+                            int(rank or 0), late=bool(form.get("late")), command_id=form.get("command_id") or None)
         return redirect(url_for("director.registration", tid=tid))
     return _page("director/registration.html", tid)
+
+
+def t_format(key: str, **values) -> str:
+    """A catalogue string of this page's language, filled in."""
+    return current_app.extensions["svoyak.catalogue"].text(key, _language()).format(**values)
+
+
+def _field_check(tid: str) -> dict | None:
+    """The first stage's needs against the field, worded (irkutsk 2.1: nine quartets need 27 players)."""
+    check = desk().field_check(tid)
+    if check is None:
+        return None
+    stage = check["stage"]
+    return {**check, "title": _word((stage.title_ru, stage.title_en)),
+            "problem": word(check["problem"]) if check["problem"] is not None else None}
 
 
 @blueprint.post("/director/<tid>/withdraw/<player>")
 def withdraw(tid, player):
     desk().withdraw(tid, player, request.form.get("reason", ""))
     return redirect(request.referrer or url_for("director.registration", tid=tid))
+
+
+@blueprint.post("/director/<tid>/deadline")
+def deadline(tid):
+    desk().set_deadline(tid, _deadline(request.form.get("deadline", ""), request.form.get("offset", "")))
+    return redirect(url_for("director.registration", tid=tid))
+
+
+def _deadline(text: str, offset: str) -> str:
+    """A date-time input gives local time without an offset: add the browser's (a hidden field its script fills)
+    or, without script, this box's own; a value with an offset already is passed on as typed."""
+    import datetime
+    import re
+
+    text = text.strip()
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?", text):
+        return text  # empty, or with its offset: the engine judges it
+    if not re.fullmatch(r"[+-]\d\d:\d\d", offset.strip()):
+        offset = datetime.datetime.now().astimezone().strftime("%z")
+        offset = f"{offset[:3]}:{offset[3:]}"
+    return text + offset.strip()
+
+
+@blueprint.post("/director/<tid>/rooms")
+def rooms(tid):
+    desk().assign_rooms(tid, request.form.get("rooms", "").replace(",", " ").split())
+    return redirect(url_for("director.bracket", tid=tid))
 
 
 @blueprint.post("/director/<tid>/close-registration")
@@ -246,8 +431,7 @@ def seeding(tid):
 
 @blueprint.post("/director/<tid>/draw")
 def draw(tid):
-    seed = request.form.get("seed", "").strip()
-    desk().draw(tid, request.form.get("stage") or None, int(seed) if seed else None)
+    desk().draw(tid, request.form.get("stage") or None, _seed(request.form.get("seed")))
     return redirect(url_for("director.bracket", tid=tid))
 
 
@@ -258,7 +442,7 @@ def bracket(tid):
 
 @blueprint.post("/director/<tid>/assign/<path:battle>")
 def assign(tid, battle):
-    desk().assign(tid, battle, request.form["room"], request.form.get("box", ""))
+    desk().assign(tid, battle, request.form.get("room", ""), request.form.get("box", ""))
     return redirect(url_for("director.bracket", tid=tid) + f"#b-{battle}")
 
 
@@ -273,8 +457,28 @@ def battle_result(tid, battle):
                   "absent": request.form.get(f"absent-{p}")} for p in players]
         desk().record_result(tid, battle, lines, command_id=request.form.get("command_id") or None)
         return redirect(url_for("director.bracket", tid=tid) + f"#b-{battle}")
-    return _page("director/result.html", tid, battle=desk().state(tid).battles[battle], players=players,
-                 command_id=secrets.token_hex(8))
+    return _result_page(tid, battle)
+
+
+def _result_page(tid: str, battle: str, **extra):
+    from appliance.rules.tournament import StageError, battle_players
+
+    spec = desk().state(tid).battles.get(battle)
+    if spec is None:
+        raise StageError(f"no battle {battle!r}")
+    return _page("director/result.html", tid, battle=spec, players=battle_players(desk().state(tid), battle) or (),
+                 command_id=secrets.token_hex(8), **extra)
+
+
+@blueprint.post("/director/<tid>/play/<path:battle>")
+def play(tid, battle):
+    """Put the drawn battle on this box's host page; its result comes back when it is over."""
+    hub = current_app.extensions.get("svoyak.hub")
+    session = getattr(hub, "session", None)
+    if session is None or not hasattr(session, "command"):
+        return _fail(ResultError("this box has no battle session running"))
+    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8))
+    return redirect("/host")
 
 
 @blueprint.route("/director/<tid>/setup/<path:battle>.json")
@@ -302,8 +506,13 @@ def sheets(tid, stage):
             return jsonify({"ok": True, "player": player, "name": desk().state(tid).entrants[player].name,
                             "score": line.score, "right_points": line.right_points})
         return redirect(url_for("director.sheets", tid=tid, stage=stage))
+    return _sheets_page(tid, stage)
+
+
+def _sheets_page(tid: str, stage: str, **extra):
     fmt_stage = desk().state(tid).fmt.stage(stage)
-    return _page("director/sheets.html", tid, stage=fmt_stage, marks_length=fmt_stage.themes * len(fmt_stage.theme_values))
+    return _page("director/sheets.html", tid, stage=fmt_stage,
+                 marks_length=fmt_stage.themes * len(fmt_stage.theme_values), **extra)
 
 
 @blueprint.post("/director/<tid>/close/<stage>")
@@ -314,7 +523,7 @@ def close_stage(tid, stage):
 
 @blueprint.post("/director/<tid>/tie")
 def tie(tid):
-    desk().break_tie(tid, request.form["tie"], request.form.get("order", "").split(),
+    desk().break_tie(tid, request.form.get("tie", ""), request.form.get("order", "").split(),
                      request.form.get("how", "theme"), request.form.get("detail", ""))
     return redirect(url_for("director.overview", tid=tid))
 

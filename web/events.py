@@ -18,17 +18,18 @@ NAMESPACE = "/"
 HELLO = "hello"            # {protocol, role, box, server_now_ns, pin?}: sent once per connection, first
 SNAPSHOT = "snapshot"      # {seq, server_now_ns, view}: the whole view; on connect and on "resync"
 UPDATE = "update"          # {seq, server_now_ns, event, changes}: seq is the previous seq + 1, always
-NOTICE = "notice"          # {code, ru, en}: a passing message (capture link lost, phones enabled...)
+HOST_PRESENT = "host_present"  # /board: {}: a host has logged in: the waiting screen stops showing the PIN
 
 # --- client -> server
 RESYNC = "resync"          # {}: "I missed a number": the server answers with SNAPSHOT
 COMMAND = "command"        # host: {id, name, args}; ack {ok, seq, duplicate} or {ok: false, error}
 PRESS = "press"            # player phone: {id}; ack {ok} or {ok: false, error}
 SIMULATE = "simulate"      # simulator page: {player, action: "press"|"release"}; ack {ok}
+CLOCK = "clock"            # any: {}; ack {server_now_ns}: the round trip and the server's monotonic clock
 
 CLIENT_NAMES = {
-    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "notice": NOTICE,
-    "resync": RESYNC, "command": COMMAND, "press": PRESS, "simulate": SIMULATE,
+    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "host_present": HOST_PRESENT,
+    "resync": RESYNC, "command": COMMAND, "press": PRESS, "simulate": SIMULATE, "clock": CLOCK,
 }
 
 # Roles a connection asks for in its ``auth`` ({"role": ..., "pin": ...}).

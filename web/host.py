@@ -40,6 +40,12 @@ STRINGS = {
     "setup.start": ("Начать бой", "Start the battle"),
     "setup.new": ("Новый бой", "New battle"),
     "cmd.next": ("Следующий вопрос", "Next question"),
+    "cmd.next_theme": ("Следующая тема", "Next theme"),
+    "setup.theme_counts": ("По регламенту тем:", "Themes by the regulation:"),
+    "setup.theme_count": ("Тем в бою", "Themes in the battle"),
+    "host.withdrawn": ("снят", "withdrawn"),
+    "host.nobody_answered": ("На этот вопрос никто не отвечал — исправлять нечего",
+                             "Nobody answered this question: nothing to correct"),
     "cmd.reading_done": ("Вопрос прочитан", "Reading done"),
     "cmd.right": ("Верно", "Right"),
     "cmd.wrong": ("Минус", "Wrong"),
@@ -61,6 +67,7 @@ STRINGS = {
     "cmd.appeal_reject": ("Отклонить", "Reject"),
     "host.question_n": ("Вопрос", "Question"),
     "cmd.button_test": ("Проверка кнопок", "Button test"),
+    "cmd.button_test_off": ("Закончить проверку кнопок", "End the button test"),
     "cmd.phones_on": ("Включить телефоны-кнопки", "Enable phone buzzers"),
     "cmd.phones_off": ("Выключить телефоны-кнопки", "Disable phone buzzers"),
     "host.presses": ("Порядок нажатий", "Press order"),
@@ -106,6 +113,7 @@ class HostNamespace(SyncNamespace):
     """``/host``: the host's commands. Connect with ``auth={"pin": "1234"}``."""
 
     role = events.ROLE_HOST
+    host_keys = True
 
     def __init__(self, namespace: str) -> None:
         super().__init__(namespace)
@@ -116,9 +124,13 @@ class HostNamespace(SyncNamespace):
                                    self.hub.services.identity.host_pin)
         if refusal:
             raise refuse(refusal, self.hub.catalogue)
+        if not self.hub.host_logged_in:
+            # The PIN has done its job: scoreboards stop showing it (a later board's hello leaves it out too).
+            self.hub.host_logged_in = True
+            self.hub.socketio.emit(events.HOST_PRESENT, {}, namespace="/board")
         return {"profiles": self.hub.session.adapter.profiles()}
 
-    def on_command(self, data):
+    def on_command(self, data=None):
         if not isinstance(data, dict):
             data = {}
         return self.call(self.hub.session.command, data.get("name"), data.get("args"), data.get("id"))

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, current_app, render_template, url_for
 
 blueprint = Blueprint("index", __name__)
 
 STRINGS = {}
 
+# Screens registered by other modules that the start page links to: (blueprint, endpoint, string key).
+LINKED_SCREENS = (("director", "director.home", "nav.director"),)
+
 
 @blueprint.route("/")
 def start():
-    return render_template("index.html")
+    links = [{"href": url_for(endpoint), "label": label} for name, endpoint, label in LINKED_SCREENS
+             if name in current_app.blueprints]
+    return render_template("index.html", extra_links=links)

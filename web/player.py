@@ -28,10 +28,10 @@ class PlayerNamespace(SyncNamespace):
 
     role = events.ROLE_PLAYER
 
-    def on_press(self, data):
+    def on_press(self, data=None):
         if not isinstance(data, dict):
             data = {}
-        return self.call(self.hub.session.phone_press, int(data.get("player", -1)), str(data.get("id", "")))
+        return self.call(lambda: self.hub.session.phone_press(int(data.get("player", -1)), str(data.get("id", ""))))
 
 
 @blueprint.route("/play")

@@ -29,10 +29,10 @@ class SimulatorNamespace(SyncNamespace):
             raise refuse("error.simulator_off", self.hub.catalogue)
         return {}
 
-    def on_simulate(self, data):
+    def on_simulate(self, data=None):
         if not isinstance(data, dict):
             data = {}
-        return self.call(self.hub.session.simulate, int(data.get("player", -1)), str(data.get("action", "")))
+        return self.call(lambda: self.hub.session.simulate(int(data.get("player", -1)), str(data.get("action", ""))))
 
 
 @blueprint.route("/sim")

@@ -58,7 +58,8 @@ class Hub:
         self.services = services
         self.settings = settings
         self.catalogue = catalogue
-        self.namespaces: list[str] = []
+        self.namespaces: dict[str, "SyncNamespace"] = {}
+        self.host_logged_in = False  # since the box started; the waiting screen shows the PIN until then
 
     @property
     def session(self):
@@ -66,20 +67,24 @@ class Hub:
 
     def add_namespace(self, namespace: "SyncNamespace") -> None:
         namespace.hub = self
-        self.namespaces.append(namespace.namespace)
+        self.namespaces[namespace.namespace] = namespace
         self.socketio.on_namespace(namespace)
 
     def start(self) -> None:
         self.session.subscribe(self.broadcast)
 
     def broadcast(self, update: dict) -> None:
-        for namespace in self.namespaces:
-            self.socketio.emit(events.UPDATE, update, namespace=namespace)
-
-    def notice(self, code: str) -> None:
-        payload = {"code": code, **self.catalogue.both(code)}
-        for namespace in self.namespaces:
-            self.socketio.emit(events.NOTICE, payload, namespace=namespace)
+        """One update to every role; host-only keys (the commands' verdicts) stay off the read-only roles."""
+        public = None
+        for name, namespace in self.namespaces.items():
+            if namespace.host_keys:
+                payload = update
+            else:
+                if public is None:
+                    public = {**update, "changes": {key: value for key, value in update["changes"].items()
+                                                    if key not in HOST_ONLY_KEYS}}
+                payload = public
+            self.socketio.emit(events.UPDATE, payload, namespace=name)
 
     def word(self, error: Exception) -> dict:
         """``{ok: False, error: {code, rule, ru, en}}`` for an error a client caused."""
@@ -88,7 +93,8 @@ class Hub:
             if error.detail:
                 body["detail"] = error.detail
         elif isinstance(error, RulesError):
-            body = {"code": "rule", **self.session.adapter.word_rule_error(error)}
+            state = self.session.state
+            body = {"code": "rule", **self.session.adapter.word_rule_error(error, getattr(state, "profile", None))}
         elif isinstance(error, StoreError):
             body = {"code": "error.internal", "rule": None, **self.catalogue.both("error.internal"),
                     "detail": str(error)}
@@ -97,11 +103,22 @@ class Hub:
         return {"ok": False, "error": body}
 
 
+# View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small.
+HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions"})
+
+
 class SyncNamespace(Namespace):
     """Base of every role's namespace. Subclasses set ``role`` and may override :meth:`admit`."""
 
     role = events.ROLE_WATCH
+    host_keys = False  # True: this role receives the host-only keys of the view
     hub: Hub
+
+    def snapshot(self) -> dict:
+        snapshot = self.hub.session.snapshot()
+        if not self.host_keys:
+            snapshot["view"] = {key: value for key, value in snapshot["view"].items() if key not in HOST_ONLY_KEYS}
+        return snapshot
 
     def admit(self, auth: dict) -> dict:
         """Check ``auth`` for this role; return extra ``hello`` fields or raise ConnectionRefusedError."""
@@ -118,10 +135,14 @@ class SyncNamespace(Namespace):
             "server_now_ns": self.hub.session.clock(),
             **extra,
         })
-        emit(events.SNAPSHOT, self.hub.session.snapshot())
+        emit(events.SNAPSHOT, self.snapshot())
 
     def on_resync(self, data=None):
-        emit(events.SNAPSHOT, self.hub.session.snapshot())
+        emit(events.SNAPSHOT, self.snapshot())
+
+    def on_clock(self, data=None):
+        """The server's monotonic clock: clients time a round trip and set their countdown offset from it."""
+        return {"server_now_ns": self.hub.session.clock()}
 
     def call(self, action, *args) -> dict:
         """Run a session call; turn refusals into a worded ``{ok: False, error}`` ack, never a crash."""

@@ -22,6 +22,8 @@ def add_arguments(parser) -> None:
     simulate.add_argument("--outline", action="store_true",
                           help="play battles with the built-in outline instead of the battle engine")
     simulate.add_argument("--events", action="store_true", help="also print the tournament's event log")
+    simulate.add_argument("--set", action="append", default=[], metavar="STAGE.FIELD=VALUE",
+                          help="change a format field the organisers decide, e.g. --set swiss.rounds=7")
     actions.add_parser("presets", help="list the shipped tournament presets")
     show = actions.add_parser("show", help="print a preset's TOML (copy it to make a new format)")
     show.add_argument("preset")
@@ -47,8 +49,12 @@ def run(args) -> int:
         print("svoyak tournament simulate: --players must be at least 1", file=sys.stderr)
         return 2
     player = simulate.play_battle_outline if args.outline else None
+    changes = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        changes[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value.strip()
     log, state = simulate.simulate(args.preset, args.players, args.seed, rooms=max(1, args.rooms),
-                                   battle_player=player)
+                                   battle_player=player, changes=changes)
     data = simulate.report(state)
     data["battle_engine"] = simulate.engine_used(args.outline)
     if args.events:

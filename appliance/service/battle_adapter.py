@@ -8,6 +8,7 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from appliance.rules import battle as engine
@@ -21,18 +22,139 @@ HOST_COMMANDS = ("next", "reading_done", "resume_reading", "point", "pick", "rig
                  "clarify", "extend", "time", "withdraw", "announce", "undo", "claps", "correct", "appeal",
                  "appeal_decide")
 
-# Russian glosses of the engine's rule keys (the engine words its refusals in English; the page shows both).
-RULE_GLOSSES_RU = {
-    "players": "состав игроков", "themes": "темы боя", "values": "порядок вопросов в теме",
-    "red_themes": "красные темы", "scoring": "начисление очков", "press_open": "когда можно нажимать",
-    "window_after_reading": "время на нажатие после чтения", "window_after_wrong": "время на нажатие после «Минус»",
-    "during_answer": "нажатия во время ответа", "one_answer": "один ответ на вопрос",
-    "stop_reading": "остановка чтения", "short_form": "краткая форма вопроса", "answer_limit": "время на ответ",
-    "resume_reading": "продолжение чтения", "question_end": "конец вопроса", "answer_announced": "объявление ответа",
-    "tie_break": "дополнительные темы", "clarify": "«уточните»", "extension": "продление времени ответа",
-    "withdraw": "снятие вопроса", "corrections": "исправления", "appeals": "апелляции", "fallback": "игра без кнопок",
-    "absent": "неявка игрока", "runs": "заходы",
-}
+# The engine's refusals, worded for people: one short line per refusal, Russian and English, keyed by the
+# profile section key the engine cites and the pattern of its (English, developer-facing) message. Numbers
+# people see are 1-based (question 5); stale figures (seconds left) are left out: the countdown shows them.
+# ``{player}``/``{first}``/``{value}``/``{expected}``/``{question}`` come from the message's named groups.
+REFUSALS: tuple[tuple[str, str, str, str], ...] = (
+    ("stop_reading", r"reading interrupted", "Вопрос прерван — сначала укажите отвечающего",
+     "Reading was interrupted: point to the answerer first"),
+    ("stop_reading", r"reading finished", "Вопрос уже прочитан", "The question has been read already"),
+    ("stop_reading", r"reading not_started", "Чтение ещё не началось", "Reading has not started"),
+    ("stop_reading", r"", "Вопрос сейчас не читается", "The question is not being read"),
+    ("press_open", r"reading has already started", "Чтение уже идёт", "Reading has already started"),
+    ("press_open", r"before the reading", "Нажали до чтения — сначала решение по ответу",
+     "A press came before the reading: rule on the answer first"),
+    ("press_open", r"", "Сейчас нажимать нельзя", "Presses are not open now"),
+    ("during_answer", r"nobody has signalled", "Никто не нажал", "Nobody has pressed"),
+    ("during_answer", r"^(?P<first>.+) signalled first, not (?P<player>.+)$", "Первым нажал {first}, не {player}",
+     "{first} pressed first, not {player}"),
+    ("during_answer", r"already been pointed", "Отвечающий уже указан", "The answerer is already pointed to"),
+    ("during_answer", r"someone is already answering", "Уже кто-то отвечает", "Someone is already answering"),
+    ("during_answer", r"window is not running", "Идёт ответ — время на нажатие не идёт",
+     "Someone is answering: the press window is not running"),
+    ("during_answer", r"nobody is answering", "Никто не отвечает — сначала укажите отвечающего",
+     "Nobody is answering: point to the answerer first"),
+    ("one_answer", r"^(?P<player>.+) may not answer", "{player} уже отвечал на этот вопрос",
+     "{player} may not answer this question"),
+    ("short_form", r"no short form", "В этом регламенте нет краткой формы", "This regulation has no short form"),
+    ("short_form", r"", "Краткая форма — только если чтение прервано", "Short form only after an interrupted reading"),
+    ("clarify", r"", "В этом регламенте нет «Уточните»", "This regulation has no \"clarify\""),
+    ("extension", r"no extra answer time", "В этом регламенте нет доп. времени", "This regulation gives no extra time"),
+    ("extension", r"", "Доп. время — положительное число мс", "Extra time is a positive number of ms"),
+    ("answer_limit", r"starts when the host points", "Время на ответ пойдёт, когда укажете отвечающего",
+     "The answer time starts when you point to the answerer"),
+    ("answer_limit", r"runs", "Время на ответ ещё идёт", "The answer time is still running"),
+    ("window_after_reading", r"has not started", "Вопрос ещё читается — время на нажатие не началось",
+     "Still reading: the press window has not started"),
+    ("window_after_reading", r"is open", "Время на нажатие ещё идёт", "The press window is still open"),
+    ("resume_reading", r"", "Читать дальше можно после «Минус» на прерванном вопросе",
+     "Resume only after a wrong answer on an interrupted question"),
+    ("question_end", r"", "Вопрос ещё не закончен", "The question has not ended"),
+    ("values", r"still being played", "Вопрос ещё не закончен", "The question has not ended"),
+    ("values", r"questions left", "Тема не доиграна — вопросы темы идут подряд",
+     "The theme is not finished: its questions come in a row"),
+    ("values", r"start the next theme", "Сначала начните следующую тему", "Start the next theme first"),
+    ("values", r"worth (?P<expected>\d+), not (?P<value>\d+)", "Следующий вопрос темы стоит {expected}",
+     "The next question of the theme is worth {expected}"),
+    ("red_themes", r"worth (?P<expected>\d+), not (?P<value>\d+)", "Следующий вопрос темы стоит {expected}",
+     "The next question of the theme is worth {expected}"),
+    ("values", r"", "Неверная тема или цена", "Wrong theme or price"),
+    ("tie_break", r"no shoot-out", "Все темы сыграны, перестрелка не нужна",
+     "All themes are played and no shoot-out is needed"),
+    ("tie_break", r"tie is broken", "Равенство разрешено — больше вопросов нет", "The tie is broken: no more questions"),
+    ("withdraw", r"does not withdraw", "В этом регламенте вопросы не снимают",
+     "This regulation does not withdraw questions"),
+    ("withdraw", r"", "Снять можно только последний вопрос", "Only the last question can be withdrawn"),
+    ("answer_announced", r"already been announced", "Ответ уже объявлен", "The answer is already announced"),
+    ("answer_announced", r"", "Ответ объявляют после конца вопроса", "The answer is announced after the question"),
+    ("corrections", r"^undoing \w+ would (revise|reopen) question (?P<question>\d+)",
+     "Отменить нельзя: решение по вопросу {question} уже окончательно",
+     "Cannot undo: the ruling on question {question} is final now"),
+    ("corrections", r"^(?P<player>.+)'s answer was voided: (?P<first>.+)'s answer was made right before it$",
+     "Ответ {player} не в счёт: раньше засчитан ответ {first}", "{player}'s answer is void: {first}'s came first"),
+    ("corrections", r"only at once or after its theme ends", "Исправить можно сразу или после конца темы",
+     "A ruling is revised at once or after its theme ends"),
+    ("corrections", r"^(?P<player>.+) gave no answer to question (?P<question>\d+)$",
+     "{player} не отвечал на вопрос {question}", "{player} gave no answer to question {question}"),
+    ("corrections", r"already is", "Решение и так такое", "The ruling already is that"),
+    ("corrections", r"before the next question", "Исправить можно только до следующего вопроса",
+     "A ruling can be corrected only before the next question"),
+    ("corrections", r"rulings are final", "Решения ведущего окончательны", "The host's rulings are final"),
+    ("corrections", r"nothing|no host action to undo", "Нечего отменять", "Nothing to undo"),
+    ("appeals", r"no appeals", "В этом регламенте нет апелляций", "This regulation has no appeals"),
+    ("appeals", r"after its theme ends", "Апелляция — после конца темы, до начала следующей",
+     "An appeal is lodged after its theme, before the next one"),
+    ("appeals", r"after its question", "Оспорить можно после вопроса, до следующего",
+     "An answer is disputed after its question, before the next one"),
+    ("appeals", r"has been decided", "Апелляция уже решена", "This appeal is decided already"),
+    ("appeals", r"still in play or already withdrawn", "Вопрос ещё идёт или снят", "The question is in play or withdrawn"),
+    ("appeals", r"there is no appeal", "Нет открытых апелляций", "No open appeal"),
+    ("fallback", r"press window closed", "Время на нажатие вышло — указать отвечающего нельзя",
+     "The press window has closed: nobody can be pointed to"),
+    ("appeal_decisions", r"", "Решение по апелляции окончательно", "An appeal's decision is final"),
+    ("fallback", r"no play without buttons", "В этом регламенте нет игры без кнопок",
+     "This regulation has no play without buttons"),
+    ("fallback", r"nobody is answering", "Режим меняют, когда никто не отвечает", "Change the mode when nobody is answering"),
+    ("fallback", r"already in", "Этот режим уже включён", "That mode is on already"),
+    ("players", r"already set up", "Бой уже начат", "The battle is already set up"),
+    ("players", r"^(?P<count>\d+) players; this regulation plays (?P<range>\S+)$",
+     "Игроков {count}, а по регламенту {range}", "{count} players; this regulation plays {range}"),
+    ("players", r"same name", "У двух игроков одно имя", "Two players have the same name"),
+    ("red_themes", r"no red", "В этом регламенте нет красных тем", "This regulation has no red themes"),
+    ("players", r"there is no player", "Нет такого игрока", "No such player"),
+)
+_REFUSAL_PATTERNS = tuple((key, re.compile(pattern), ru, en) for key, pattern, ru, en in REFUSALS)
+
+
+def word_refusal(key, message: str, rule: str) -> dict:
+    """One short line per language for an engine refusal: ``{"rule", "ru", "en", "code"}``.
+
+    ``key``: the profile section key, or a tuple of the candidates when several keys share the cited section
+    (eurocup 2.7 is both "stop_reading" and "short_form"): a specific pattern of any candidate wins over
+    a catch-all. ``code`` is ``section_key/N`` (N: the catalogue line), stable for tests and tools.
+
+    >>> word_refusal("stop_reading", "the question is not being read (reading interrupted)", "eurocup 2.7")["ru"]
+    'Вопрос прерван — сначала укажите отвечающего (2.7)'
+    >>> word_refusal("corrections", "Анна gave no answer to question 4", "eurocup 3.3")["en"]
+    'Анна gave no answer to question 5 (eurocup 3.3)'
+    >>> word_refusal("question_end", "the current question has not ended", "irkutsk (profile: question_end)")["ru"]
+    'Вопрос ещё не закончен (irkutsk)'
+    >>> word_refusal(None, "something new", "battle setup")["ru"]
+    'Правила боя не позволяют: something new (battle setup)'
+    """
+    name, _, tail = rule.partition(" ")
+    # "eurocup 2.7" -> "2.7"; "irkutsk (profile: question_end)" (no section of its own) -> "irkutsk";
+    # "battle setup" stays whole
+    section = tail if tail[:1].isdigit() else name if tail.startswith("(profile:") else rule
+    rule = name if tail.startswith("(profile:") else rule
+    keys = key if isinstance(key, tuple) else (key,)
+    lines = [(n, line) for n, line in enumerate(_REFUSAL_PATTERNS) if line[0] in keys]
+    lines.sort(key=lambda item: item[1][1].pattern == "")  # catch-alls last (stable: catalogue order kept)
+    for number, (pattern_key, pattern, ru, en) in lines:
+        match = pattern.search(message)
+        if match is None:
+            continue
+        fields = {name: value for name, value in match.groupdict().items() if value is not None}
+        if "question" in fields:
+            fields["question"] = str(int(fields["question"]) + 1)  # the engine counts from 0, people from 1
+        return {"rule": rule, "code": f"{pattern_key}/{number}",
+                "ru": f"{ru.format(**fields)} ({section})", "en": f"{en.format(**fields)} ({rule})"}
+    # Not in the catalogue yet: say so plainly rather than hide it (the English message is the engine's own).
+    return {"rule": rule, "code": keys[0] or "rule",
+            "ru": f"Правила боя не позволяют: {message} ({section})", "en": f"{message} ({rule})"}
+
+
 
 
 class CommandError(ValueError):
@@ -58,7 +180,11 @@ class BattleAdapter:
             title_ru, _, title_en = profile.title.partition(" / ")
             out.append({"name": name, "title_ru": title_ru, "title_en": title_en or title_ru,
                         "min_players": profile.players_min, "max_players": profile.players_max,
-                        "themes": 4, "red_themes": profile.questions_red_theme_multiplier != 1})
+                        "themes": profile.themes_usual,
+                        "theme_counts": list(profile.themes_counts),
+                        "red_themes": profile.questions_red_theme_multiplier != 1,
+                        "appeals": profile.corrections_appeals != "none",
+                        "host_corrections": profile.corrections_host != "never"})
         return out
 
     def setup_event(self, args: dict, at_ns: int) -> ev.BattleSetUp:
@@ -77,8 +203,14 @@ class BattleAdapter:
             themes = [{"name": "", "red": False} for _ in range(themes)]
         if not isinstance(themes, list) or not all(isinstance(theme, dict) for theme in themes):
             raise CommandError("themes is a list of {name, red}")
+        # A seat left empty on the form is still a player: «Игрок 2», the name the form showed as a placeholder.
+        names = tuple(name.strip() for name in players)
+        if not any(names):
+            names = tuple(f"Игрок {i + 1}" for i in range(max(len(names), profile.players_min)))
+        else:
+            names = tuple(name or f"Игрок {i + 1}" for i, name in enumerate(names))
         return ev.BattleSetUp(
-            at_ns=at_ns, profile=profile, players=tuple(name.strip() for name in players), themes=len(themes),
+            at_ns=at_ns, profile=profile, players=names, themes=len(themes),
             red_themes=tuple(i for i, theme in enumerate(themes) if theme.get("red")),
             theme_names=tuple(str(theme.get("name", "")).strip() for theme in themes),
             mode=str(args.get("mode", "buttons")))
@@ -188,26 +320,22 @@ class BattleAdapter:
             data["profile"] = event.profile.name
         return data
 
-    def word_rule_error(self, error) -> dict:
-        """A refusal of the engine, Russian then English, with its rule citation."""
+    def word_rule_error(self, error, profile=None) -> dict:
+        """A refusal of the engine, Russian then English, with its rule citation (``profile``: the battle's)."""
         rule = getattr(error, "rule", "")
         message = getattr(error, "message", str(error))
-        key = self._rule_key(error)
-        gloss = RULE_GLOSSES_RU.get(key, "правила боя")
-        return {"rule": rule, "ru": f"Регламент ({rule}, {gloss}) не позволяет: {message}",
-                "en": f"{rule}: {message}"}
+        return word_refusal(self._rule_key(error, profile), message, rule)
 
-    def _rule_key(self, error) -> str | None:
-        """The profile's rule key behind a citation ("eurocup 2.8" -> "answer_limit"), for its Russian gloss."""
+    def _rule_key(self, error, profile=None):
+        """The profile's rule keys behind a citation ("eurocup 2.8" -> ("answer_limit",)); several when keys
+        share a section, ``None`` for citations outside the battle profile ("battle setup", "battle log")."""
         name, _, section = getattr(error, "rule", "").partition(" ")
         if section.startswith("(profile: "):
             return section[len("(profile: "):-1]
-        if name not in engine.profile_names():
-            return None  # "battle setup", "battle log": not a profile's citation
-        for key, cited in engine.load_profile(name).sections:
-            if cited == section:
-                return key
-        return None
+        if profile is None or profile.name != name:
+            return None
+        keys = tuple(key for key, cited in profile.sections if cited == section)
+        return keys or None
 
     # ------------------------------------------------------------ view
     def allowed(self, state, at_ns: int) -> dict[str, dict | None]:
@@ -220,7 +348,7 @@ class BattleAdapter:
                 self.check(state, self.command_events(name, state, args, at_ns))
                 out[name] = None
             except engine.BattleRuleError as error:
-                out[name] = self.word_rule_error(error)
+                out[name] = self.word_rule_error(error, state.profile)
             except (CommandError, IndexError, ValueError) as error:
                 out[name] = {"rule": None, "ru": str(error), "en": str(error)}
         return out
@@ -291,7 +419,9 @@ class BattleAdapter:
         table = engine.standings(state)
         rows = []
         for line in table.lines:
-            details = ", ".join(f"{key}: {value}" for key, value in line.indicators.items())
+            # Tie-break indicators, only those the ranking had to use (irkutsk 3.6, youth-cup 2.6)
+            details = [[method, "/".join(map(str, value)) if isinstance(value, tuple) else str(value)]
+                       for method, value in line.indicators.items() if method in table.methods_used]
             place = str(line.place) if line.place == line.place_to else f"{line.place}-{line.place_to}"
             rows.append({"place": place, "player": line.player, "name": line.name, "score": line.score,
                          "tiebreak": details, "placement_points": line.placement_points})
@@ -316,7 +446,8 @@ class BattleAdapter:
             "allowed": self.allowed(state, now_ns),
             "standings": standings_rows,
             "questions": [{"index": q.index, "theme_name": (state.themes[q.theme].name or f"{q.theme + 1}"),
-                           "price": q.value_points, "outcome": q.outcome, "withdrawn": q.withdrawn}
+                           "price": q.value_points, "outcome": q.outcome, "withdrawn": q.withdrawn,
+                           "answers": [{"player": r.player, "correct": r.effective} for r in q.rulings]}
                           for q in state.questions],
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],

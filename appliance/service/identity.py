@@ -27,6 +27,8 @@ class Identity:
     hotspot_ssid: str
     hotspot_password: str
     host_pin: str
+    # Signs the web pages' session cookies; kept so a restart does not log the host and director out.
+    session_secret: str = ""
 
 
 def make(token_source=secrets) -> Identity:
@@ -35,13 +37,24 @@ def make(token_source=secrets) -> Identity:
     password = "".join(token_source.choice(_READABLE) for _ in range(10))
     pin = f"{token_source.randbelow(10_000):04d}"
     return Identity(box_name=f"svoyak-{suffix}", hotspot_ssid=f"Svoyak-{suffix}", hotspot_password=password,
-                    host_pin=pin)
+                    host_pin=pin, session_secret=token_source.token_hex(32))
+
+
+def _write(path: Path, identity: Identity) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as file:
+        json.dump(dataclasses.asdict(identity), file, ensure_ascii=False, indent=2)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
 
 
 def load_or_create(settings: Settings) -> Identity:
     """The box's identity: read from ``data_dir/identity.json``, made and written there if absent.
 
-    The file is written atomically (temp file, fsync, rename) and readable by its owner only.
+    The file is written atomically (temp file, fsync, rename) and readable by its owner only. A file from an
+    older version that lacks a field made since (``session_secret``) gets it added and is written again.
     Raises :class:`ConfigError` if the file exists but is not a valid identity.
     """
     path = Path(settings.data_dir) / IDENTITY_FILE
@@ -50,15 +63,12 @@ def load_or_create(settings: Settings) -> Identity:
             identity = Identity(**json.loads(path.read_text(encoding="utf-8")))
         except (ValueError, TypeError) as error:
             raise ConfigError(f"{path} is not a valid identity file: {error}") from None
+        if not identity.session_secret:
+            identity = dataclasses.replace(identity, session_secret=secrets.token_hex(32))
+            _write(path, identity)
     else:
         identity = make()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as file:
-            json.dump(dataclasses.asdict(identity), file, ensure_ascii=False, indent=2)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
+        _write(path, identity)
     overrides = {
         "host_pin": settings.host_pin,
         "hotspot_ssid": settings.hotspot_ssid,

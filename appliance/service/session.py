@@ -84,6 +84,8 @@ class Session:
         self._battle_id: str | None = None
         self._state = None
         self._phones_enabled = False
+        self._button_test_on = False
+        self._fired: set[tuple[str, int]] = set()  # deadlines already handled: never scheduled again
         self._capture_connected = False
         self._capture_status: dict = {}
         self._capture_plan = None
@@ -191,6 +193,8 @@ class Session:
 
     def phone_press(self, player: int, press_id: str) -> dict:
         """A press from a player's phone (lower precision: stamped at receipt, source "phone")."""
+        if not isinstance(press_id, str) or not 1 <= len(press_id) <= 100:
+            raise CommandRejected("error.bad_command", "a press has an id of 1-100 characters", "press")
         with self._lock:
             at_ns = self.clock()
             if not self._phones_enabled:
@@ -211,6 +215,8 @@ class Session:
         """Press or release a simulated button through the capture service (the real path)."""
         if not self.simulator:
             raise CommandRejected("error.simulator_off", command="simulate")
+        if not 0 <= player < 4:  # a box has 2 to 4 buttons (config); the capture refuses any it lacks
+            raise CommandRejected("error.bad_command", f"there is no button {player!r}", "simulate")
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="simulate")
         if action not in ("press", "release"):
@@ -274,13 +280,17 @@ class Session:
         self._after_change(event=self.adapter.event_dict(event))
 
     def _button_test(self, args: dict) -> None:
+        """The capture's button test: each press lights its own LED while held. Off: the plan is re-sent."""
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="button_test")
+        on = bool(args.get("on", not self._button_test_on))
         try:
-            self.capture.button_test(bool(args.get("on", True))).result(timeout=2)
+            self.capture.button_test(on).result(timeout=2)
         except (CaptureError, TimeoutError) as error:
             raise CommandRejected("error.capture_down", str(error), "button_test") from None
-        self._after_change(event={"type": "ButtonTest", "on": bool(args.get("on", True))})
+        self._button_test_on = on
+        self._capture_plan = None  # the test left the capture disarmed: arm again from the battle's state
+        self._after_change(event={"type": "ButtonTest", "on": on})
 
     def _submit(self, event, command_id: str | None) -> None:
         self._state = self.battles.submit(self._battle_id, event, command_id=command_id)
@@ -293,6 +303,7 @@ class Session:
             current = self.adapter.deadlines(self._state)
             if current.get(key) != at_ns:
                 return  # the state moved on (answer judged, window reopened): this deadline is stale
+            self._fired.add((key, at_ns))
             event = self.adapter.expiry_event(self._state, key, at_ns)
             try:
                 if event is None:
@@ -305,7 +316,9 @@ class Session:
     def _after_change(self, event: dict | None) -> None:
         if self._battle_id is not None:
             self._sync_capture()
-            due = self.adapter.deadlines(self._state)
+            due = {key: at_ns for key, at_ns in self.adapter.deadlines(self._state).items()
+                   if (key, at_ns) not in self._fired}
+            self._fired &= set(self.adapter.deadlines(self._state).items())
             self.deadlines.keep_only(due)
             pending = self.deadlines.pending()
             for key, at_ns in due.items():
@@ -321,7 +334,7 @@ class Session:
             self._drain()
 
     def _sync_capture(self) -> None:
-        if self.capture is None:
+        if self.capture is None or self._button_test_on:
             return
         plan = self.adapter.capture_plan(self._state, self._battle_id)
         if plan == self._capture_plan:
@@ -340,6 +353,8 @@ class Session:
         view = self.adapter.view(self._state, self._battle_id, self.clock()) if self._state is not None else {
             "battle": None}
         view["phones_enabled"] = self._phones_enabled
+        view["button_test"] = self._button_test_on
+        view["expired"] = sorted(key for key, _ in self._fired)  # deadlines passed and still in the state
         view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected,
                            **self._capture_status}
         view["simulator"] = self.simulator

@@ -15,10 +15,10 @@ battle is over, its standings become the tournament result (:meth:`TournamentDes
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import secrets
-import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -26,8 +26,10 @@ from typing import Callable, Iterable
 
 from appliance.errors import StoreError
 from appliance.rules import tournament as t
-from appliance.rules.tournament.errors import ResultError, StageError, TournamentError
+from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
+from appliance.rules.tournament.formats import with_changes
 from appliance.rules.tournament.simulate import report, stage_cuts
+from appliance.store.eventlog import connect_durable
 
 SLOT_PREFIX = "tournament:"
 _SCHEMA = """
@@ -54,12 +56,8 @@ class TournamentLog:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=FULL")
-        self._connection.executescript(_SCHEMA)
+        self._connection = connect_durable(self.path, _SCHEMA)
 
     def close(self) -> None:
         with self._lock:
@@ -114,9 +112,12 @@ class TournamentDesk:
     """
 
     def __init__(self, log: TournamentLog, clock: Callable[[], int] = time.monotonic_ns,
-                 seed_source: Callable[[], int] = lambda: secrets.randbits(63)) -> None:
+                 seed_source: Callable[[], int] = lambda: secrets.randbits(63),
+                 wall_clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.timezone.utc)
+                 ) -> None:
         self.log = log
         self.clock = clock
+        self.wall_clock = wall_clock
         self.seed_source = seed_source
         self._lock = threading.RLock()
         self._states: dict[str, t.TournamentState] = {}
@@ -164,14 +165,7 @@ class TournamentDesk:
         ``"stage.field"`` (``{"swiss.rounds": 7}``: mubc 3.7), validated like a preset."""
         fmt = t.load_format(preset)
         if changes:
-            data = json.loads(json.dumps(fmt.source["data"]))
-            stages = {stage["id"]: stage for stage in data["stage"]}
-            for key, value in changes.items():
-                stage_id, _, name = key.partition(".")
-                if stage_id not in stages or not name:
-                    raise t.FormatError(f"change {key!r}: say stage.field, stages are {sorted(stages)}")
-                stages[stage_id][name] = value
-            fmt = t.parse_format(data, origin=f"{preset} with changes")
+            fmt = with_changes(fmt, changes)
         tournament_id = tournament_id or f"t{len(self._states) + 1}-{secrets.token_hex(3)}"
         if tournament_id in self._states:
             raise StageError(f"tournament {tournament_id!r} exists")
@@ -183,8 +177,23 @@ class TournamentDesk:
             self._states[tournament_id] = new
         return tournament_id
 
+    def set_deadline(self, tournament_id: str, deadline: str) -> None:
+        self.submit(tournament_id, t.DeadlineSet(self.clock(), deadline))
+
+    def close_if_deadline_passed(self, tournament_id: str) -> bool:
+        """Close registration once the announced deadline has passed (northern-owl 1.2); True if it is closed."""
+        state = self.state(tournament_id)
+        if state.registration_closed:
+            return True
+        if state.deadline and self.wall_clock() >= datetime.datetime.fromisoformat(
+                state.deadline.replace("Z", "+00:00")):
+            self.close_registration(tournament_id)
+            return True
+        return False
+
     def register(self, tournament_id: str, name: str, team: str = "", category: str = "", team_rank: int = 0,
                  late: bool = False, command_id: str | None = None) -> str:
+        self.close_if_deadline_passed(tournament_id)
         state = self.state(tournament_id)
         player_id = f"p{len(state.entrants) + 1:03d}"
         self.submit(tournament_id, t.PlayerRegistered(self.clock(), player_id, name, team, category, team_rank,
@@ -215,6 +224,18 @@ class TournamentDesk:
 
     def assign(self, tournament_id: str, battle_id: str, room: str, box: str = "") -> None:
         self.submit(tournament_id, t.BattleAssigned(self.clock(), battle_id, room, box))
+
+    def assign_rooms(self, tournament_id: str, rooms: Iterable[str]) -> list[str]:
+        """Deal the battles that have no room yet over ``rooms``, in order (the director edits any after)."""
+        names = [room.strip() for room in rooms if room.strip()]
+        if not names:
+            raise StageError("name at least one room")
+        state = self.state(tournament_id)
+        waiting = [b for b in sorted(state.battles.values(), key=lambda b: (state.fmt.index(b.stage), b.round, b.index))
+                   if not b.room and b.id not in state.assignments and b.id not in state.results]
+        for number, battle in enumerate(waiting):
+            self.assign(tournament_id, battle.id, names[number % len(names)])
+        return [battle.id for battle in waiting]
 
     def record_result(self, tournament_id: str, battle_id: str, lines: list[dict], source: str = "manual",
                       log_id: str = "", command_id: str | None = None) -> None:
@@ -249,6 +270,27 @@ class TournamentDesk:
                   detail: str = "") -> None:
         self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail))
 
+    def import_events(self, events: list) -> str:
+        """Restore a tournament from its events (an ``export_json`` file's ``events``, or another box's log).
+
+        The whole log is replayed first; a log that does not replay is refused and nothing is stored.
+        """
+        try:
+            parsed = [e if not isinstance(e, dict) else t.from_dict(e) for e in events]
+        except (TypeError, KeyError) as error:
+            raise ResultError(f"not a tournament log: {error}") from None
+        if not parsed or not isinstance(parsed[0], t.TournamentCreated):
+            raise ResultError("a tournament log starts with TournamentCreated")
+        state = t.replay(parsed)
+        tournament_id = state.tournament_id
+        with self._lock:
+            if tournament_id in self._states:
+                raise StageError(f"tournament {tournament_id!r} is already on this box")
+            for event in parsed:
+                self.log.append(tournament_id, event)
+            self._states[tournament_id] = state
+        return tournament_id
+
     # --- battles on this box -----------------------------------------------------------------------------------
     def battle_setup(self, tournament_id: str, battle_id: str, at_ns: int | None = None):
         """The ``BattleSetUp`` to play a drawn battle on this box, linked back by its slot."""
@@ -270,18 +312,51 @@ class TournamentDesk:
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
             slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs))
 
+    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str) -> str:
+        """Set the drawn battle up on this box's live session (the host page shows it at once) and link it.
+
+        The host page's setup takes names, so the players are named; the link maps them back to ids.
+        Returns the box's battle id.
+        """
+        state = self.state(tournament_id)
+        setup = self.battle_setup(tournament_id, battle_id)
+        names = [state.entrants[p].name for p in setup.players]
+        if len(set(names)) != len(names):
+            names = [f"{name} ({p})" for name, p in zip(names, setup.players)]
+        args = {"profile": setup.profile.name, "players": names, "mode": "buttons",
+                "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)]}
+        session.command("setup", args, command_id)
+        box_battle_id = session.battle_id
+        self.submit(tournament_id, t.BattleLinked(self.clock(), battle_id, box_battle_id))
+        return box_battle_id
+
     def on_battle_event(self, box_battle_id: str, event, battle_state) -> None:
         """A listener for ``appliance.service.battles.Battles``: a linked battle that is over records its result.
 
-        Battle engine players are named by tournament player id (see :meth:`battle_setup`).
+        A battle is linked by its slot (``tournament:<id>:<battle>``, players named by id: :meth:`battle_setup`)
+        or by a ``BattleLinked`` event (players named: :meth:`play_on_box`).
         """
-        slot = getattr(battle_state.setup, "slot", "") or ""
-        if not slot.startswith(SLOT_PREFIX) or not battle_state.is_over:
+        if not battle_state.is_over:
             return
-        tournament_id, _, battle_id = slot[len(SLOT_PREFIX):].partition(":")
+        slot = getattr(battle_state.setup, "slot", "") or ""
+        ids = None
+        if slot.startswith(SLOT_PREFIX):
+            tournament_id, _, battle_id = slot[len(SLOT_PREFIX):].partition(":")
+        else:
+            found = [(tid, state.links[box_battle_id]) for tid, state in list(self._states.items())
+                     if box_battle_id in state.links]
+            if not found:
+                return
+            tournament_id, battle_id = found[0]
+            state = self._states[tournament_id]
+            players = t.battle_players(state, battle_id) or ()
+            names = [state.entrants[p].name for p in players]
+            if len(set(names)) != len(names):
+                names = [f"{name} ({p})" for name, p in zip(names, players)]
+            ids = dict(zip(names, players))
         from appliance.rules.tournament.battle_driver import result_from_battle
 
-        result = result_from_battle(battle_state, battle_id, source="box", log_id=box_battle_id)
+        result = result_from_battle(battle_state, battle_id, source="box", log_id=box_battle_id, ids=ids)
         state = self._states.get(tournament_id)
         if state is None or state.results.get(battle_id) == result:
             return
@@ -313,7 +388,44 @@ class TournamentDesk:
         data["teams"] = {p: e.team for p, e in state.entrants.items()}
         data["withdrawn"] = [p for p, e in state.entrants.items() if e.withdrawn]
         data["registration_closed"] = state.registration_closed
+        data["deadline"] = state.deadline
         return data
+
+    def field_check(self, tournament_id: str) -> dict | None:
+        """The first stage's needs against the field, for the registration page, before anything is drawn.
+
+        ``{"stage", "have", "least", "most", "rule", "problem"}``: ``have`` players would play the first stage if
+        registration closed now (late joiners of later stages not counted: irkutsk 1.4), the stage needs
+        ``least``..``most`` (``most`` is ``None`` when battles are added as needed), and ``problem`` is the
+        :class:`DrawError` (or :class:`StageError`) the first draw would raise now, or ``None``. A dry run of
+        the engine's own draw (seed 0): the page warns with the same rule the draw applies (irkutsk 2.1: nine
+        quartets need at least 27 players). ``None`` once the first stage is drawn.
+        """
+        state = self.state(tournament_id)
+        if state.battles or state.rounds_drawn or state.bracket_drawn:
+            return None
+        try:
+            closed = state if state.registration_closed else t.apply(state, t.RegistrationClosed(self.clock()))
+            step = t.next_step(closed)
+            if step.kind != "draw":
+                return None
+            stage = closed.fmt.stage(step.stage)
+            players = t.stage_participants(closed, stage.id) or ()
+        except TournamentError:
+            return None
+        if stage.kind == "written":
+            least, most = 1, None
+        elif stage.battles:
+            least, most = stage.battles * stage.smallest_battle, stage.battles * stage.battle_size
+        else:
+            least, most = stage.smallest_battle, None
+        problem = None
+        try:
+            t.plan_draw(closed, stage.id, 0, self.clock())
+        except (DrawError, StageError) as error:
+            problem = error
+        return {"stage": stage, "have": len(players), "least": least, "most": most,
+                "rule": stage.rule or state.fmt.regulation, "problem": problem}
 
     def export_json(self, tournament_id: str) -> str:
         data = self.view(tournament_id)

@@ -61,12 +61,8 @@ class EventStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=FULL")
-        self._connection.executescript(_SCHEMA)
+        self._connection = connect_durable(self.path, _SCHEMA)
         row = self._connection.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
             self._connection.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -167,6 +163,21 @@ class EventStore:
     def iter_all(self) -> Iterator[StoredEvent]:
         for battle_id in self.battle_ids():
             yield from self.read(battle_id)
+
+
+def connect_durable(path: Path, schema: str) -> sqlite3.Connection:
+    """An SQLite connection whose committed transactions survive a power cut, with ``schema`` applied.
+
+    WAL with ``synchronous=FULL``: a COMMIT returns only after the log is on disk. Autocommit mode
+    (``isolation_level=None``), so callers write ``BEGIN IMMEDIATE`` ... ``COMMIT`` themselves; one connection
+    shared across threads behind the caller's lock.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.executescript(schema)
+    return connection
 
 
 def _decode(body: str, seq: int, battle_id: str) -> Event:

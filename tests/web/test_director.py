@@ -49,10 +49,10 @@ def new_tournament(client, preset: str, players: int, team=lambda i: "") -> str:
 
 def test_director_pages_need_the_pin_and_the_public_table_does_not(client):
     assert client.get("/director/").status_code == 302
-    assert client.post("/director/login", data={"pin": "0000"}).status_code == 200
+    assert client.post("/director/login", data={"pin": "0000"}).status_code == 403
     login(client)
     tid = new_tournament(client, "mubc", 8)
-    client.delete_cookie("svoyak_director")
+    client.delete_cookie("session")
     assert client.get(f"/director/{tid}/bracket").status_code == 302
     assert client.get(f"/table/{tid}").status_code == 200
     assert json.loads(client.get(f"/table/{tid}.json").data)["format"] == "mubc"
@@ -85,7 +85,9 @@ def test_register_draw_enter_results_and_export(client):
     exported = json.loads(client.get(f"/director/{tid}/export.json").data)
     assert any(e["type"] == "BattleAssigned" and e["box"] == "box-2" for e in exported["events"])
     printable = client.get(f"/director/{tid}/print").get_data(as_text=True)
-    assert "@media print" in printable and "groups/01" in printable
+    assert "css/director.css" in printable and "groups/01" in printable
+    with client.get("/static/css/director.css") as css:
+        assert "@media print" in css.get_data(as_text=True)
 
 
 def test_written_sheets_are_entered_by_number_and_marks(client):
@@ -100,3 +102,208 @@ def test_written_sheets_are_entered_by_number_and_marks(client):
     bad = client.post(f"/director/{tid}/sheets/written", json={"player": "4", "marks": "+++"},
                       headers={"Accept": "application/json"})
     assert bad.status_code == 400 and "expected 60" in bad.get_json()["error"]
+
+
+@pytest.mark.parametrize("preset, players", [("eurocup", 90), ("irkutsk", 40), ("youth-cup", 60),
+                                             ("northern-owl", 36), ("mubc", 13)])
+def test_every_page_renders_a_whole_tournament_and_an_export_moves_it(client, preset, players):
+    from appliance.rules import tournament as t
+    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+
+    login(client)
+    log, state = simulate(preset, players, 3, battle_player=play_battle_outline)
+    body = json.dumps({"events": [t.to_dict(e) for e in log]})
+    response = client.post("/director/import", data={"file": (io.BytesIO(body.encode()), "export.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 302
+    tid = state.tournament_id
+    pages = ["", "registration", "seeding", "bracket", "print"] + [
+        f"sheets/{s.id}" for s in state.fmt.stages if s.kind == "written"]
+    for page in pages:
+        html = client.get(f"/director/{tid}/{page}").get_data(as_text=True)
+        assert "Traceback" not in html and state.title in html, page
+    table = client.get(f"/table/{tid}").get_data(as_text=True)
+    winner = t.standings(state)[0].player
+    assert state.entrants[winner].name in table
+    again = client.post("/director/import", data=body, content_type="application/json")
+    assert again.status_code == 400  # already on this box
+    exported = json.loads(client.get(f"/director/{tid}/export.json").data)
+    assert len(exported["events"]) == len(log)
+
+
+@pytest.fixture
+def box_server(settings, recording_capture, tmp_path):
+    """The app over a real session and a real battle store (the store's listeners feed the desk)."""
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+    from tests.web.conftest import IDENTITY, PressingCapture, Server
+
+    session = Session(Battles(EventStore(tmp_path / "battles.sqlite")), BattleAdapter(),
+                      capture=PressingCapture(recording_capture), simulator=True)
+    recording_capture.session = session
+    session.start()
+    running = Server(create_app(settings, Services(session=session, identity=IDENTITY)))
+    yield running
+    running.close()
+    session.close()
+
+
+def test_a_drawn_battle_played_on_this_box_flows_back_into_the_tournament(box_server):
+    # The director puts a battle on the host page; when the battle engine says it is over, the desk records it.
+    from appliance.rules import battle as engine
+    from appliance.rules import tournament as t
+    from tests.web.conftest import PIN as BOX_PIN
+    from web.director import desk
+
+    server = box_server
+    app = server.app
+    with app.app_context():
+        tid = desk().create("northern-owl", "Сова", seed=3)
+        for i in range(36):
+            desk().register(tid, f"Игрок {i}")
+        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+        desk().draw(tid, seed=3)
+    client = app.test_client()
+    client.post("/director/login", data={"pin": BOX_PIN})
+    response = client.post(f"/director/{tid}/play/groups/01", data={"command_id": "play-1"})
+    assert response.status_code == 302 and response.headers["Location"] == "/host"
+    session = server.session
+    box_id = session.battle_id
+    tournaments = app.extensions["svoyak.tournaments"]
+    desk_names = [f"Игрок {int(p[1:]) - 1}" for p in t.battle_players(tournaments.state(tid), "groups/01")]
+    assert session.state.players == tuple(desk_names)
+    battles = session.battles
+    clock = [session.state.last_at_ns]
+
+    def at(seconds=1.0):
+        clock[0] += int(seconds * 1e9)
+        return clock[0]
+
+    for theme in range(6):
+        battles.submit(box_id, engine.ThemeStarted(at_ns=at(), name=f"Тема {theme}"))
+        for value in (10, 20, 30, 40, 50):
+            battles.submit(box_id, engine.PriceAnnounced(at_ns=at(), value_points=value))
+            battles.submit(box_id, engine.ReadingStarted(at_ns=at()))
+            battles.submit(box_id, engine.ReadingFinished(at_ns=at()))
+            battles.submit(box_id, engine.ButtonPressed(at_ns=at(0.5), player=(0, 0, 0, 1, 1, 2)[theme]))
+            battles.submit(box_id, engine.AnswererPointed(at_ns=at(0.2), player=(0, 0, 0, 1, 1, 2)[theme]))
+            battles.submit(box_id, engine.AnswerJudged(at_ns=at(), correct=True))
+    state = tournaments.state(tid)
+    assert tournaments.rejected == [] and battles.state(box_id).is_over
+    result = state.results["groups/01"]
+    assert result.source == "box" and result.log_id == box_id
+    winner = min(result.lines, key=lambda line: line.place)
+    assert state.entrants[winner.player].name == desk_names[0] and winner.score == 450
+
+
+def test_wrong_director_pins_lock_out_like_the_host_page_and_share_its_count(client):
+    from web.host import MAX_PIN_FAILURES
+
+    for _ in range(MAX_PIN_FAILURES):
+        wrong = client.post("/director/login", data={"pin": "0000"})
+        assert wrong.status_code == 403 and "Неверный PIN" in wrong.get_data(as_text=True)
+    locked = client.post("/director/login", data={"pin": "0000"})
+    assert locked.status_code == 429 and "Слишком много попыток" in locked.get_data(as_text=True)
+    # The 6th try is refused even with the right PIN: no brute force through the director's form.
+    right = client.post("/director/login", data={"pin": PIN})
+    assert right.status_code == 429 and client.get("/director/").status_code == 302
+    # One guard for the box: the host socket from this address is locked out too.
+    guard = client.application.extensions["svoyak.hub"].namespaces["/host"].guard
+    assert guard.check("127.0.0.1", PIN, PIN) == "error.pin_locked"
+
+
+def test_the_director_session_is_signed_with_the_app_secret_not_made_from_the_pin(client, settings):
+    login(client)
+    assert client.get("/director/").status_code == 200
+    cookie = client.get_cookie("session")
+    assert cookie is not None and PIN not in cookie.value
+    # The old scheme's cookie (an HMAC of the PIN alone) no longer opens anything.
+    import hashlib
+    import hmac
+    client.delete_cookie("session")
+    client.set_cookie("svoyak_director", hmac.new(PIN.encode(), b"svoyak director", hashlib.sha256).hexdigest())
+    assert client.get("/director/").status_code == 302
+    # A session cookie signed by another app (another secret) is refused.
+    other = create_app(settings, Services(session=FakeSession(), identity=client.application.extensions[
+        "svoyak.hub"].services.identity))
+    with other.test_client() as stranger:
+        login(stranger)
+        client.set_cookie("session", stranger.get_cookie("session").value)
+    assert client.get("/director/").status_code == 302
+
+
+def test_a_refusal_shows_on_its_form_in_russian_then_english_with_the_input_kept(client):
+    login(client)
+    tid = client.post("/director/new", data={"preset": "irkutsk"}).headers["Location"].split("/")[2]
+    # An empty name: the registration page again, the words in Russian first, the typed team kept.
+    refused = client.post(f"/director/{tid}/registration", data={"name": " ", "team": "Сибиряки",
+                                                                 "category": "team", "team_rank": "3"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400
+    assert 'data-code="registration.no_name"' in page
+    assert page.index("У игрока должно быть имя") < page.index("A player needs a name")
+    assert 'value="Сибиряки"' in page and 'value="3"' in page and '<option value="team" selected>' in page
+    assert 'id="add-player"' in page  # the form itself, not a bare error page
+    # A list that fails half-way keeps only the failing line and the rest (the lines before are in).
+    bulk = "Анна; Б\n; безымянный\nВера; Г"
+    refused = client.post(f"/director/{tid}/registration", data={"bulk": bulk, "category": "top-league"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400 and "Добавлено 1 из 3" in page
+    assert "; безымянный\nВера; Г</textarea>" in page
+    # A draw that cannot be filled: worded, with the rule, on the overview's draw form; the seed is kept.
+    client.post(f"/director/{tid}/registration", data={"bulk": "\n".join(f"И{i}; Т{i}" for i in range(17)),
+                                                       "category": "top-league"})
+    client.post(f"/director/{tid}/close-registration")
+    refused = client.post(f"/director/{tid}/draw", data={"stage": "r1", "seed": "42"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400 and 'id="draw"' in page
+    assert "Игроков 18, а нужно не меньше 27, чтобы заполнить 9 боёв по 3 и более (irkutsk 2.1-2.2)" in page
+    assert "18 players, but 9 battles of at least 3 need 27 (irkutsk 2.1-2.2)" in page
+    assert 'name="seed" step="1" value="42"' in page
+    # A seed that is not a number is worded too, and the new tournament's title stays typed.
+    refused = client.post("/director/new", data={"preset": "mubc", "title": "Кубок", "seed": "abc"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400 and "не целое число" in page and 'value="Кубок"' in page
+    # A format change that names no stage: worded, the typed changes kept.
+    refused = client.post("/director/new", data={"preset": "mubc", "changes": "rounds = 7"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400 and 'data-code="format.change"' in page and ">rounds = 7</textarea>" in page
+    # A file that is no export: worded on the home page, under the «Загрузить» button's form.
+    refused = client.post("/director/import", data={"file": (io.BytesIO(b"not json"), "x.json")})
+    assert refused.status_code == 400 and "Это не JSON-экспорт турнира" in refused.get_data(as_text=True)
+    # An unknown tournament: a plain page in both languages, with the way back.
+    missing = client.post("/director/nope/close-registration")
+    assert missing.status_code == 404 and "Нет турнира nope" in missing.get_data(as_text=True)
+
+
+def test_the_registration_page_warns_before_the_draw_how_many_players_the_format_needs(client):
+    login(client)
+    tid = new_tournament(client, "irkutsk", 18, team=lambda i: f"Команда {i}")
+    page = client.get(f"/director/{tid}/registration").get_data(as_text=True)
+    assert 'id="field-check"' in page and 'data-code="draw.too_few"' in page
+    assert "сыграют 18, формату нужно от 27 до 36 игроков (irkutsk 2.1-2.2)" in page
+    client.post(f"/director/{tid}/registration", data={"bulk": "\n".join(f"Ещё {i}; Клуб {i}" for i in range(9))})
+    page = client.get(f"/director/{tid}/registration").get_data(as_text=True)
+    assert 'id="field-check"' not in page and "сыграют 27, формату нужно от 27 до 36" in page
+
+
+def test_categories_show_their_titles_and_forms_read_like_forms(client):
+    login(client)
+    tid = new_tournament(client, "irkutsk", 2, team=lambda i: f"Команда {i}")
+    page = client.get(f"/director/{tid}/registration").get_data(as_text=True)
+    table = page[page.index("<table>"):]
+    assert "Высшая лига" in table and "top-league</td>" not in table
+    assert 'id="add-player"' in page and 'id="add-list"' in page  # late entry and the list are apart
+    assert 'type="datetime-local" name="deadline"' in page and "2008-10-01T23:59" not in page
+    assert 'id="conn"' not in page  # no socket on the desk, so no connection pill
+    home = client.get("/director/").get_data(as_text=True)
+    assert "Загрузить</button>" in home and "Войти" not in home
+    assert "Зерно жеребьёвки" in home and 'placeholder="seed"' not in home and "swiss.rounds = 7" in home
+    # The deadline from the date-time input gets the browser's offset; the engine accepts it.
+    assert client.post(f"/director/{tid}/deadline", data={"deadline": "2030-10-01T23:59",
+                                                          "offset": "+08:00"}).status_code == 302
+    assert json.loads(client.get(f"/director/{tid}/export.json").data)["deadline"] == "2030-10-01T23:59+08:00"
+    # Pages with a socket keep their pill.
+    assert 'id="conn"' in client.get("/board").get_data(as_text=True)

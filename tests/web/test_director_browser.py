@@ -1,7 +1,11 @@
-"""Keyboard-only written-round entry in a real browser (Chromium via Playwright): number, Enter, marks, Enter."""
+"""The director's desk in a real browser (Chromium via Playwright): keyboard-only written-round entry (number,
+Enter, marks, Enter); a refusal shown on its own form; the registration page's field warning.
+
+Screenshots go to ``artifacts/director/`` (ignored by git)."""
 
 from __future__ import annotations
 
+import pathlib
 import threading
 import types
 
@@ -12,6 +16,7 @@ from web.sync import Services
 
 pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
+ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "artifacts" / "director"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -68,9 +73,51 @@ def test_sheets_typed_with_the_keyboard_only(server):
         page.keyboard.type("+++")
         page.keyboard.press("Enter")
         assert "3 ≠ 60" in page.inner_text("#echo")  # a short sheet is refused before it is sent
+        page.fill("#marks", "+" * 59 + "?")
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.getElementById('echo').textContent.includes('непонятные отметки')")
+        assert "unknown marks" in page.inner_text("#echo")  # the server's refusal, Russian then English
         rows = page.locator("#entered tr").count()
         browser.close()
     assert rows == 1 + len(sheets)
     with app.app_context():
         stored = desk().state(tid).sheets["written"]
     assert {k: v for k, v in stored.items()} == {f"p{n:03d}": m for n, m in sheets.items()}
+
+
+def test_refusals_on_their_form_and_the_field_warning_in_the_browser(server):
+    app, base = server
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/director/")
+        page.fill("input[name=pin]", "2468")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#new-tournament")
+        assert page.locator("#conn").count() == 0  # no socket here, so no connection pill
+        page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+        page.select_option("#new-tournament select[name=preset]", "irkutsk")
+        page.fill("#new-tournament input[name=title]", "Кубок БГУЭП")
+        page.click("#new-tournament button")
+        page.wait_for_selector("#add-player")
+        page.fill("#add-list textarea", "\n".join(f"Игрок {i}; Команда {i}" for i in range(18)))
+        page.click("#add-list button")
+        page.wait_for_selector("#field-check")
+        assert "нужно не меньше 27" in page.inner_text("#field-check")
+        page.screenshot(path=str(ARTIFACTS / "registration_warning.png"), full_page=True)
+        page.fill("#add-player input[name=team]", "Сибиряки")
+        page.click("#add-player button")  # no name
+        page.wait_for_selector("#desk-error")
+        assert page.inner_text("#desk-error .ru") == "У игрока должно быть имя"
+        assert page.input_value("#add-player input[name=team]") == "Сибиряки"
+        page.screenshot(path=str(ARTIFACTS / "registration_error.png"), full_page=True)
+        page.click("nav.tabs a >> nth=0")
+        page.click("#close-registration button")
+        page.fill("#draw input[name=seed]", "7")
+        page.click("#draw button")
+        page.wait_for_selector("#desk-error")
+        assert "Игроков 18, а нужно не меньше 27" in page.inner_text("#desk-error")
+        assert page.input_value("#draw input[name=seed]") == "7"
+        page.screenshot(path=str(ARTIFACTS / "draw_error.png"), full_page=True)
+        browser.close()

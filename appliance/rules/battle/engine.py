@@ -132,15 +132,19 @@ def press_outcome(state: BattleState, question: Question, player: int, at_ns: in
              "reading_finished": question.reading_finished_ns}[profile.presses_open_at]
     if opens is None or at_ns < opens:
         return "early"
-    if question.window_closes_ns is not None and at_ns >= question.window_closes_ns:
-        return "late"  # timestamps decide, not arrival (eurocup 2.5, 2.9)
+    after_reset = question.answerer is not None and profile.presses_during_answer == "queue" \
+        and question.pointed_ns is not None and at_ns >= question.pointed_ns
+    if question.window_closes_ns is not None and at_ns >= question.window_closes_ns and not after_reset:
+        # timestamps decide, not arrival (eurocup 2.5, 2.9). A signal after the host's reset during an answer is
+        # never late: its deadline is 7 s after the later of "wrong" and the end of reading (eurocup 2.9,
+        # youth-cup прил. 9), and "wrong" has not come yet.
+        return "late"
     if question.answerer is not None:
         if question.pointed_ns is None and question.answerer_press_ns is not None \
                 and at_ns < question.answerer_press_ns \
                 and (question.reopened_ns is None or at_ns >= question.reopened_ns):
             return "answerer"  # it arrived later but happened first: the earliest edge wins
-        if profile.presses_during_answer == "queue" and question.pointed_ns is not None \
-                and at_ns >= question.pointed_ns:
+        if after_reset:
             return "queued"  # eurocup 2.6, 2.9: after the host's reset a signal counts as the next one
         return "blocked" if profile.presses_blocker else "during_answer"
     if question.reopened_ns is not None and at_ns < question.reopened_ns:
@@ -310,6 +314,11 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
             _refuse(state, "during_answer", "someone is already answering", event, player)
         if player not in question.participants or player in question.answered:
             _refuse(state, "one_answer", f"{state.players[player]} may not answer this question", event, player)
+        closes = question.window_closes_ns
+        if question.answerer is None and closes is not None and event.at_ns >= closes:
+            # a clap counts within the same window as a signal: after it the question is over
+            _refuse(state, "fallback", f"the press window closed {(event.at_ns - closes) / 1e9:.1f} s ago; "
+                                       "on claps too a player is pointed to only within it", event, player)
         changes.update(answerer=player, answerer_press_ns=event.at_ns)
         if question.reading == "reading" and profile.presses_stop_reading:
             changes["reading"] = "interrupted"
@@ -374,6 +383,8 @@ def _judge(state: BattleState, event: ev.Event, question: Question, correct: boo
         return _end_question(state, question, "all_wrong", event.at_ns, scores)  # eurocup 2.11.2
     question = replace(question, answerer=None, answerer_press_ns=None, pointed_ns=None, answer_deadline_ns=None,
                        reopened_ns=event.at_ns)
+    # the window is recomputed at every "wrong": 7 s after the later of "wrong" and the end of reading (2.9)
+    question = replace(question, window_closes_ns=_window_after(state, question))
     queue = [(at, p) for at, p in question.queue if p not in answered]
     if queue:
         # eurocup 2.10.1: a signal given after the reset answers next at once; later queued signals were given
@@ -381,7 +392,7 @@ def _judge(state: BattleState, event: ev.Event, question: Question, correct: boo
         at, nxt = queue[0]
         question = replace(question, answerer=nxt, answerer_press_ns=at, queue=())
     else:
-        question = replace(question, queue=(), window_closes_ns=_window_after(state, question))
+        question = replace(question, queue=())
     return _with_question(state, question, scores=scores)
 
 
@@ -428,28 +439,35 @@ def _question_withdrawn(state: BattleState, event: ev.QuestionWithdrawn) -> Batt
     question = state.last_question
     if question is None or question.withdrawn:
         _refuse(state, "withdraw", "there is no question to withdraw (only the last one may be)", event)
-    scores = _rescored(state.scores, question, withdrawn=True)
+    if question.is_over:
+        if not state.profile.corrections_withdraw_ended:
+            # irkutsk 3.7: rulings are final; a question may be withdrawn only while it is in play
+            _refuse(state, "withdraw", "a question may be withdrawn only while it is in play", event)
+        barrier = correction_barrier(state, question.index)
+        if barrier is not None:  # withdrawing a played question revises its rulings
+            _refuse(state, "corrections", barrier, event)
+    old = question
     question = replace(question, withdrawn=True, withdrawn_reason=event.reason if isinstance(event.reason, str) else "")
+    scores = _rescored(state.scores, old, question)
     if not question.is_over:
         return _end_question(state, question, "withdrawn", event.at_ns, scores)
     return _with_question(state, question, scores=scores)
 
 
-def _rescored(scores: tuple, question: Question, withdrawn: bool = False,
-              player: int | None = None, correct: bool | None = None) -> tuple:
-    """Scores after a question is withdrawn or one of its rulings changes (the score is always the sum of the
-    rulings that count)."""
-    if question.withdrawn:
-        return scores
-    out = list(scores)
-    value = question.value_points
-    for ruling in question.rulings:
-        old = value if ruling.effective else -value
-        if withdrawn:
-            out[ruling.player] -= old
-        elif ruling.player == player and correct is not None and correct != ruling.effective:
-            out[ruling.player] += (value if correct else -value) - old
-    return tuple(out)
+def _points(question: Question, players: int) -> list:
+    """What ``question`` adds to each player's score: the sum of its rulings that count (none if withdrawn)."""
+    out = [0] * players
+    if not question.withdrawn:
+        for ruling in question.rulings:
+            out[ruling.player] += ruling.points(question.value_points)
+    return out
+
+
+def _rescored(scores: tuple, old: Question, new: Question) -> tuple:
+    """Scores after ``old`` becomes ``new`` (withdrawn, a ruling corrected or voided): the score is always the
+    sum of the rulings that count."""
+    before, after = _points(old, len(scores)), _points(new, len(scores))
+    return tuple(score - b + a for score, b, a in zip(scores, before, after))
 
 
 def _answer_announced(state: BattleState, event: ev.AnswerAnnounced) -> BattleState:
@@ -463,21 +481,43 @@ def _answer_announced(state: BattleState, event: ev.AnswerAnnounced) -> BattleSt
 
 def _correct(state: BattleState, event: ev.Event, index: int, player: int, correct: bool, kind: str,
              reason: str) -> BattleState:
-    question = state.questions[index]
-    ruling = question.ruling_of(player)
+    """Change ``player``'s ruling on question ``index``. An answer made right ends the question there (eurocup
+    2.11.1: the question ends with the right answer), so the rulings after it are void: they count for nobody and
+    the protocol shows them voided. Made wrong again, the answers it voided count again; a right answer made
+    wrong invents no later answers."""
+    old = state.questions[index]
+    ruling = old.ruling_of(player)
     if ruling is None:
         _refuse(state, "corrections", f"{state.players[player]} gave no answer to question {index}", event, player)
+    if ruling.void:
+        _refuse(state, "corrections", f"{state.players[player]}'s answer was voided: "
+                                      f"{state.players[ruling.voided_by]}'s answer was made right before it",
+                event, player)
     if ruling.effective == correct:
         _refuse(state, "corrections", f"the ruling already is {'right' if correct else 'wrong'}", event, player)
-    scores = _rescored(state.scores, question, player=player, correct=correct)
     ruling = replace(ruling, corrections=ruling.corrections + (Correction(event.at_ns, correct, kind, reason),))
-    question = replace(question, rulings=tuple(ruling if r.player == player else r for r in question.rulings))
+    position = old.answered.index(player)
+    rulings = []
+    for number, other in enumerate(old.rulings):
+        if number == position:
+            other = ruling
+        elif number > position and correct and not other.void:
+            other = replace(other, voided_by=player)
+        elif not correct and other.voided_by == player:
+            other = replace(other, voided_by=None)
+        rulings.append(other)
+    question = replace(old, rulings=tuple(rulings))
+    scores = _rescored(state.scores, old, question)
     if not question.is_over and correct:
         # the answer was right after all: the question ends (eurocup 2.11.1)
         state = replace(state, questions=state.questions[:index] + (question,) + state.questions[index + 1:])
         return _end_question(state, question, "right", event.at_ns, scores)
-    if question.is_over:
-        question = replace(question, scores_after=question.scores_after)
+    if question.is_over and question.outcome in ("right", "all_wrong", "unanswered"):
+        if correct:
+            question = replace(question, outcome="right")
+        elif not any(r.effective and not r.void for r in question.rulings):
+            everyone = all(p in question.answered for p in question.participants)
+            question = replace(question, outcome="all_wrong" if everyone else "unanswered")
     return replace(state, scores=scores,
                    questions=state.questions[:index] + (question,) + state.questions[index + 1:])
 
@@ -488,15 +528,44 @@ def _check_question_index(state: BattleState, event: ev.Event, index: object, ke
     return index  # type: ignore[return-value]
 
 
-def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleState:
+def correction_barrier(state: BattleState, index: int) -> str | None:
+    """Why the host may not revise the rulings of question ``index`` now (profile ``corrections.host``), or
+    None if he may. One policy for ``RulingCorrected``, ``QuestionWithdrawn`` and ``ActionUndone``.
+
+    Reaching the next question or theme closes rulings, and what the battle has reached is measured by
+    ``state.questions_reached``/``themes_reached``, which undo does not lower: taking back a mistaken
+    ``PriceAnnounced`` or ``ThemeStarted`` returns the host to between questions, but what it closed stays
+    closed (irkutsk 3.7 «задним числом не пересматриваются»)."""
     policy = state.profile.corrections_host
+    if policy == "any_time":
+        return None
     if policy == "never":
-        _refuse(state, "corrections", "the host's rulings are final", event)
+        return "the host's rulings are final"
+    if policy == "current_question":
+        # irkutsk 3.7: the host may check at once; rulings are not revised afterwards. mubc 4.2: later only an
+        # answer disputed before the next question (AppealLodged), decided with AppealDecided
+        if index != state.questions_reached - 1:
+            later = "; a dispute lodged in time is decided by AppealDecided" \
+                if state.profile.corrections_appeals != "none" else ""
+            return f"a ruling may be corrected only before the next question is announced{later}"
+    if policy == "appeal_window":
+        # youth-cup 3.1: disputes are heard right after the theme of the question ends, before the next theme
+        # starts; "in other cases disputed answers are not considered". The question in play may be fixed at once.
+        question = state.questions[index]
+        in_window = question.theme == state.themes_reached - 1 and (
+            index == state.questions_reached - 1 or state.is_theme_complete)
+        if not in_window:
+            return ("a ruling may be revised only at once or after its theme ends, before the next theme starts; "
+                    "in other cases disputed answers are not considered")
+    return None
+
+
+def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleState:
     index = _check_question_index(state, event, event.question, "corrections")
     player = _check_player(state, event, event.player)
-    if policy == "current_question" and index != len(state.questions) - 1:
-        # irkutsk 3.7: the host may check at once; rulings are not revised afterwards
-        _refuse(state, "corrections", "a ruling may be corrected only before the next question", event, player)
+    barrier = correction_barrier(state, index)
+    if barrier is not None:
+        _refuse(state, "corrections", barrier, event, player)
     if not isinstance(event.correct, bool):
         _refuse(state, "corrections", "a corrected ruling is right (true) or wrong (false)", event, player)
     return _correct(state, event, index, player, event.correct, "host", event.reason)
@@ -511,12 +580,13 @@ def _appeal_lodged(state: BattleState, event: ev.AppealLodged) -> BattleState:
     question = state.questions[index]
     if policy == "after_theme":
         # youth-cup 3.1: right after the theme of the disputed question ends, before the next theme is read
-        if question.theme != len(state.themes) - 1 or not state.is_theme_complete:
+        # (a next theme started, even if undone, has closed the window: themes_reached)
+        if question.theme != state.themes_reached - 1 or not state.is_theme_complete:
             _refuse(state, "appeals", "an appeal is lodged after its theme ends and before the next one starts",
                     event, player)
     elif policy == "before_next_question":
-        # mubc 4.2: only if disputed before the next question is announced
-        if index != len(state.questions) - 1 or not question.is_over:
+        # mubc 4.2: only if disputed before the next question is announced (even if that was undone)
+        if index != state.questions_reached - 1 or not question.is_over:
             _refuse(state, "appeals", "an answer is disputed after its question and before the next one",
                     event, player)
     appeal = Appeal(player=player, question=index, claim=event.claim if isinstance(event.claim, str) else "",
@@ -542,8 +612,9 @@ def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
     if event.correct is None:  # the question itself was incorrect: it is voided
         if question.withdrawn or not question.is_over:
             _refuse(state, "appeals", "the question is still in play or already withdrawn", event)
-        scores = _rescored(state.scores, question, withdrawn=True)
+        old = question
         question = replace(question, withdrawn=True, withdrawn_reason=f"appeal: {appeal.claim}")
+        scores = _rescored(state.scores, old, question)
         return replace(state, appeals=appeals, scores=scores, questions=state.questions[:appeal.question]
                        + (question,) + state.questions[appeal.question + 1:])
     state = _correct(state, event, appeal.question, appeal.player, event.correct, "appeal", appeal.claim)
@@ -572,13 +643,39 @@ def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
     if node is None:
         _refuse(state, "corrections", f"there is no host action to undo among the last {UNDO_DEPTH} events", event)
     before, undone, older, _depth = node
-    restored = replace(before, history=older)
+    # what the battle has reached stays reached: the rulings it closed stay closed (correction_barrier)
+    restored = replace(before, history=older, themes_reached=state.themes_reached,
+                       questions_reached=state.questions_reached)
+    _check_undo(state, restored, undone, event)
     for late in reversed(later):  # presses and expiries after the undone action stand if still valid
         try:
             restored = apply(restored, late)
         except BattleRuleError:
             continue
     return replace(restored, undone=state.undone + (Undone(event.at_ns, undone),))
+
+
+def _check_undo(state: BattleState, before: BattleState, undone: ev.Event, event: ev.ActionUndone) -> None:
+    """Undo obeys the finality of rulings like a correction does: it may not revise a ruling the host could not
+    correct now, nor reopen one; an appeal's decision is never taken back (youth-cup 3.3). ``before`` is the
+    state undo returns to, with what the battle has reached carried over, so taking back an action that changes
+    no ruling (a mistaken PriceAnnounced, ThemeStarted, ReadingStarted) is allowed and reopens nothing: the
+    rulings the next question closed stay closed (irkutsk 3.7)."""
+    if isinstance(undone, ev.AppealDecided):
+        _refuse(state, "appeal_decisions", "an appeal's decision is final and is not revisited", event)
+    if state.profile.corrections_host == "any_time":
+        return
+    name = type(undone).__name__
+    for index, old in enumerate(before.questions[:len(state.questions)]):
+        now = state.questions[index]
+        barrier = correction_barrier(state, index)
+        if barrier is None:
+            continue
+        if old.rulings != now.rulings or old.withdrawn != now.withdrawn:
+            _refuse(state, "corrections", f"undoing {name} would revise question {index}: {barrier}", event)
+        if correction_barrier(before, index) is None:
+            _refuse(state, "corrections", f"undoing {name} would reopen question {index}'s rulings: {barrier}",
+                    event)
 
 
 def _remember(state: BattleState, event: ev.Event) -> tuple:
@@ -649,7 +746,9 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
     new = handler(state, event)
     if isinstance(event, ev.ActionUndone):
         return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))
-    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=_remember(state, event))
+    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=_remember(state, event),
+                   themes_reached=max(state.themes_reached, len(new.themes)),
+                   questions_reached=max(state.questions_reached, len(new.questions)))
 
 
 def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:

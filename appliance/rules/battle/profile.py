@@ -45,6 +45,8 @@ SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
     ("players", "max", int, None, 4),
     ("questions", "values", tuple, None, (10, 20, 30, 40, 50)),
     ("questions", "red_theme_multiplier", int, None, 1),
+    ("themes", "usual", int, None, 4),
+    ("themes", "counts", tuple, None, ()),
     ("presses", "open_at", str, ("price_announced", "reading_started", "reading_finished"), "price_announced"),
     ("presses", "stop_reading", bool, None, True),
     ("presses", "window_after_reading_ms", int, None, 5000),
@@ -57,9 +59,10 @@ SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
     ("answer", "short_form", bool, None, True),
     ("answer", "clarify", bool, None, False),
     ("answer", "extension", bool, None, False),
-    ("corrections", "host", str, ("any_time", "current_question", "never"), "any_time"),
+    ("corrections", "host", str, ("any_time", "current_question", "appeal_window", "never"), "any_time"),
     ("corrections", "appeals", str, ("none", "after_theme", "before_next_question"), "none"),
     ("corrections", "withdraw", bool, None, True),
+    ("corrections", "withdraw_ended", bool, None, True),
     ("corrections", "fallback_without_buttons", bool, None, True),
     ("ranking", "tie_break", tuple, TIE_BREAK_METHODS, ()),
     ("ranking", "cuts", tuple, None, (1,)),
@@ -85,6 +88,8 @@ class Profile:
     players_max: int
     questions_values: tuple
     questions_red_theme_multiplier: int
+    themes_usual: int
+    themes_counts: tuple
     presses_open_at: str
     presses_stop_reading: bool
     presses_window_after_reading_ms: int
@@ -100,6 +105,7 @@ class Profile:
     corrections_host: str
     corrections_appeals: str
     corrections_withdraw: bool
+    corrections_withdraw_ended: bool
     corrections_fallback_without_buttons: bool
     ranking_tie_break: tuple
     ranking_cuts: tuple
@@ -190,6 +196,9 @@ def _check(profile: Profile, source: str) -> None:
     values = profile.questions_values
     if not values or any(isinstance(v, bool) or not isinstance(v, int) or v <= 0 for v in values):
         problems.append("[questions] values must be positive integers")
+    counts = profile.themes_counts
+    if profile.themes_usual < 1 or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in counts):
+        problems.append("[themes] usual and counts are positive numbers of themes")
     if profile.questions_red_theme_multiplier < 1:
         problems.append("[questions] red_theme_multiplier must be >= 1")
     for name in ("presses_window_after_reading_ms", "presses_window_after_wrong_ms", "presses_lockout_ms",

@@ -29,7 +29,7 @@ def question_dict(state: BattleState, question: Question) -> dict[str, Any]:
         "answer_deadline_ns": question.answer_deadline_ns, "window_closes_ns": question.window_closes_ns,
         "presses": state.press_order(question),
         "rulings": [{"player": r.player, "correct": r.correct, "effective": r.effective, "at_ns": r.at_ns,
-                     "by_time": r.by_time,
+                     "by_time": r.by_time, "voided_by": r.voided_by,
                      "corrections": [{"at_ns": c.at_ns, "correct": c.correct, "kind": c.kind, "reason": c.reason}
                                      for c in r.corrections]} for r in question.rulings],
         "outcome": question.outcome, "withdrawn": question.withdrawn, "answer_announced": question.answer_announced,

@@ -1,11 +1,19 @@
 """Standings of a battle: places, the tie-break indicators the profile names, placement points, and the
 shoot-out the rules now call for. Each tie-break method is implemented once and named in the profile.
 
-Ranking: by score (shoot-out questions included, since they are played to separate the tied), then by the
-profile's indicators before its shoot-out method; while shoot-outs remain, a tie across a ranking cut (e.g.
-for 1st, eurocup 2.4) calls for one; once they are spent (youth-cup 2.7), the indicators after the shoot-out
+Ranking: places come from the regular themes: the score, then the profile's indicators before its shoot-out
+method, all over regular questions only. While shoot-outs remain, a tie across a ranking cut (e.g. for 1st,
+eurocup 2.4) calls for one. A shoot-out orders only the players who played it, inside their tied group (eurocup
+2.4, irkutsk 3.6, youth-cup 2.7, northern-owl 3.3): by its own score, then the same indicators over its own
+questions (irkutsk 3.6 «повторно проверяются перечисленные показатели»); shoot-out themes count one after
+another, so a second shoot-out only splits those the first left tied. A player who played no shoot-out is
+never ranked by shoot-out points. Once shoot-outs are spent (youth-cup 2.7), the indicators after the shoot-out
 method apply too. Players still equal share their places; placement points of shared places are averaged
 (mubc 3.3).
+
+``PlayerStanding.score`` is the battle score: regular themes only (what a tournament carries across battles);
+``shootout_score`` is shown beside it (None for a player who played no shoot-out). ``state.scores`` is the
+running total on the scoreboard, shoot-out questions included.
 """
 
 from __future__ import annotations
@@ -22,12 +30,13 @@ class PlayerStanding:
 
     player: int
     name: str
-    score: int
+    score: int  # regular themes only: the battle score
     place: int
     place_to: int
     indicators: dict
     placement_points: float | None
     absent: bool
+    shootout_score: int | None = None  # points in shoot-out questions; None: played no shoot-out
 
     @property
     def is_shared(self) -> bool:
@@ -62,16 +71,20 @@ class Standings:
         }
 
 
-def tallies(state: BattleState, include_shootout: bool = True) -> list[dict[str, Any]]:
+def tallies(state: BattleState, include_shootout: bool = True, theme: int | None = None) -> list[dict[str, Any]]:
     """Per player: score, points without minuses, right answers, right answers by value (withdrawn questions
-    and, if asked, shoot-out questions left out). The score always equals the sum of the rulings that count."""
+    and, if asked, shoot-out questions left out; ``theme``: that theme's questions only). The score always
+    equals the sum of the rulings that count."""
     values = sorted(set(state.profile.questions_values), reverse=True)
     out = [{"score": 0, "points_without_minuses": 0, "right_answers_count": 0,
             "right_by_value": {value: 0 for value in values}} for _ in state.players]
     for question in state.questions:
-        if question.withdrawn or (question.shootout and not include_shootout):
+        if question.withdrawn or (question.shootout and not include_shootout) \
+                or (theme is not None and question.theme != theme):
             continue
         for ruling in question.rulings:
+            if ruling.void:
+                continue  # an answer after one corrected to right counts for nobody (eurocup 2.11.1)
             line = out[ruling.player]
             if ruling.effective:
                 line["score"] += question.value_points
@@ -123,14 +136,28 @@ def standings(state: BattleState) -> Standings:
     exhausted = method is None or (limit is not None and played >= limit)
     methods = before + (after if exhausted else ())
 
-    scores = tallies(state)
-    indicator_tallies = tallies(state, include_shootout=False) if profile.ranking_indicators_exclude_shootout \
-        else scores
+    regular = tallies(state, include_shootout=False)
+    # the indicators applied once shoot-outs are spent (youth-cup 2.7 leaves the shoot-out questions out)
+    late_tallies = regular if profile.ranking_indicators_exclude_shootout else tallies(state)
+    shootouts = [(theme.participants, tallies(state, theme=theme.index)) for theme in state.themes if theme.shootout]
     keyed = []
     for player in range(len(state.players)):
-        indicators = tuple(_indicator(name, indicator_tallies[player]) for name in methods)
-        keyed.append(((-scores[player]["score"],) + _sort_key(indicators), player, indicators))
+        indicators = tuple(_indicator(name, regular[player]) for name in before) \
+            + tuple(_indicator(name, late_tallies[player]) for name in methods[len(before):])
+        key = (-regular[player]["score"],) + _sort_key(indicators[:len(before)])
+        for participants, theme_tally in shootouts:
+            # a shoot-out orders only its own players (they share every key part before it): its score, then
+            # the indicators again over its questions (irkutsk 3.6); the others get a neutral part
+            if player in participants:
+                key += ((0, -theme_tally[player]["score"])
+                        + _sort_key(tuple(_indicator(name, theme_tally[player]) for name in before)),)
+            else:
+                key += ((1,),)
+        key += _sort_key(indicators[len(before):])
+        keyed.append((key, player, indicators))
     keyed.sort()
+    played_shootout = {player for participants, _tally in shootouts for player in participants}
+    every = tallies(state) if played_shootout else regular
 
     groups: list[list[tuple]] = []
     for item in keyed:
@@ -162,9 +189,11 @@ def standings(state: BattleState) -> Standings:
                 unresolved.append(players)
         for _key, player, indicators in group:
             lines.append(PlayerStanding(
-                player=player, name=state.players[player], score=scores[player]["score"], place=first,
+                player=player, name=state.players[player], score=regular[player]["score"], place=first,
                 place_to=last, indicators=dict(zip(methods, indicators)), placement_points=shared_points,
-                absent=player in state.setup.absent))
+                absent=player in state.setup.absent,
+                shootout_score=every[player]["score"] - regular[player]["score"] if player in played_shootout
+                else None))
         place = last + 1
     if method == "shootout_theme" and in_progress:
         # a shoot-out theme is decided only when it ends (eurocup 2.4, northern-owl 3.3): until then it is

@@ -51,11 +51,22 @@ class Ruling:
     at_ns: int
     by_time: bool = False  # "время": the answer time ran out (eurocup 2.8, northern-owl 3.7)
     corrections: tuple = ()
+    # void: an earlier answer was corrected to right, so the question had ended before this answer (eurocup
+    # 2.11.1); it counts for nobody. ``voided_by`` is the player whose corrected ruling voided it.
+    voided_by: int | None = None
 
     @property
     def effective(self) -> bool:
         """The ruling that counts now: the last correction, else the original."""
         return self.corrections[-1].correct if self.corrections else self.correct
+
+    @property
+    def void(self) -> bool:
+        return self.voided_by is not None
+
+    def points(self, value: int) -> int:
+        """What this ruling adds to its player's score: +value, −value, or 0 if void."""
+        return 0 if self.void else (value if self.effective else -value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,6 +176,11 @@ class BattleState:
     undone: tuple = ()
     seq: int = 1  # events applied, the setup included
     last_at_ns: int = 0
+    # How far the battle has got: the most themes started and questions announced so far. Monotone: undoing a
+    # mistaken ThemeStarted/PriceAnnounced does not lower them, so rulings closed by reaching the next question
+    # or theme stay closed (irkutsk 3.7, youth-cup 3.1; engine.correction_barrier).
+    themes_reached: int = 0
+    questions_reached: int = 0
     # (state before, event, older node, depth): a linked list, so an event adds one node instead of copying
     # the whole undo history; trimmed to the newest UNDO_DEPTH nodes whenever it doubles (engine._remember).
     history: tuple | None = dataclasses.field(default=None, compare=False, repr=False)

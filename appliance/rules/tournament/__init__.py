@@ -18,7 +18,8 @@ Pure: no clock, no ``random``, no I/O. Time arrives as ``at_ns`` on events, rand
 from appliance.rules.tournament.engine import (Advance, Field, Stage, StageOutcome, Standing, Step, Tie,
                                                advancement_log, battle_players, field, next_step, open_ties,
                                                outcome, plan_draw, stage_participants, standings, swiss_table)
-from appliance.rules.tournament.events import (BattleAssigned, BattleResultRecorded, BattleSpec, PlayerRegistered,
+from appliance.rules.tournament.events import (BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
+                                               PlayerRegistered,
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
                                                StageDrawn, TieBroken, TournamentCreated, WrittenSheetEntered,
                                                from_dict, to_dict)
@@ -30,7 +31,7 @@ from appliance.rules.tournament.results import BattleResult, PlayerResult, Shoot
 from appliance.rules.tournament.state import TournamentState, apply, replay
 
 __all__ = [
-    "Advance", "BattleAssigned", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
+    "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
     "TournamentError", "BattleResult", "BattleResultRecorded", "BattleSpec", "Field", "Format",
     "PlayerRegistered", "PlayerResult", "PlayerWithdrew", "RegistrationClosed", "Rng", "SeedsSet", "Shootout",
     "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "Tie", "TieBroken",

@@ -86,8 +86,10 @@ def play(spec: BattleSpec, players: tuple, profile_name: str, rng, context: dict
     return result_from_battle(state, spec.id, source="battle-engine")
 
 
-def result_from_battle(state, battle_id: str, source: str = "box", log_id: str = "") -> BattleResult:
-    """A tournament :class:`BattleResult` from a finished battle engine state (players are named by id).
+def result_from_battle(state, battle_id: str, source: str = "box", log_id: str = "",
+                       ids: dict | None = None) -> BattleResult:
+    """A tournament :class:`BattleResult` from a finished battle engine state; the battle's players are named
+    by tournament player id, or by name with ``ids`` mapping each name to its id.
 
     Scores and indicators count the regular themes only (shoot-outs separate the tied, they are not battle
     points: youth-cup 2.7 says so for its indicators); places are the engine's, shoot-outs included.
@@ -95,7 +97,7 @@ def result_from_battle(state, battle_id: str, source: str = "box", log_id: str =
     from appliance.rules import battle as engine
     from appliance.rules.battle.standings import tallies
 
-    players = state.players
+    players = tuple((ids or {}).get(name, name) for name in state.players)
     table = engine.standings(state)
     regular = tallies(state, include_shootout=False)
     every = tallies(state, include_shootout=True)
@@ -104,7 +106,7 @@ def result_from_battle(state, battle_id: str, source: str = "box", log_id: str =
         tally = regular[line.player]
         taken = tuple(sorted(((v, c) for v, c in tally["right_by_value"].items() if c), reverse=True))
         wrong = sum(1 for q in state.questions if not q.shootout and not q.withdrawn
-                    for r in q.rulings if r.player == line.player and not r.effective)
+                    for r in q.rulings if r.player == line.player and not r.effective and not r.void)
         lines.append(PlayerResult(players[line.player], score=tally["score"], place=line.place,
                                   right_points=tally["points_without_minuses"],
                                   right_answers=tally["right_answers_count"], wrong_answers=wrong,

@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 from appliance.rules.tournament import events as ev
 from appliance.rules.tournament.draw import battle_sizes, deal, partition, swiss_pairing
 from appliance.rules.tournament.errors import DrawError, StageError
-from appliance.rules.tournament.formats import AdvanceRule, Stage
+from appliance.rules.tournament.formats import AdvanceRule, Format, Stage
 from appliance.rules.tournament.prng import Rng
 from appliance.rules.tournament.results import (BattleResult, PlayerResult, placement_points_for, ranking_key,
                                                 score_written)
@@ -119,12 +119,52 @@ def _battle_at(state: TournamentState, stage_id: str, index: int) -> ev.BattleSp
     return None
 
 
-def _player_at_place(state: TournamentState, battle_id: str, places: dict, place: int) -> str:
+def _player_at_place(state: TournamentState, battle_id: str, places: dict, place: int) -> str | None:
+    """The one player holding ``place`` in a battle; ``""`` if nobody does, ``None`` if it is shared (then a
+    shoot-out must split it: a seat is never filled by picking one of the tied players)."""
     result = state.results[battle_id]
-    for line in result.lines:
-        if places[line.player] == place and not line.absent and state.active(line.player):
-            return line.player
-    return ""
+    holders = [line.player for line in result.lines
+               if places[line.player] == place and not line.absent and state.active(line.player)]
+    if len(holders) > 1:
+        return None
+    return holders[0] if holders else ""
+
+
+def stage_cuts(fmt: Format, stage: Stage) -> tuple | None:
+    """Places after which a battle of ``stage`` must rank strictly (cut ``c``: places ``c`` and ``c + 1`` are held
+    by different players); ``None`` for the last stage (the battle profile's prize places).
+
+    A cut follows every boundary of who goes on (``places = [1, 2]``: after 2nd), and every place that must be
+    held by one player because a later seat or draw names it: a bracket seat ``@stage:i:place`` (youth-cup 2.1,
+    2.3: the two best of a battle take different seats of the next round), a draw per place (irkutsk 2.3: a battle
+    of the round-1 winners and one of the runners-up), a record naming the place (irkutsk 2.3) and a best-of-place
+    rule (irkutsk 2.4). A shared place such a cut falls inside is a tie for a shoot-out (:func:`outcome`).
+    Stages ranked only by table (mubc 3.3) get ``()``: shared places stand.
+    """
+    if stage is fmt.stages[-1] or stage.id == fmt.stages[-1].id:
+        return None
+    cuts: set[int] = set()
+
+    def single(place: int) -> None:  # ``place`` is held by one player: strict before it and after it
+        cuts.update({place - 1, place})
+
+    for rule in stage.advance:
+        if rule.places:
+            cuts.add(max(rule.places))
+            target = fmt.stage(rule.to)
+            if target.draw == "group-place" or (fmt.bracket and target.draw == "bracket"):
+                for place in rule.places:
+                    single(place)
+        elif rule.best:
+            single(rule.place)
+    for later in fmt.stages[fmt.index(stage.id):]:
+        for rule in later.advance:
+            for record in rule.records:
+                for stage_id, place in record:
+                    if stage_id == stage.id:
+                        single(place)
+    cuts.discard(0)
+    return tuple(sorted(cuts))
 
 
 def battle_players(state: TournamentState, battle_id: str) -> tuple[str, ...] | None:
@@ -143,23 +183,33 @@ def battle_players(state: TournamentState, battle_id: str) -> tuple[str, ...] | 
 
 
 def effective_places(state: TournamentState, battle_id: str) -> tuple[dict, list]:
-    """Places in a battle with shared places split by a recorded tie-break; the still-shared groups."""
+    """Places in a battle among the players who count for going on, and the groups still sharing a place.
+
+    A shared place is split by a recorded tie-break (``<battle>:places:<recorded place>``). Players absent from
+    the battle or withdrawn since do not block a place: the others move up (a no-show winner is replaced by the
+    runner-up), and they are placed after everyone who counts. Returns ``(places, shared)`` with ``shared`` as
+    ``(place, players, recorded place)``.
+    """
     result: BattleResult = state.results[battle_id]
-    places = {line.player: line.place for line in result.lines}
-    groups = defaultdict(list)
+    counted = [line for line in result.lines if not line.absent and state.active(line.player)]
+    groups: dict[int, list[str]] = defaultdict(list)
+    for line in counted:
+        groups[line.place].append(line.player)
+    key: dict[str, tuple[int, int]] = {}
+    for place, players in groups.items():
+        order = [p for p in state.ties.get(f"{battle_id}:places:{place}", ()) if p in players]
+        if len(players) > 1 and sorted(order) == sorted(players):
+            key.update({player: (place, offset) for offset, player in enumerate(order)})
+        else:
+            key.update({player: (place, 0) for player in players})
+    places = {player: 1 + sum(other < mine for other in key.values()) for player, mine in key.items()}
     for line in result.lines:
-        if not line.absent:
-            groups[line.place].append(line.player)
+        places.setdefault(line.player, len(counted) + 1)
     shared = []
     for place, players in sorted(groups.items()):
-        if len(players) < 2:
-            continue
-        order = state.ties.get(f"{battle_id}:places:{place}")
-        if order:
-            for offset, player in enumerate(order):
-                places[player] = place + offset
-        else:
-            shared.append((place, tuple(sorted(players))))
+        still = [p for p in players if key[p][1] == 0] if len(players) > 1 else []
+        if len(still) > 1 and len({key[p] for p in still}) == 1:
+            shared.append((places[still[0]], tuple(sorted(still)), place))
     return places, shared
 
 
@@ -322,6 +372,8 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
     ties: list[Tie] = []
     seats: dict[str, str] = {}
     battles = sorted(state.stage_battles(stage.id), key=lambda b: (b.round, b.index))
+    cuts = set(stage_cuts(fmt, stage) or ())
+    seat_places = _seat_places(state, stage.id)
     places_of: dict[str, int] = {}
     battle_of: dict[str, ev.BattleSpec] = {}
     for battle in battles:
@@ -329,19 +381,29 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
         for player, place in places.items():
             places_of[player] = place
             battle_of[player] = battle
-        for rule in stage.advance:
-            if rule.places or rule.records:
-                relevant = set(rule.places) or {p for record in rule.records for s, p in record if s == stage.id}
-                for place, group in shared:
-                    covered = set(range(place, place + len(group)))
-                    if covered & relevant and not covered <= relevant:
-                        tie = Tie(f"{battle.id}:places:{place}", stage.id, group, len(covered & relevant),
-                                  f"shared place {place} in battle {battle.id} decides who goes on",
-                                  stage.shootout, rule.rule)
-                        if tie not in ties:
-                            ties.append(tie)
-        for index in range(1, 5):
-            seats[f"{stage.id}:{battle.index}:{index}"] = _player_at_place(state, battle.id, places, index)
+        named = seat_places.get(battle.index, set())
+        for place, group, recorded in shared:
+            last = place + len(group) - 1
+            inside = [cut for cut in cuts if place <= cut < last]
+            seated = sorted(p for p in named if place <= p <= last)
+            if not inside and not seated:
+                continue  # e.g. two players sharing the last places, none going on (the places stand)
+            if inside:
+                slots = max(inside) - place + 1
+                reason = (f"shared place {place} in battle {battle.id}: places {place}-{last} decide who goes on, "
+                          f"or where (a cut after place {', '.join(map(str, sorted(inside)))})")
+            else:  # a seat names a shared place (a format whose cuts miss it): never pick one of the tied
+                slots = seated[-1] - place + 1
+                reason = (f"shared place {place} in battle {battle.id}: seats of the next stage name places "
+                          f"{', '.join(map(str, seated))}, each needs one player")
+            rule_text = next((r.rule for r in stage.advance if r.places or r.records), stage.rule or fmt.regulation)
+            tie = Tie(f"{battle.id}:places:{recorded}", stage.id, group, slots, reason, stage.shootout, rule_text)
+            if tie not in ties:
+                ties.append(tie)
+        for index in sorted(set(range(1, 5)) | named):
+            player = _player_at_place(state, battle.id, places, index)
+            if player is not None:
+                seats[f"{stage.id}:{battle.index}:{index}"] = player
     taken: set[str] = set()
     for rule in stage.advance:
         chosen: list[tuple[str, str]] = []
@@ -379,6 +441,20 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
                 taken.add(player)
                 advancing.append(Advance(player, stage.id, rule.to, rule.rule, how))
     return StageOutcome(stage.id, True, lines, placement, tuple(advancing), tuple(ties), seats, ranking)
+
+
+def _seat_places(state: TournamentState, stage_id: str) -> dict[int, set[int]]:
+    """Battle index -> the places of that battle named by seats of drawn battles (``@stage:index:place``)."""
+    key = ("seat places", stage_id)
+    if key not in state.cache:
+        named: dict[int, set[int]] = defaultdict(set)
+        for battle in state.battles.values():
+            for seat in battle.seats:
+                parts = seat[1:].split(":")
+                if seat.startswith("@") and parts[0] == stage_id and len(parts) == 3 and parts[1].isdigit():
+                    named[int(parts[1])].add(int(parts[2]))
+        state.cache[key] = dict(named)
+    return state.cache[key]
 
 
 def _place_in(state: TournamentState, player: str, stage_id: str) -> int | None:
@@ -585,6 +661,8 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
             raise DrawError(f"qualifying: {playing_count} players cannot fill {battles} battles ({rule})")
         order = list(players)
         rng.shuffle(order)
+        seeded = set(state.seeds)
+        order.sort(key=lambda p: p in seeded)  # seeded players, if the director named any, get the byes first
         chosen, per_team = [], Counter()
         for player in order:  # who plays the qualifying: at most one per battle from a team (eurocup 3.3)
             team = team_of.get(player)
@@ -606,6 +684,11 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
         specs += [_spec(nxt, i, seats, len(seated)) for i, seats in enumerate(seated)]
         current_count = len(seated)
         start = 2
+    elif first.byes and len(players) < first.battles * first.battle_size:
+        opening, seated_specs, current_count = _plan_byes(state, stages, players, rng, team_of)
+        specs += seated_specs
+        skipped += tuple(s.id for s in stages[:opening])
+        start = opening + 2
     else:
         sizes = battle_sizes(len(players), first.battle_size, first.smallest_battle, first.battles, rule)
         seated = partition(players, sizes, rng, team_of=team_of, seeds=state.seeds,
@@ -629,6 +712,62 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
         specs += [_spec(stage, i, seats, len(seated)) for i, seats in enumerate(seated)]
         current_count = len(seated)
     return ev.StageDrawn(at_ns, first.id, seed, tuple(specs), 1, skipped, bracket=True)
+
+
+def _plan_byes(state: TournamentState, stages: list[Stage], players: list[str], rng,
+               team_of: dict) -> tuple[int, list[ev.BattleSpec], int]:
+    """A bracket for fewer entrants than its first round seats (eurocup 3.2: under 81 for the 1/27's 81).
+
+    The tournament opens at the latest round whose seats still hold every entrant; there, just enough battles are
+    played that their winners and the byes fill the next round exactly, so every later battle is full. Byes go
+    to the seeded players first (best first), then by draw; where each winner and each bye sits in the next round
+    is drawn (eurocup 3.3). A battle of three sends one player on, so the players lose two per battle: an even
+    field needs one battle of two, and it is played in the opening round only, which is the preliminary stage of
+    eurocup 2.1 (``preliminary_min_battle_size``); a format without that allowance gets a :class:`DrawError`.
+
+    Returns the opening round's position in ``stages``, the specs of it and of the round the byes join, and how
+    many battles that round has.
+    """
+    first = stages[0]
+    count = len(players)
+    seats = [stage.battles * stage.battle_size for stage in stages]
+    fitting = [i for i, room in enumerate(seats) if room >= count]
+    opening_at = fitting[-1]
+    opening = stages[opening_at]
+    rule = opening.rule or state.fmt.regulation
+    smallest = first.preliminary_min_battle_size or opening.smallest_battle
+    order = list(players)
+    rng.shuffle(order)
+    if opening_at == len(stages) - 1:  # so few that the final is the whole tournament
+        if count < smallest:
+            raise DrawError(f"{count} entrants cannot play a battle of at least {smallest} ({first.rule})")
+        seated = partition(order, [count], rng, team_of=team_of, rule=rule)
+        return opening_at, [_spec(opening, 0, seated[0], 1)], 0
+    joined = stages[opening_at + 1]
+    going_on = next((len(r.places) for r in opening.advance if r.to == joined.id and r.places), 0)
+    if not going_on or going_on >= opening.battle_size:
+        raise DrawError(f"stage {opening.id}: byes need battles that send a fixed number of places on ({rule})")
+    room = seats[opening_at + 1]
+    battles = math.ceil((count - room) / (opening.battle_size - going_on))
+    playing = count - room + battles * going_on
+    if playing < battles * smallest:
+        raise DrawError(f"{count} entrants: byes into {joined.id} leave {playing} players for {battles} battles of "
+                        f"{opening.id}, so one battle has fewer than {smallest} players; battles of "
+                        f"{opening.smallest_battle} only ({first.rule})")
+    sizes = battle_sizes(playing, opening.battle_size, smallest, battles, rule)
+    seeded = [p for p in state.seeds if p in set(players)]
+    bye_count = count - playing
+    byes = (seeded + [p for p in order if p not in set(seeded)])[:bye_count]
+    chosen = [p for p in order if p not in set(byes)]
+    seated = partition(chosen, sizes, rng, team_of=team_of, separate_teams=opening.separate_teams, rule=rule)
+    specs = [_spec(opening, i, seats_, len(seated)) for i, seats_ in enumerate(seated)]
+    refs = byes + _refs_from(opening, len(seated), joined.id)
+    rng.shuffle(refs)  # eurocup 3.3: where each winner and each bye sits in the next round is drawn
+    sizes = battle_sizes(len(refs), joined.battle_size, joined.smallest_battle, joined.battles,
+                         joined.rule or state.fmt.regulation)
+    following = swiss_pairing(refs, sizes)
+    specs += [_spec(joined, i, seats_, len(following)) for i, seats_ in enumerate(following)]
+    return opening_at, specs, len(following)
 
 
 def _pots(refs: list[str], sizes: list[int], rng) -> list[list[str]]:

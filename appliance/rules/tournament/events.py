@@ -81,6 +81,15 @@ class RegistrationClosed:
 
 
 @dataclasses.dataclass(frozen=True)
+class DeadlineSet:
+    """The registration deadline, as the organisers announce it (northern-owl 1.2: ISO 8601 with its offset,
+    ``2008-10-01T23:59:00-04:00``). The pure engine keeps it; the desk closes registration when it passes."""
+
+    at_ns: int
+    deadline: str
+
+
+@dataclasses.dataclass(frozen=True)
 class SeedsSet:
     at_ns: int
     player_ids: tuple[str, ...]  # best seed first
@@ -105,6 +114,15 @@ class BattleAssigned:
     battle_id: str
     room: str
     box: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class BattleLinked:
+    """A drawn battle is being played on this box as battle ``box_battle_id`` of the battle store."""
+
+    at_ns: int
+    battle_id: str
+    box_battle_id: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,8 +159,8 @@ class TieBroken:
 
 
 EVENTS = {cls.__name__: cls for cls in (
-    TournamentCreated, PlayerRegistered, PlayerWithdrew, RegistrationClosed, SeedsSet, StageDrawn,
-    BattleAssigned, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken)}
+    TournamentCreated, PlayerRegistered, PlayerWithdrew, RegistrationClosed, DeadlineSet, SeedsSet, StageDrawn,
+    BattleAssigned, BattleLinked, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken)}
 
 
 def to_dict(event) -> dict[str, Any]:

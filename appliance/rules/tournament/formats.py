@@ -124,6 +124,9 @@ class Stage:
     one_seed_per_battle: bool = False  # northern-owl 2.4
     only_when_over: int = 0  # stage played only when entrants exceed this (eurocup 3.2 qualifying)
     fills: int = 0  # places of the next stage this stage fills, byes included (eurocup 3.2: 81)
+    byes: bool = False  # fewer entrants than seats: byes into a later round fill the bracket (eurocup 3.2)
+    preliminary_min_battle_size: int = 0  # with byes, the smallest battle of the round played before the byes
+    #   join (the preliminary stage of eurocup 2.1); 0: the opening stage's own min_battle_size
     feed: str = "chunks"  # bracket: how qualifiers fill the next stage's battles
     pots: bool = False  # bracket from a ranking: one player of each rank pot per battle
     rounds: int = 1  # Swiss rounds
@@ -195,6 +198,22 @@ def load_format(name_or_path: str | Path) -> Format:
         raise UnknownFormatError(f"no tournament preset {text_path!r}; presets: {', '.join(list_formats())}")
     data = tomllib.loads((_formats_dir() / f"{text_path}.toml").read_text(encoding="utf-8"))
     return parse_format(data, origin=f"{text_path}.toml")
+
+
+def with_changes(fmt: Format, changes: dict[str, Any]) -> Format:
+    """A copy of ``fmt`` with stage fields changed by ``"stage.field"`` (``{"swiss.rounds": 7}``), validated.
+
+    >>> with_changes(load_format("mubc"), {"swiss.rounds": 7}).stage("swiss").rounds
+    7
+    """
+    data = json.loads(json.dumps(fmt.source["data"]))
+    stages = {stage["id"]: stage for stage in data["stage"]}
+    for key, value in changes.items():
+        stage_id, _, name = key.partition(".")
+        if stage_id not in stages or not name:
+            raise FormatError(f"change {key!r}: say stage.field; stages are {sorted(stages)}")
+        stages[stage_id][name] = value
+    return parse_format(data, origin=f"{fmt.name} with changes")
 
 
 def _build(cls, data: dict[str, Any], where: str, convert: dict[str, Any] | None = None):
@@ -278,6 +297,12 @@ def _validate(fmt: Format, origin: str) -> None:
         if not 2 <= stage.smallest_battle <= stage.battle_size <= 4 and stage.kind != "written":
             raise FormatError(f"{where}: battles of {stage.smallest_battle}-{stage.battle_size} players; "
                               "a box seats 2-4")
+        if stage.preliminary_min_battle_size and not 2 <= stage.preliminary_min_battle_size <= stage.battle_size:
+            raise FormatError(f"{where}: preliminary_min_battle_size must be 2-{stage.battle_size}")
+        if stage.byes and (not fmt.bracket or stage.draw != "bracket" or any(
+                later.draw != "bracket" or not later.battles for later in fmt.stages[index:])):
+            raise FormatError(f"{where}: byes need a bracket format whose stages from here on are drawn as a "
+                              "bracket with a fixed number of battles")
         for key in stage.ranking:
             if key not in RANKING_KEYS:
                 raise FormatError(f"{where}: ranking key {key!r} is not one of {RANKING_KEYS}")

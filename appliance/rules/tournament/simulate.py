@@ -16,9 +16,9 @@ from typing import Callable
 
 from appliance.rules.tournament import events as ev
 from appliance.rules.tournament.engine import (battle_players, field, next_step, outcome, plan_draw,
-                                               playing_stages, stage_participants, standings)
+                                               playing_stages, stage_cuts, stage_participants, standings)
 from appliance.rules.tournament.errors import StageError
-from appliance.rules.tournament.formats import Format, load_format
+from appliance.rules.tournament.formats import Format, load_format, with_changes
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.results import BattleResult, PlayerResult, Shootout, places_from_scores
 from appliance.rules.tournament.state import TournamentState, apply
@@ -102,23 +102,6 @@ def play_battle_with_engine(spec, players, profile, rng, context):
     return driver.play(spec, players, profile, rng, context)
 
 
-def stage_cuts(fmt: Format, stage) -> tuple | None:
-    """Places after which a battle of ``stage`` must rank strictly, from its advance rules; ``None`` for the last
-    stage (the battle profile's prize places) and for stages ranked by table (shared places stand, mubc 3.3)."""
-    if stage is fmt.stages[-1] or stage.id == fmt.stages[-1].id:
-        return None
-    cuts: set[int] = set()
-    for rule in stage.advance:
-        if rule.places:
-            cuts.add(max(rule.places))
-        elif rule.best:
-            cuts.update({rule.place - 1, rule.place})
-        elif rule.records:
-            cuts.update(place for record in rule.records for stage_id, place in record if stage_id == stage.id)
-    cuts.discard(0)
-    return tuple(sorted(cuts)) if cuts else ()
-
-
 def engine_used(outline: bool) -> str:
     """Which battle player a simulation uses: ``"battle-engine"`` or ``"outline"``."""
     if outline:
@@ -157,10 +140,13 @@ def registrations(fmt: Format, players: int, rng: Rng) -> list[ev.PlayerRegister
 
 
 def simulate(preset: str, players: int, seed: int, rooms: int = 3,
-             battle_player: BattlePlayer | None = None) -> tuple[list, TournamentState]:
+             battle_player: BattlePlayer | None = None, changes: dict | None = None) -> tuple[list, TournamentState]:
     """Play a whole tournament; return its event log and final state. Raises the engine's errors if the
-    format cannot be played with ``players`` entrants (the message names the rule)."""
+    format cannot be played with ``players`` entrants (the message names the rule). ``changes``: stage fields
+    the organisers set (``{"swiss.rounds": 7}``)."""
     fmt = load_format(preset)
+    if changes:
+        fmt = with_changes(fmt, changes)
     play = battle_player or play_battle_with_engine
     rng = Rng(seed)
     clock = [0]
@@ -309,7 +295,8 @@ def report(state: TournamentState) -> dict:
         data["stages"].append(entry)
     data["standings"] = [{"place": s.place if s.place == s.place_to else f"{s.place}-{s.place_to}",
                           "player": s.player, "name": entrants[s.player].name, "team": entrants[s.player].team,
-                          "reached": s.stage, "battle_place": s.battle_place,
+                          "reached": s.stage, "reached_title": fmt.stage(s.stage).title_ru,
+                          "reached_title_en": fmt.stage(s.stage).title_en, "battle_place": s.battle_place,
                           "placement_points": s.placement_points, "score": s.score}
                          for s in standings(state)]
     return data

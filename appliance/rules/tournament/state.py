@@ -7,6 +7,7 @@ Queries over a state (who is in, who goes on, standings) live in :mod:`.engine`.
 from __future__ import annotations
 
 import dataclasses
+import re
 from types import MappingProxyType
 from typing import Mapping
 
@@ -38,6 +39,7 @@ class TournamentState:
     seed: int = 0
     entrants: Mapping[str, Entrant] = dataclasses.field(default_factory=lambda: _EMPTY)
     registration_closed: bool = False
+    deadline: str = ""
     seeds: tuple[str, ...] = ()
     battles: Mapping[str, ev.BattleSpec] = dataclasses.field(default_factory=lambda: _EMPTY)
     rounds_drawn: Mapping[str, int] = dataclasses.field(default_factory=lambda: _EMPTY)
@@ -49,6 +51,7 @@ class TournamentState:
     ties: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: _EMPTY)
     tie_notes: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=lambda: _EMPTY)  # tie id -> (how, detail)
     assignments: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=lambda: _EMPTY)  # battle id -> (room, box)
+    links: Mapping[str, str] = dataclasses.field(default_factory=lambda: _EMPTY)  # box battle id -> battle id
     bracket_drawn: bool = False
     event_count: int = 0
     # A memo of pure queries over this very state (outcomes, resolved seats); each new state starts empty.
@@ -150,6 +153,15 @@ def _closed_registration(state: TournamentState, event: ev.RegistrationClosed) -
     return dataclasses.replace(state, registration_closed=True)
 
 
+def _deadline(state: TournamentState, event: ev.DeadlineSet) -> TournamentState:
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?([+-]\d\d:\d\d|Z)", event.deadline.strip()):
+        raise RegistrationError(f"deadline {event.deadline!r}: give a date, time and offset, "
+                                "e.g. 2008-10-01T23:59-04:00 (northern-owl 1.2: 23:59 EDT)")
+    if state.registration_closed:
+        raise RegistrationError("registration is already closed")
+    return dataclasses.replace(state, deadline=event.deadline.strip())
+
+
 def _seeds(state: TournamentState, event: ev.SeedsSet) -> TournamentState:
     wanted = state.fmt.registration.seeds
     if state.battles:
@@ -210,6 +222,18 @@ def _assigned(state: TournamentState, event: ev.BattleAssigned) -> TournamentSta
         raise StageError("a room needs a name")
     return dataclasses.replace(state, assignments=_with(state.assignments, event.battle_id,
                                                         (event.room.strip(), event.box.strip())))
+
+
+def _linked(state: TournamentState, event: ev.BattleLinked) -> TournamentState:
+    from appliance.rules.tournament.engine import battle_players
+
+    if event.battle_id not in state.battles:
+        raise StageError(f"no battle {event.battle_id!r}")
+    if battle_players(state, event.battle_id) is None:
+        raise StageError(f"battle {event.battle_id}: its players are not known yet")
+    if event.battle_id in state.results:
+        raise StageError(f"battle {event.battle_id} already has a result")
+    return dataclasses.replace(state, links=_with(state.links, event.box_battle_id, event.battle_id))
 
 
 def _result(state: TournamentState, event: ev.BattleResultRecorded) -> TournamentState:
@@ -285,9 +309,11 @@ _HANDLERS = {
     ev.PlayerRegistered: _registered,
     ev.PlayerWithdrew: _withdrew,
     ev.RegistrationClosed: _closed_registration,
+    ev.DeadlineSet: _deadline,
     ev.SeedsSet: _seeds,
     ev.StageDrawn: _drawn,
     ev.BattleAssigned: _assigned,
+    ev.BattleLinked: _linked,
     ev.BattleResultRecorded: _result,
     ev.WrittenSheetEntered: _sheet,
     ev.StageClosed: _stage_closed,

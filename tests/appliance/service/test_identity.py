@@ -34,3 +34,16 @@ def test_a_corrupt_identity_file_is_a_clear_error(settings):
     (settings.data_dir / identity.IDENTITY_FILE).write_text("{not json")
     with pytest.raises(ConfigError, match="not a valid identity file"):
         identity.load_or_create(settings)
+
+
+def test_the_session_secret_is_made_once_and_added_to_an_older_file(settings):
+    first = identity.load_or_create(settings)
+    assert len(first.session_secret) == 64
+    assert identity.load_or_create(settings).session_secret == first.session_secret
+    path = settings.data_dir / identity.IDENTITY_FILE
+    older = json.loads(path.read_text())
+    del older["session_secret"]
+    path.write_text(json.dumps(older))
+    upgraded = identity.load_or_create(settings)
+    assert len(upgraded.session_secret) == 64 and upgraded.host_pin == first.host_pin
+    assert json.loads(path.read_text())["session_secret"] == upgraded.session_secret

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from appliance.rules.battle import BattleRuleError
-from appliance.service.session import CommandRejected, diff
+from appliance.service.battle_adapter import BattleAdapter
+from appliance.service.session import CommandRejected, Session, diff
+from appliance.service.timers import Deadlines
 
 from .conftest import setup_args
 
@@ -113,7 +115,7 @@ def test_allowed_commands_come_from_the_engine(session):
     allowed = session.snapshot()["view"]["allowed"]
     assert allowed["reading_done"] is None
     assert allowed["right"]["rule"] == "eurocup 2.6"            # nobody answers yet, and the page says why
-    assert allowed["right"]["ru"].startswith("Регламент")
+    assert allowed["right"]["ru"] == "Никто не отвечает — сначала укажите отвечающего (2.6)"
     assert allowed["clarify"]["rule"].startswith("eurocup")     # eurocup has no "уточните"
 
 
@@ -149,3 +151,60 @@ def test_capture_link_state_shows_in_the_view(session, capture):
 
 def test_diff_marks_removed_keys_apart_from_null_values():
     assert diff({"a": 1, "b": 2}, {"a": None}) == ({"a": None}, ["b"])
+
+
+def test_on_claps_the_host_picks_the_answerer_and_the_buttons_rest(session, capture):
+    """mubc 4.4: with the buttons failed, the host points to whoever he saw first."""
+    command(session, "setup", **setup_args(profile="mubc", players=("Аня", "Борис", "Вера", "Глеб")))
+    command(session, "claps", on=True)
+    command(session, "next")
+    command(session, "next")
+    assert capture.commands[-1] == ("disarm",)                 # no button judges anything "on claps"
+    view = session.snapshot()["view"]
+    assert view["battle"]["on_claps"] and view["allowed"]["pick"] is None
+    command(session, "pick", player=3)
+    command(session, "right")
+    assert session.state.scores == (0, 0, 0, 10)
+
+
+def test_the_button_test_goes_to_the_capture_and_the_battle_rearms_after_it(session, capture):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    command(session, "button_test", on=True)
+    assert capture.commands[-1] == ("button_test", True)
+    assert session.snapshot()["view"]["button_test"] is True
+    command(session, "button_test", on=False)
+    assert capture.commands[-2] == ("button_test", False)
+    assert capture.commands[-1][:2] == ("arm", (1, 2, 3))     # the question goes on
+    capture.connected = False
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "button_test", on=True)
+    assert refused.value.code == "error.capture_down"
+
+
+def test_a_new_session_resumes_the_unfinished_battle(session, memory_battles, capture, clock):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    again = Session(memory_battles, BattleAdapter(), capture=capture, clock=clock, deadlines=Deadlines(clock))
+    again.start(publisher_thread=False)
+    assert again.battle_id == session.battle_id
+    assert again.snapshot()["view"]["theme"]["name"] == "Реки"
+
+
+def test_the_answer_countdown_refreshes_the_view_once_and_lets_the_host_call_time(session, capture, clock):
+    """eurocup 2.8: 3 s to answer; then "Время" is allowed. The refresh happens once, not in a loop."""
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    capture.press(1, t_ns=clock.now_ns)
+    command(session, "point")
+    assert session.snapshot()["view"]["allowed"]["time"]["rule"] == "eurocup 2.8"
+    clock.advance(3001)
+    assert session.deadlines.run_due() == 1
+    assert session.deadlines.run_due() == 0                    # not scheduled again
+    view = session.snapshot()["view"]
+    assert view["allowed"]["time"] is None and view["expired"] == ["answer"]
+    command(session, "time")
+    assert session.state.scores == (-10, 0, 0)                 # wrong by time
+    assert session.snapshot()["view"]["expired"] == []

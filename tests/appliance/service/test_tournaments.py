@@ -128,3 +128,32 @@ def test_organisers_set_the_open_parameters_at_creation(desk):
         desk.create("mubc", changes={"swiss.battle_size": 6})
     with pytest.raises(t.FormatError, match="stage.field"):
         desk.create("mubc", changes={"rounds": 7})
+
+
+def test_the_deadline_closes_registration_when_it_passes(tmp_path):
+    # northern-owl 1.2: registration by 23:59 EDT, 1 October 2008.
+    import datetime
+
+    now = [datetime.datetime(2008, 10, 1, 20, 0, tzinfo=datetime.timezone.utc)]
+    desk = TournamentDesk(TournamentLog(tmp_path / "t.sqlite"), wall_clock=lambda: now[0])
+    tid = desk.create("northern-owl", seed=1)
+    with pytest.raises(RegistrationError, match="offset"):
+        desk.set_deadline(tid, "1 October")
+    desk.set_deadline(tid, "2008-10-01T23:59-04:00")
+    desk.register(tid, "Вовремя")
+    now[0] = datetime.datetime(2008, 10, 2, 4, 0, tzinfo=datetime.timezone.utc)  # 00:00 EDT
+    with pytest.raises(RegistrationError, match="closed"):
+        desk.register(tid, "Опоздал")
+    assert desk.state(tid).registration_closed
+    desk.register(tid, "Опоздал", late=True)  # the director may still let him in
+
+
+def test_rooms_are_dealt_to_battles_without_one(desk):
+    tid = desk.create("eurocup", seed=1)
+    for i in range(81):
+        desk.register(tid, f"Игрок {i}", team=f"T{i}")
+    desk.draw(tid)
+    assigned = desk.assign_rooms(tid, ["101", "102", "103"])
+    assert len(assigned) == 27 + 9 + 3 + 1
+    rooms = desk.state(tid).assignments
+    assert rooms["1-27/01"][0] == "101" and rooms["1-27/04"][0] == "101" and rooms["1-27/02"][0] == "102"

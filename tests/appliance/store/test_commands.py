@@ -26,8 +26,9 @@ def write(tmp_path, events, name="battle.jsonl"):
 def test_replay_prints_the_final_state_and_standings(tmp_path, battle_events, capsys):
     assert main(["replay", str(write(tmp_path, battle_events))]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["scores"] == {"Аня": 30, "Борис": 70, "Вера": 60} and out["is_over"]
-    assert [(line["name"], line["place"]) for line in out["standings"]] == [("Борис", 1), ("Вера", 2), ("Аня", 3)]
+    # Борис's last answer corrected to right: Вера's later +50 is void (eurocup 2.11.1)
+    assert out["scores"] == {"Аня": 30, "Борис": 70, "Вера": 10} and out["is_over"]
+    assert [(line["name"], line["place"]) for line in out["standings"]] == [("Борис", 1), ("Аня", 2), ("Вера", 3)]
     assert out["shootout"] is None and out["events"] == len(battle_events)
 
 
@@ -65,6 +66,7 @@ def test_protocol_csv_has_presses_gaps_rulings_running_scores_and_corrections(tm
     assert first[5] == "Аня −10; Вера +10" and first[7:10] == ["-10", "0", "10"]
     last = rows[-1]
     assert "Борис: −50 → +50" in last[10]  # the original ruling and its correction
+    assert "Вера: +50 → 0" in last[10]  # voided by it (eurocup 2.11.1)
     assert [int(x) for x in last[7:10]] == list(replay(battle_events).scores)
 
 

@@ -13,24 +13,59 @@
       document.querySelectorAll(".pin-row").forEach((n) => { n.hidden = !hello.pin; });
       $("pin").textContent = hello.pin || "";
     },
-    onView: (v) => { view = v; render(); },
+    onHostPresent: () => document.querySelectorAll(".pin-row").forEach((n) => { n.hidden = true; }),
+    onView: (v, event) => { const before = shown; view = v; announce(event, before); render(); },
   });
+
+  /* How a question ended, said for a few seconds: «+50 Вера», «Минус: Вера», «Вопрос снят», «Время!».
+     ``shown`` keeps who answered and the price from the view before the update (the event has neither). */
+  let shown = { answerer: null, price: null }, resultTimer = null;
+  function remember() {
+    shown = { answerer: view.answerer, price: view.question ? view.question.price : null };
+  }
+  function announce(event, before) {
+    if (!event) return;
+    if (["PriceAnnounced", "ReadingStarted", "ThemeStarted", "ActionUndone"].includes(event.type)) {
+      $("board-result").hidden = true;  // the next question (or the host took it back): the result is old news
+      return;
+    }
+    const name = (i) => (i !== null && i !== undefined && view.players[i] ? view.players[i].name : "");
+    let text = null, kind = "";
+    if (event.type === "AnswerJudged") {
+      const who = name(before.answerer);
+      text = event.correct ? t("board.result_right").replace("{price}", before.price || "").replace("{name}", who)
+                           : t("board.result_wrong").replace("{name}", who);
+      kind = event.correct ? "right" : "wrong";
+    } else if (event.type === "TimeCalled") { text = t("board.result_time"); kind = "time"; }
+    else if (event.type === "QuestionWithdrawn") { text = t("board.result_withdrawn"); }
+    else if (event.type === "PressWindowExpired") { text = t("board.result_nobody"); kind = "time"; }
+    else if (event.type === "DeadlinePassed" && event.deadline === "answer") { text = t("board.result_time"); kind = "time"; }
+    if (!text) return;
+    const box = $("board-result");
+    box.textContent = text;
+    box.className = "board-result " + kind;
+    box.hidden = false;
+    clearTimeout(resultTimer);
+    resultTimer = setTimeout(() => { box.hidden = true; }, 3500);
+  }
 
   function render() {
     const battle = view.battle;
     $("waiting").hidden = !!battle;
     $("scoreboard").hidden = !battle || !!battle.finished;
     $("standings").hidden = !(battle && battle.finished);
-    if (!battle) return;
+    if (!battle) { remember(); return; }
+    $("board-players").style.setProperty("--players", String(view.players.length));
     if (battle.finished) renderStandings();
     const q = view.question, th = view.theme;
-    $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, th.name) : "");
+    $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, th.name) : "",
+      battle.shootout && (!th || th.complete) ? el("span", { class: "shootout" }, t("board.shootout")) : "");
     $("board-price").textContent = q && !q.over ? String(q.price) : "";
     $("board-players").replaceChildren(...view.players.map((p) => el("li", {
         class: "board-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : ""),
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index } },
       el("span", { class: "led" }),
-      el("span", { class: "name" }, p.name),
+      el("span", { class: "name", title: p.name }, p.name),
       el("span", { class: "score" }, String(p.score)))));
     S.renderPresses($("board-presses"), view);
     $("board-themes").replaceChildren(...(view.themes || []).map((th) => el("li", {
@@ -38,14 +73,17 @@
                (th.played.length === th.prices.length ? " done" : "") },
       el("span", { class: "theme-chip-name" }, th.name),
       el("span", { class: "pips" }, ...th.prices.map((price) => el("i", { class: th.played.includes(price) ? "played" : "" }))))));
+    remember();
   }
 
   function renderStandings() {
+    const anyTiebreak = (view.standings || []).some((row) => (row.tiebreak || []).length);
+    $("standings").classList.toggle("no-tiebreak", !anyTiebreak);
     $("standings-body").replaceChildren(...(view.standings || []).map((row) => el("tr", {},
       el("td", { class: "place" }, String(row.place)),
       el("td", { class: "name" }, row.name),
       el("td", { class: "score" }, String(row.score)),
-      el("td", { class: "tiebreak" }, row.tiebreak || ""))));
+      el("td", { class: "tiebreak" }, (row.tiebreak || []).map(([method, value]) => t("tiebreak." + method) + ": " + value).join(", ")))));
   }
 
   function tick() {

@@ -8,16 +8,37 @@
 
   function show(id) { for (const s of ["login", "setup", "run"]) $(s).hidden = s !== id; }
 
-  function reason(text, kind) {
-    $("reason").textContent = text || "";
+  let reasonShown = 0;  // counts messages, so a late acknowledgement never wipes a newer refusal
+  /* One place says why: the line under the controls. The toast (top, never takes a tap) repeats it only when
+     that line is scrolled out of sight (a phone). msg: {ru, en} or a plain string. */
+  function reason(msg, kind) {
+    reasonShown++;
+    const [main, second] = typeof msg === "string" ? [msg, ""] : S.say(msg);
+    $("reason").replaceChildren(main || "", second ? el("span", { class: "second" }, second) : "");
     $("reason").className = "reason " + (kind || "");
-    if (text) S.toast(text, kind);
+    if (!main) return;
+    const box = $("reason").getBoundingClientRect();
+    if ($("run").hidden || box.bottom > window.innerHeight || box.top < 0) S.toast(main, kind);
   }
 
-  async function send(name, args) {
-    const ack = await link.command(name, args);
-    if (!ack.ok) reason(t("host.rejected") + ": " + S.both(ack.error) + (ack.error.rule ? " [" + ack.error.rule + "]" : ""), "error");
-    else reason("");
+  /* A tap's intent (command + the view it was made on) keeps one command id: a double tap, or a tap resent
+     after the link came back, is applied once by the server. A command tapped offline shows as pending. */
+  const intents = new Map();
+  async function send(name, args, button) {
+    const before = reasonShown;
+    const intent = name + "|" + JSON.stringify(args || {}) + "|" + (link.seq >= 0 ? link.seq : "off" + (view ? JSON.stringify(view.question) : ""));
+    if (intents.has(intent)) return intents.get(intent).promise;  // the same tap again: already on its way
+    const entry = { id: S.newId() };
+    intents.set(intent, entry);
+    if (intents.size > 50) intents.delete(intents.keys().next().value);
+    const pending = button && document.body.dataset.conn !== "online";
+    if (pending) { button.classList.add("pending"); button.dataset.pending = t("conn.pending"); }
+    entry.promise = link.command(name, args, entry.id);
+    const ack = await entry.promise;
+    if (button) button.classList.remove("pending");
+    // refused: a new tap may try again (not after a timeout: the first may yet have been applied, keep its id)
+    if (!ack.ok) { if (ack.error.code !== "timeout") intents.delete(intent); reason(ack.error, "error"); }
+    else if (reasonShown === before) reason("");
     return ack;
   }
 
@@ -27,15 +48,15 @@
     sessionStorage.setItem(PIN_KEY, pin);
     link = S.connect("/host", {
       auth: () => ({ pin: sessionStorage.getItem(PIN_KEY) || "" }),
-      onHello: (hello) => { profiles = hello.profiles || []; fillProfiles(); },
+      onHello: (hello) => { profiles = hello.profiles || []; fillProfiles(); $("logout").hidden = false; },
       onView: (v, event) => { view = v; render(event); },
       onRefused: (err) => {
         sessionStorage.removeItem(PIN_KEY);
+        $("logout").hidden = true;
         show("login");
         $("login-error").textContent = S.both(err);
       },
     });
-    $("logout").hidden = false;
   }
   $("login-form").addEventListener("submit", (e) => { e.preventDefault(); login($("pin").value.trim()); });
   $("logout").addEventListener("click", () => { sessionStorage.removeItem(PIN_KEY); location.reload(); });
@@ -57,47 +78,64 @@
     for (let i = 0; i < count; i++) {
       fs.append(el("input", { name: "player", placeholder: t("setup.player_n") + " " + (i + 1), value: names[i] || "" }));
     }
+    const counts = p.theme_counts && p.theme_counts.length ? p.theme_counts : [];
+    $("theme-count-hint").textContent = counts.length ? t("setup.theme_counts") + " " + counts.join(", ") : "";
     const list = $("theme-list");
     const want = p.themes || 4;
+    setThemeCount(want);
+  }
+  function setThemeCount(want) {
+    const list = $("theme-list");
+    want = Math.max(1, Math.min(30, want | 0));
     while (list.children.length < want) addTheme();
     while (list.children.length > want) list.lastChild.remove();
+    $("theme-count").value = String(list.children.length);
   }
+  $("theme-count").addEventListener("input", () => { if (Number($("theme-count").value) >= 1) setThemeCount(Number($("theme-count").value)); });
   function addTheme() {
     const list = $("theme-list"), n = list.children.length + 1;
     list.append(el("div", { class: "theme-row" },
       el("input", { name: "theme", placeholder: t("setup.theme_n") + " " + n }),
       currentProfile().red_themes ? el("label", { class: "red-flag" }, el("input", { type: "checkbox", name: "red" }), t("setup.red")) : null));
   }
-  $("add-theme").addEventListener("click", addTheme);
-  $("remove-theme").addEventListener("click", () => { const l = $("theme-list"); if (l.children.length > 1) l.lastChild.remove(); });
+  $("add-theme").addEventListener("click", () => setThemeCount($("theme-list").children.length + 1));
+  $("remove-theme").addEventListener("click", () => setThemeCount($("theme-list").children.length - 1));
   $("setup-form").addEventListener("submit", async (e) => {
     e.preventDefault();
-    const players = [...$("players").querySelectorAll("input")].map((i) => i.value.trim()).filter(Boolean);
+    const seats = [...$("players").querySelectorAll("input")];
+    let players = seats.map((i) => i.value.trim()).filter(Boolean);
+    // no names typed: play with the placeholders the form shows («Игрок 1»...), as many as the regulation seats
+    if (!players.length) players = seats.slice(0, Math.max(currentProfile().min_players || 2, seats.length)).map((i) => i.placeholder);
     const themes = [...$("theme-list").children].map((row, i) => ({
       name: row.querySelector("input[name=theme]").value.trim() || t("setup.theme_n") + " " + (i + 1),
       red: !!(row.querySelector("input[name=red]") || {}).checked,
     }));
     const ack = await send("setup", { profile: $("profile").value, players, themes });
-    if (ack.ok) setupWanted = false;
+    if (ack.ok) { setupWanted = false; render(); }  // the new battle's update may have come before this ack
   });
-  $("new-battle").addEventListener("click", () => { setupWanted = true; render(null); });
+  for (const id of ["new-battle", "new-battle-end"]) $(id).addEventListener("click", () => { setupWanted = true; render(null); });
 
   // ---------------------------------------------------------------- run
   function allowed(cmd) { return view && view.allowed && cmd in view.allowed && view.allowed[cmd] === null; }
   function refusal(cmd) {
     if (!view || !view.allowed || !(cmd in view.allowed)) return t("error.no_battle");
     const why = view.allowed[cmd];
-    return why ? S.both(why) + (why.rule ? " [" + why.rule + "]" : "") : "";
+    return why ? S.say(why).filter(Boolean).join(" / ") : "";
   }
-  function tryCommand(cmd, args) {
-    if (!allowed(cmd)) { reason(t("host.rejected") + ": " + refusal(cmd), "error"); return; }
-    send(cmd, args);
+  function tryCommand(cmd, args, button) {
+    if (!allowed(cmd)) {
+      const why = view && view.allowed && view.allowed[cmd];
+      reason(why || t("error.no_battle"), "error");
+      return;
+    }
+    send(cmd, args, button);
   }
   document.querySelectorAll(".controls [data-cmd]").forEach((b) =>
-    b.addEventListener("click", () => tryCommand(b.dataset.cmd)));
+    b.addEventListener("click", () => tryCommand(b.dataset.cmd, undefined, b)));
   $("claps").addEventListener("click", () => tryCommand("claps", { on: !(view.battle && view.battle.on_claps) }));
-  $("button-test").addEventListener("click", () => send("button_test", { on: true }));
+  $("button-test").addEventListener("click", () => send("button_test", { on: !view.button_test }));
   $("phones").addEventListener("click", () => send("phones", { enabled: !view.phones_enabled }));
+  $("corr-question").addEventListener("change", () => renderCorrection());
   $("correction-form").addEventListener("submit", (e) => {
     e.preventDefault();
     send("correct", { question: Number($("corr-question").value), player: Number($("corr-player").value),
@@ -138,7 +176,10 @@
       q && !q.over ? el("span", { class: "price" }, String(q.price)) : null,
       view.battle.finished ? el("span", {}, t("host.finished")) : null].filter(Boolean));
     const answerer = view.answerer !== null && view.answerer !== undefined ? view.players[view.answerer] : null;
-    $("point").textContent = answerer ? t("cmd.point_name").replace("{name}", answerer.name) : t("cmd.point");
+    $("point").replaceChildren(el("span", { class: "ellipsis" }, answerer ? t("cmd.point_name").replace("{name}", answerer.name) : t("cmd.point")));
+    $("point").title = answerer ? answerer.name : "";
+    // "next" starts the next theme when one is over: say so (a double tap no longer does both, see send())
+    $("next-label").textContent = t(view.battle.phase === "between_themes" ? "cmd.next_theme" : "cmd.next");
     document.querySelectorAll("[data-cmd]").forEach((b) => {
       const ok = allowed(b.dataset.cmd);
       b.classList.toggle("is-disabled", !ok);
@@ -147,13 +188,17 @@
     });
     $("claps").classList.toggle("on", !!view.battle.on_claps);
     $("phones").textContent = t(view.phones_enabled ? "cmd.phones_off" : "cmd.phones_on");
+    $("button-test").textContent = t(view.button_test ? "cmd.button_test_off" : "cmd.button_test");
+    $("button-test").classList.toggle("on", !!view.button_test);
     $("host-players").replaceChildren(...view.players.map((p) => el("li", {
         class: "host-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : "") + (p.eligible ? " eligible" : ""),
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index },
         onclick: () => { if (view.battle.on_claps) tryCommand("pick", { player: p.index }); } },
-      el("span", { class: "name" }, p.name), el("span", { class: "score" }, String(p.score)))));
-    fillSelect($("corr-player"), view.players.map((p) => [p.index, p.name]));
-    fillSelect($("corr-question"), (view.questions || []).map((q) => [q.index, q.theme_name + " · " + q.price]).reverse());
+      el("span", { class: "name", title: p.name }, p.name), el("span", { class: "score" }, String(p.score)))));
+    fillSelect($("corr-question"), (view.questions || []).map((q) => [q.index, q.theme_name + " · " + q.price +
+      (q.withdrawn ? " · " + t("host.withdrawn") : "")]).reverse());
+    renderCorrection();
+    renderEnd();
     $("appeals").replaceChildren(...(view.appeals || []).map((a) => el("li", {},
       view.players[a.player].name + " · " + t("host.question_n") + " " + (a.question + 1) + (a.claim ? " · " + a.claim : "") + " ",
       a.decided ? el("b", {}, t(a.accepted ? "cmd.appeal_accept" : "cmd.appeal_reject")) : [
@@ -162,10 +207,40 @@
     S.renderPresses($("host-presses"), view);
   }
 
+  /* Who answered the chosen question, and how: the form offers only those (a correction of anyone else is
+     refused by the engine anyway); with nobody to correct the buttons stay off. */
+  function renderCorrection() {
+    const q = (view.questions || []).find((x) => String(x.index) === $("corr-question").value);
+    const answers = q ? q.answers || [] : [];
+    fillSelect($("corr-player"), answers.map((a) => [a.player, view.players[a.player].name + " · " +
+      t(a.correct ? "cmd.right" : "cmd.wrong")]));
+    $("corr-answers").textContent = !q ? "" : answers.length ? "" : t("host.nobody_answered");
+    const profile = profiles.find((p) => p.name === view.battle.profile) || {};
+    $("appeal").hidden = profile.appeals === false;
+    if (!answers.length) for (const id of ["corr-submit", "appeal"]) {
+      $(id).classList.add("is-disabled"); $(id).setAttribute("aria-disabled", "true");
+    }
+  }
+
+  /* The end of the battle: the standings and a visible "Новый бой" where the controls were. */
+  function renderEnd() {
+    const over = !!view.battle.finished;
+    $("host-end").hidden = !over;
+    $("run").classList.toggle("finished", over);
+    if (!over) return;
+    $("host-standings").replaceChildren(...(view.standings || []).map((row) => el("tr", {},
+      el("td", { class: "place" }, String(row.place)), el("td", { class: "name" }, row.name),
+      el("td", { class: "score" }, String(row.score)))));
+  }
+
   function tick() {
     requestAnimationFrame(tick);
     if (!view || !link) return;
     S.drawCountdown($("countdown"), link, view);
+    // The answer time is out: "Время" is what the host presses now (eurocup 2.8: he calls it), so it pulses.
+    const d = view.deadlines && view.deadlines.answer;
+    const out = (!!d && S.remainingMs(link, d.at_ns) <= 0 || (view.expired || []).includes("answer")) && allowed("time");
+    $("time-button").classList.toggle("pulse", out);
   }
   requestAnimationFrame(tick);
 

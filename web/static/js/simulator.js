@@ -7,10 +7,10 @@
   let view = null;
   const link = S.connect("/sim", { onView: (v) => { view = v; render(); } });
 
-  function act(player, action) {
-    link.socket.emit(S.events.simulate, { player, action }, (ack) => {
-      if (ack && !ack.ok) S.toast(S.both(ack.error), "error");
-    });
+  async function act(player, action) {
+    // in order, one at a time (link.request): a release never overtakes its press
+    const ack = await link.request(S.events.simulate, { player, action }, 1);
+    if (ack && !ack.ok) S.toast(S.both(ack.error), "error");
   }
   function render() {
     const players = (view.players && view.players.length) ? view.players :

@@ -9,6 +9,8 @@
   S.t = (key) => (key in S.strings ? S.strings[key] : key);
   S.lang = S.language;
   S.both = (msg) => (msg ? (S.lang === "en" ? msg.en + " / " + msg.ru : msg.ru + " / " + msg.en) : "");
+  /* a worded message {ru, en} as [main line, second line]: Russian then English; the English page, English only */
+  S.say = (msg) => (!msg ? ["", ""] : S.lang === "en" ? [msg.en || msg.ru, ""] : [msg.ru, msg.en && msg.en !== msg.ru ? msg.en : ""]);
 
   let idCounter = 0;
   const idPrefix = Date.now().toString(36) + "-" + Math.floor(Math.random() * 1e9).toString(36);
@@ -17,9 +19,16 @@
   function setIndicator(state) {
     const el = document.getElementById("conn");
     if (!el) return;
+    el.hidden = false;  // pages without a socket never call this: no pill that says "connecting" forever
     el.className = "indicator conn-" + state;
     el.textContent = S.t("conn." + state);
     document.body.dataset.conn = state;
+    const banner = document.getElementById("offline-banner");
+    if (banner) banner.hidden = state === "online" || state === "connecting" && !S._wasOnline;
+    if (state === "online") S._wasOnline = true;
+    // offline, the buttons' state is unknown here: hide it rather than show a stale "connected"
+    const capture = document.getElementById("capture-indicator");
+    if (capture && state !== "online") capture.hidden = true;
   }
 
   function setCapture(view) {
@@ -33,11 +42,12 @@
   S.toast = function (text, kind) {
     const el = document.getElementById("toast");
     if (!el) return;
+    // Never takes a tap (pointer-events: none in the stylesheet), sits at the top, gone in 3 s.
     el.textContent = text;
     el.className = "toast " + (kind || "");
-    el.hidden = false;
+    el.hidden = !text;
     clearTimeout(S._toastTimer);
-    S._toastTimer = setTimeout(() => { el.hidden = true; }, 6000);
+    S._toastTimer = setTimeout(() => { el.hidden = true; }, 3000);
   };
 
   /* connect(namespace, {auth(): object, onHello(h), onView(view, event, seq), onRefused(err)}) */
@@ -50,10 +60,12 @@
       timeout: 4000,
     });
     const link = { socket, seq: -1, view: null, offsetMs: 0, hello: null };
+    (S.links = S.links || []).push(link);  // for tools (bench/bench_web.py times the messages)
 
     function clock(serverNowNs) {
-      // server monotonic ms minus our monotonic ms at receipt: converts engine deadlines to local time
-      link.offsetMs = serverNowNs / 1e6 - performance.now();
+      // server monotonic ms minus our monotonic ms at receipt: converts engine deadlines to local time.
+      // A message's stamp is late by its trip; the clock round trips (syncClock) give a better offset.
+      if (link.bestTripMs === undefined) link.offsetMs = serverNowNs / 1e6 - performance.now();
     }
     link.serverNowMs = () => performance.now() + link.offsetMs;
 
@@ -72,6 +84,7 @@
       clock(hello.server_now_ns);
       if (options.onHello) options.onHello(hello);
     });
+    if (options.onHostPresent) socket.on(E.host_present, options.onHostPresent);
     socket.on(E.snapshot, (snap) => {
       clock(snap.server_now_ns);
       link.seq = snap.seq;
@@ -97,12 +110,14 @@
       document.body.dataset.seq = String(link.seq);
       options.onView(link.view, update.event, link.seq);
     });
-    socket.on(E.notice, (notice) => S.toast(S.both(notice)));
 
-    /* emit with an id, resent with the same id until acknowledged; resolves with the ack */
+    /* emit with an id, resent with the same id until acknowledged; resolves with the ack.
+       Requests go one at a time, in order: the server handles each event in a thread of its own, so two
+       taps sent together could otherwise be applied in the other order (a release before its press). */
+    let chain = Promise.resolve();
     link.request = function (eventName, payload, attempts) {
       const body = Object.assign({ id: S.newId() }, payload);
-      return new Promise((resolve) => {
+      const run = () => new Promise((resolve) => {
         let left = attempts || 5;
         const attempt = () => {
           socket.timeout(3000).emit(eventName, body, (err, ack) => {
@@ -113,28 +128,71 @@
         };
         attempt();
       });
+      const result = chain.then(run);
+      chain = result;
+      return result;
     };
-    link.command = (name, args) => link.request(E.command, { name, args: args || {} });
+    /* id: the same id for the same intent (a double tap), so the server applies it once */
+    link.command = (name, args, id) => link.request(E.command, Object.assign(id ? { id } : {}, { name, args: args || {} }));
+    /* the server's clock, NTP-style: offset from the fastest of a few round trips (countdowns use it) */
+    link.syncClock = function (rounds) {
+      let best = Infinity;
+      const once = (left) => {
+        const sent = performance.now();
+        socket.timeout(2000).emit(E.clock, {}, (err, reply) => {
+          if (err) return;
+          const now = performance.now(), trip = now - sent;
+          if (trip < best) { best = trip; link.offsetMs = reply.server_now_ns / 1e6 + trip / 2 - now; link.bestTripMs = trip; }
+          if (left > 1) once(left - 1);
+        });
+      };
+      once(rounds || 5);
+    };
+    socket.on("connect", () => link.syncClock(5));
     return link;
   };
 
   /* remaining ms until a server deadline (ns, server monotonic), or null */
   S.remainingMs = (link, deadlineNs) => (deadlineNs == null ? null : deadlineNs / 1e6 - link.serverNowMs());
 
+  /* Presses in time order. Only "answerer" and "queued" presses count (eurocup 2.9); every other one is struck
+     through with a short word of why. The press that answers now, or will answer next, is highlighted. */
+  const COUNTING = new Set(["answerer", "queued"]);
+  S.nextPress = function (v) {
+    const presses = v.presses || [];
+    if (v.question && v.question.over) return -1;
+    if (v.answerer !== null && v.answerer !== undefined) {
+      for (let i = presses.length - 1; i >= 0; i--) if (presses[i].outcome === "answerer" && presses[i].player === v.answerer) return i;
+      return -1;
+    }
+    const eligible = new Set((v.players || []).filter((p) => p.eligible).map((p) => p.index));
+    return presses.findIndex((p) => COUNTING.has(p.outcome) && eligible.has(p.player));
+  };
   S.renderPresses = function (list, v) {
-    list.replaceChildren(...(v.presses || []).map((p, i) => S.el("li", { class: p.source === "phone" ? "phone" : "" },
-      S.el("span", { class: "name" }, v.players[p.player] ? v.players[p.player].name : "#" + p.player),
-      S.el("span", { class: "gap" }, i === 0 ? "" : "+" + p.gap_ms.toFixed(1) + " ms"),
-      p.source === "phone" ? S.el("span", { class: "tag" }, S.t("board.phone")) : null)));
+    const next = S.nextPress(v);
+    const presses = v.presses || [];
+    const first = presses.find((p) => COUNTING.has(p.outcome)) || presses[0];
+    list.classList.toggle("over", !!(v.question && v.question.over));
+    list.replaceChildren(...presses.map((p, i) => {
+      const counts = COUNTING.has(p.outcome);
+      const gapMs = first ? Math.round((p.t_ns - first.t_ns) / 1e6) : 0;
+      return S.el("li", { class: [p.source === "phone" ? "phone" : "", counts ? "counts" : "void", i === next ? "next" : ""].join(" ").trim(),
+                          dataset: { outcome: p.outcome || "" } },
+        S.el("span", { class: "name" }, v.players[p.player] ? v.players[p.player].name : "#" + (p.player + 1)),
+        S.el("span", { class: "gap" }, p === first || !first ? "" : (gapMs >= 0 ? "+" : "−") + Math.abs(gapMs) + "\u00a0" + S.t("unit.ms")),
+        counts ? null : S.el("span", { class: "why" }, S.t("press." + p.outcome)),
+        p.source === "phone" ? S.el("span", { class: "tag" }, S.t("board.phone")) : null);
+    }));
   };
 
   S.drawCountdown = function (box, lnk, v) {
     const d = v.deadlines || {};
     const which = d.answer ? "answer" : d.press_window ? "press_window" : null;
     const bar = box.querySelector(".bar"), label = box.querySelector(".label");
-    if (!which) { box.classList.remove("active"); bar.style.width = "0"; label.textContent = ""; return; }
+    if (!which) { box.classList.remove("active", "expired"); bar.style.width = "0"; label.textContent = ""; return; }
     const left = Math.max(0, S.remainingMs(lnk, d[which].at_ns));
     box.classList.add("active");
+    box.classList.toggle("expired", left === 0);
     box.dataset.kind = which;
     bar.style.width = (100 * left / d[which].total_ms) + "%";
     label.textContent = (left / 1000).toFixed(1);

@@ -207,3 +207,53 @@ def test_2_5_a_signal_right_after_the_price_is_answered_before_any_reading(game)
     g.read()  # then the question is read for the others
     g.press(2, after=1.0)
     assert g.state.answerer == 2 and g.state.current_question.reading == "interrupted"
+
+
+def test_2_4_only_the_tied_play_the_extra_theme_losing_points_in_it_never_hands_the_win_to_a_third(game):
+    g = game("eurocup", themes=2)
+    g.theme_of([(0, True)], [(1, True)], [(1, True)], [(0, True)], [])  # Аня 50, Борис 50
+    g.theme_of([(2, True)], [], [(2, True)], [], [])                    # Вера 40
+    g.theme("дополнительная")
+    g.question((0, False), (1, False))  # both −10
+    g.question()
+    g.question((1, False))              # Борис −30
+    g.question((0, False))              # Аня −40
+    g.question()
+    table = standings(g.state)
+    assert [(line.name, line.place, line.score, line.shootout_score) for line in table.lines] == [
+        ("Борис", 1, 50, -40), ("Аня", 2, 50, -50), ("Вера", 3, 40, None)]
+    assert table.shootout is None and g.state.is_over
+
+
+def test_2_9_a_signal_during_a_late_answer_is_not_late_it_answers_next(game):
+    g = game("eurocup")
+    g.theme(); g.price(); g.read()
+    g.at(10).finish()                     # the window runs to 17 s (2.5)
+    g.at(16).press(0); g.at(16.2).point(0)  # Аня signals in time; the host points and resets (2.6)
+    g.at(17.2).press(1)                   # Борис signals during her answer, after the reading's 7 s
+    assert g.last_press().outcome == "queued"
+    g.at(18.2).wrong()                    # 2.9: his deadline was 7 s after "wrong" (25.2 s); he answers at once
+    assert g.state.answerer == 1
+    g.point(1); g.wrong()
+    assert g.state.press_window_closes_ns == ns(g.time + 7)  # recomputed at the last "wrong"
+
+
+def test_2_11_1_an_answer_corrected_to_right_ends_the_question_there_and_later_answers_are_void(game):
+    from appliance.rules.battle import RulingCorrected
+    from appliance.rules.battle.protocol import protocol_rows
+
+    g = game("eurocup")
+    g.theme(); g.question((0, False), (1, True))  # Аня −10, Борис +10
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True, reason="ответ засчитан"))
+    assert g.state.scores == (10, 0, 0)  # one right answer per question: the question ended with Аня's
+    assert g.state.questions[0].rulings[1].voided_by == 0
+    row = protocol_rows(g.state)[0]
+    assert row.scores == (10, 0, 0) and "Борис: +10 → 0" in row.corrections and "voided" in row.corrections
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=1, correct=False)).rule == \
+        "eurocup (profile: corrections)"
+    # made wrong again, the answer it voided counts again; a right answer made wrong invents nothing later
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False))
+    assert g.state.scores == (-10, 10, 0)
+    g.question((2, True))
+    g.do(RulingCorrected(at_ns=g.tick(), question=1, player=2, correct=False))
+    assert g.state.scores == (-10, 10, -20) and g.state.questions[1].outcome == "unanswered"

@@ -75,7 +75,7 @@ def test_3_7_no_appeals_and_a_ruling_is_corrected_only_before_the_next_question(
     g.theme(); g.question((0, False), (1, True))
     assert g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0)).rule == "irkutsk 3.7"
     g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True, reason="checked the source"))
-    assert g.state.scores == (10, 10, 0)
+    assert g.state.scores == (10, 0, 0)  # 3.1: Аня answered right first; Борис's answer counts for nobody
     g.question()
     assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=1, correct=False)).rule == "irkutsk 3.7"
 
@@ -106,3 +106,93 @@ def test_3_4_a_press_given_during_an_answer_that_arrives_after_minus_still_does_
 
 def ns_of(seconds):
     return round(seconds * 1_000_000_000)
+
+
+def test_3_6_a_shootout_orders_only_the_tied_a_player_who_loses_it_keeps_his_place_above_the_others(game):
+    # Аня and Борис tie for 1st at 50 on every indicator; Вера is 3rd with 40
+    g = game("irkutsk", players=PLAYERS, themes=2)
+    g.theme_of([(0, True)], [(1, True)], [(1, True)], [(0, True)], [])
+    g.theme_of([(2, True)], [], [(2, True)], [], [])
+    assert standings(g.state).shootout.players == (0, 1)
+    g.theme("перестрелка")
+    g.question((0, True))   # Аня +10
+    g.question((1, False))  # Борис −20: below Вера on the running total, but she never played the shoot-out
+    for _ in range(3):
+        g.question()
+    table = standings(g.state)
+    assert [(line.name, line.place, line.score, line.shootout_score) for line in table.lines] == [
+        ("Аня", 1, 50, 10), ("Борис", 2, 50, -20), ("Вера", 3, 40, None), ("Глеб", 4, 0, None)]
+    assert g.state.scores == (60, 30, 40, 0)  # the scoreboard's running total includes the shoot-out
+
+
+def test_3_6_after_the_shootout_the_indicators_are_checked_again_over_its_questions(game):
+    g = game("irkutsk", players=PLAYERS[:3], themes=1)
+    g.theme_of([(0, True)], [(1, True)], [(1, True)], [(0, True)], [])  # Аня 50, Борис 50, alike
+    g.theme("перестрелка")
+    g.question((0, True))   # Аня +10
+    g.question((1, True))   # Борис +20
+    g.question((0, False))  # Аня −30: −20
+    g.question((1, False))  # Борис −40: −20, equal again
+    g.question()
+    table = standings(g.state)
+    # «повторно проверяются перечисленные показатели»: without minuses Борис took 20 in the shoot-out, Аня 10
+    assert [(line.name, line.place, line.shootout_score) for line in table.lines] == [
+        ("Борис", 1, -20), ("Аня", 2, -20), ("Вера", 3, None)]
+    assert table.shootout is None and g.state.is_over
+
+
+def test_3_7_next_tapped_twice_the_mistaken_price_is_undone_but_the_earlier_ruling_stays_final(game):
+    from appliance.rules.battle import ActionUndone, QuestionWithdrawn
+
+    g = game("irkutsk", players=PLAYERS[:3])
+    g.theme(); g.question((0, False))  # Аня −10
+    over = g.state
+    assert over.phase == "question_over"
+    g.price(); g.read()                # "next" tapped once too often: the price and the reading (one gesture)
+    g.do(ActionUndone(at_ns=g.tick()))  # the reading is taken back: no ruling is touched
+    g.do(ActionUndone(at_ns=g.tick()))  # so is the price: a slip of the host, nothing is revisited
+    assert [type(u.event).__name__ for u in g.state.undone] == ["ReadingStarted", "PriceAnnounced"]
+    assert g.state.phase == "question_over" and g.state.questions == over.questions
+    assert g.state.scores == (-10, 0, 0) and g.state.expected_value() == 20
+    # 3.7: the next question was announced, so Аня's ruling is final; taking the price back does not reopen it
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True)).rule == "irkutsk 3.7"
+    error = g.refused(ActionUndone(at_ns=g.tick()))  # the next undo would take back the ruling itself
+    assert error.rule == "irkutsk 3.7" and "AnswerJudged" in error.message
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="опечатка")).rule == "irkutsk 3.7"
+    # the host announces the question again and plays on; the question in play is his to correct
+    g.price(); g.read(); g.finish(); g.press(1); g.point(1); g.wrong()
+    assert g.state.last_question.value_points == 20
+    g.do(ActionUndone(at_ns=g.tick()))  # the current question's own ruling may be taken back
+    assert g.state.scores == (-10, 0, 0) and g.state.answerer == 1
+
+
+def test_3_7_next_theme_tapped_twice_is_undone_back_to_between_themes_the_last_ruling_stays_final(game):
+    from appliance.rules.battle import ActionUndone
+
+    g = game("irkutsk", players=PLAYERS[:3], themes=2)
+    g.theme_of([], [], [], [], [(2, True)])  # Вера +50 on the theme's last question
+    ended = g.state
+    g.theme()         # "next": the next theme starts
+    g.price(); g.read()  # "next" again by mistake: its first question is announced and read
+    for _ in range(3):
+        g.do(ActionUndone(at_ns=g.tick()))
+    assert [type(u.event).__name__ for u in g.state.undone] == ["ReadingStarted", "PriceAnnounced", "ThemeStarted"]
+    assert g.state.phase == "between_themes" and g.state.themes == ended.themes
+    assert g.state.questions == ended.questions and g.state.scores == (0, 0, 50)
+    # 3.7: a question of the next theme was announced: Вера's ruling stays final
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=4, player=2, correct=False)).rule == "irkutsk 3.7"
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "irkutsk 3.7"  # nor undone
+    g.theme(); g.question((1, True))  # the battle goes on as if the slip had not happened
+    assert g.state.scores == (0, 10, 50) and g.state.last_question.theme == 1
+
+
+def test_3_7_a_question_is_withdrawn_only_while_it_is_in_play(game):
+    from appliance.rules.battle import QuestionWithdrawn
+
+    g = game("irkutsk", players=PLAYERS[:3])
+    g.theme(); g.question((0, True))
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="опечатка")).rule == "irkutsk 3.7"
+    assert g.state.scores == (10, 0, 0)
+    g.price(); g.read()
+    g.do(QuestionWithdrawn(at_ns=g.tick(), reason="опечатка"))  # in play: withdrawn, it scores nothing
+    assert g.state.last_question.outcome == "withdrawn"

@@ -99,7 +99,7 @@ def test_4_2_disputed_before_the_next_question_reviewed_after_the_battle(game):
     for _ in range(3):
         g.question()
     g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))  # after the battle
-    assert g.state.scores == (10, 10, 0, 0)
+    assert g.state.scores == (10, 0, 0, 0)  # Аня took it first: Борис's later answer counts for nobody
 
 
 def test_4_4_on_claps_the_host_points_to_whoever_he_saw_first(game):
@@ -118,3 +118,42 @@ def test_4_4_on_claps_the_host_points_to_whoever_he_saw_first(game):
     g.do(ModeChanged(at_ns=g.tick(), mode="buttons"))
     g.price(); g.do(ButtonPressed(at_ns=g.tick(), player=3))
     assert g.state.answerer == 3
+
+
+def test_4_2_an_answer_nobody_disputed_before_the_next_question_stands(game):
+    from appliance.rules.battle import RulingCorrected
+
+    g = game("mubc", players=PLAYERS)
+    g.theme(); g.question((0, False))
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))  # at once: the host rules
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False))
+    g.question()  # the next question is announced with no dispute lodged
+    error = g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))
+    assert error.rule == "mubc 4.2" and "AppealDecided" in error.message
+    assert g.state.scores == (-10, 0, 0, 0)
+
+
+def test_4_4_on_claps_the_host_cannot_point_to_a_player_after_the_window_has_closed(game):
+    g = game("mubc", players=PLAYERS, mode="claps")
+    g.theme(); g.price(); g.read(); g.finish()
+    closes = g.state.press_window_closes_ns
+    error = g.refused(AnswererPointed(at_ns=closes + 15 * 1_000_000_000, player=0))
+    assert error.rule == "mubc 4.4" and "window" in error.message
+    g.at(closes / 1_000_000_000 - 0.01).point(0)  # a clap within the window counts
+    g.wrong()
+    g.expire()  # the window after "wrong" runs out with nobody clapping: the question ends
+    assert g.state.last_question.outcome == "unanswered" and g.state.scores == (-10, 0, 0, 0)
+
+
+def test_4_2_a_price_announced_by_mistake_is_undone_but_the_time_to_dispute_has_passed(game):
+    from appliance.rules.battle import ActionUndone
+
+    g = game("mubc", players=PLAYERS)
+    g.theme(); g.question((0, False))
+    g.price(); g.read()  # "next" tapped too early: the next question is announced
+    g.do(ActionUndone(at_ns=g.tick())); g.do(ActionUndone(at_ns=g.tick()))  # a slip: allowed, rules nothing
+    assert g.state.phase == "question_over" and g.state.expected_value() == 20
+    # 4.2: the next question was announced with no dispute lodged; taking the price back does not revive one
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0)).rule == "mubc 4.2"
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "mubc 4.2"
+    assert g.state.scores == (-10, 0, 0, 0)

@@ -72,3 +72,18 @@ def test_unknown_profile_and_bad_toml(tmp_path):
     path.write_text("[profile\nname=", encoding="utf-8")
     with pytest.raises(ProfileError, match="not valid TOML"):
         load_profile(path)
+
+
+def test_theme_counts_per_stage_are_profile_data():
+    """eurocup 3.4 (4 themes, 6 in the 1/3, 12 in the final), irkutsk 2.2-2.6 (6, 7, 8, 9), youth-cup 2.5."""
+    counts = {name: (load_profile(name).themes_usual, load_profile(name).themes_counts) for name in profile_names()}
+    assert counts["eurocup"] == (4, (4, 6)) and counts["eurocup-final"] == (12, (12,))
+    assert counts["irkutsk"] == (6, (6, 7, 8, 9))
+    assert counts["youth-cup"] == (10, (8, 10)) and counts["youth-cup-final"] == (12, (12,))
+    for usual, named in counts.values():
+        assert not named or usual in named
+
+
+def test_theme_counts_must_be_positive():
+    with pytest.raises(ProfileError, match=r"\[themes\]"):
+        profile_from_dict({"profile": {"name": "x", "title": "x"}, "themes": {"usual": 0}})

@@ -15,6 +15,7 @@ from appliance.rules.battle import (ActionUndone, AnswerAnnounced, AnswererPoint
                                     ReadingStarted, RulingCorrected, ShortFormGiven, ThemeStarted, TimeCalled, apply,
                                     event_from_dict, event_to_dict, load_profile, profile_names, replay, snapshot,
                                     standings)
+from appliance.rules.battle.engine import correction_barrier
 from appliance.rules.battle.standings import tallies
 
 PROFILES = {name: load_profile(name) for name in profile_names()}
@@ -114,13 +115,21 @@ def make_event(state, kind, number, gap, flag):
 
 
 def check_invariants(state):
+    # what the battle has reached never falls behind what it shows (undo does not lower it)
+    assert state.themes_reached >= len(state.themes) and state.questions_reached >= len(state.questions)
     # the score is the sum of the rulings that count (withdrawn questions count nothing)
     expected = [0] * len(state.players)
     for question in state.questions:
         if question.withdrawn:
             continue
         for ruling in question.rulings:
+            if ruling.void:
+                continue  # after an answer corrected to right (eurocup 2.11.1)
             expected[ruling.player] += question.value_points if ruling.effective else -question.value_points
+        # a question ends with its right answer: nothing counts after it, one right answer at most
+        counting = [ruling for ruling in question.rulings if not ruling.void]
+        rights = [number for number, ruling in enumerate(counting) if ruling.effective]
+        assert not rights or rights == [len(counting) - 1]
     assert list(state.scores) == expected
     assert [t["score"] for t in tallies(state)] == expected
     # one answer per player per question; only participants answer
@@ -133,6 +142,11 @@ def check_invariants(state):
         assert current.answerer in current.participants and current.answerer not in current.answered
     table = standings(state)
     assert sorted(line.player for line in table.lines) == list(range(len(state.players)))
+    # places come from the regular themes: a shoot-out never ranks a player below a lower regular score
+    for better in table.lines:
+        for worse in table.lines:
+            if better.score > worse.score:
+                assert better.place_to < worse.place
     assert all(line.place <= line.place_to for line in table.lines)
     json.dumps(snapshot(state, with_questions=True))  # always JSON-able for the web layer
 
@@ -159,6 +173,10 @@ def test_any_event_sequence_leaves_a_valid_state_or_is_refused_and_replay_reprod
             continue
         accepted.append(event)
         check_invariants(state)
+        if isinstance(event, ActionUndone):  # undo reopens no closed ruling (irkutsk 3.7, youth-cup 3.1, mubc 4.2)
+            for index in range(len(state.questions)):
+                if correction_barrier(before, index) is not None:
+                    assert correction_barrier(state, index) is not None
     # replay from the log's own line format reproduces the state exactly
     lines = [json.loads(json.dumps(event_to_dict(event))) for event in accepted]
     again = replay(event_from_dict(line) for line in lines)

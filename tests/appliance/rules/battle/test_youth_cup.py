@@ -86,9 +86,12 @@ def test_3_1_an_appeal_after_the_theme_rescores_the_battle(game):
         g.question()
     g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
     g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))
-    assert g.state.scores == (10, 10, 0)  # 3.3: the decision changes this battle
-    ruling = g.state.questions[0].rulings[0]
+    # 3.3: the decision changes this battle; прил. 11: the question ended with Аня's right answer, so Борис's
+    # later answer counts for nobody
+    assert g.state.scores == (10, 0, 0)
+    ruling, later = g.state.questions[0].rulings
     assert ruling.correct is False and ruling.effective is True  # both shown
+    assert later.voided_by == 0
     g.theme()
     assert g.refused(AppealLodged(at_ns=g.tick(), player=1, question=0)).rule == "youth-cup 3.1"
     assert g.refused(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False)).rule == "youth-cup 3.1"
@@ -100,3 +103,95 @@ def test_3_1_an_accepted_appeal_on_an_incorrect_question_voids_it(game):
     g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="некорректный вопрос"))
     g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=None))
     assert g.state.scores == (0, 0, 0) and g.state.questions[0].withdrawn
+
+
+def test_appendix_9_a_signal_after_the_reset_is_never_late_while_the_previous_player_answers(game):
+    from .conftest import ns
+
+    g = game("youth-cup")
+    g.theme(); g.price(); g.read()
+    g.at(10).finish()                     # прил. 5: 7 s, to 17 s
+    g.at(16.9).press(2); g.at(17).point(2)
+    g.at(19).press(0)                     # прил. 9: «в любой момент после того, как ведущий сбросил сигнал»
+    assert g.last_press().outcome == "queued" and g.state.can_press(1, ns(19.5))
+    g.at(20).wrong()
+    assert g.state.answerer == 0 and g.state.press_window_closes_ns is None
+
+
+def test_3_3_an_appeal_decision_is_not_revisited_not_even_by_undo(game):
+    from appliance.rules.battle import ActionUndone
+
+    g = game("youth-cup", themes=2)
+    g.theme_of([(0, False)], [], [], [], [])
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False))
+    error = g.refused(ActionUndone(at_ns=g.tick()))
+    assert error.rule == "youth-cup 3.3" and g.state.appeals[0].decided
+
+
+def test_3_1_the_host_revises_a_ruling_only_at_once_or_in_the_appeal_window_after_its_theme(game):
+    from appliance.rules.battle import RulingCorrected
+
+    g = game("youth-cup", themes=2)
+    g.theme(); g.question((0, False)); g.question()
+    # mid-theme, question 0 is past: «в иных случаях спорные ответы не рассматриваются»
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True)).rule == "youth-cup 3.1"
+    for _ in range(3):
+        g.question()
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))  # the theme is over: in the window
+    assert g.state.scores == (10, 0, 0)
+    g.theme()  # the next theme starts: the window has closed
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False)).rule == "youth-cup 3.1"
+    from appliance.rules.battle import ActionUndone, QuestionWithdrawn
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="x")).rule == "youth-cup 3.1"
+    g.do(ActionUndone(at_ns=g.tick()))  # taking back the theme start changes no ruling...
+    assert g.state.phase == "between_themes"
+    # ...and cannot reopen the window either: a next theme was started
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=False)).rule == "youth-cup 3.1"
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=1, question=0)).rule == "youth-cup 3.1"
+    assert g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="x")).rule == "youth-cup 3.1"
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "youth-cup 3.1"  # the correction stays as made
+
+
+def test_3_1_a_price_announced_by_mistake_mid_theme_is_undone_the_ruling_waits_for_the_window(game):
+    from appliance.rules.battle import ActionUndone, RulingCorrected
+
+    g = game("youth-cup", themes=2)
+    g.theme(); g.question((0, False))  # Аня −10
+    g.price(); g.read()  # "next" tapped once too often: outside the appeal window
+    g.do(ActionUndone(at_ns=g.tick())); g.do(ActionUndone(at_ns=g.tick()))
+    assert [type(u.event).__name__ for u in g.state.undone] == ["ReadingStarted", "PriceAnnounced"]
+    assert g.state.phase == "question_over" and len(g.state.questions) == 1 and g.state.expected_value() == 20
+    # 3.1: "at once" passed when the next question was announced; mid-theme a disputed answer is not considered,
+    # and taking the price back does not make it "at once" again
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True)).rule == "youth-cup 3.1"
+    assert g.refused(ActionUndone(at_ns=g.tick())).rule == "youth-cup 3.1"  # nor is the ruling undone
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0)).rule == "youth-cup 3.1"
+    for _ in range(4):
+        g.question()
+    # the theme is over: the window opens for its every question (3.1)
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(RulingCorrected(at_ns=g.tick(), question=0, player=0, correct=True))
+    assert g.state.scores == (10, 0, 0)
+
+
+def test_3_1_a_mistaken_next_theme_and_price_inside_the_appeal_window_are_undone_3_3_the_decision_stays(game):
+    from appliance.rules.battle import ActionUndone, RulingCorrected
+
+    g = game("youth-cup", themes=2)
+    g.theme_of([(0, False)], [], [], [], [(1, True)])  # Аня −10, Борис +50
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))  # in the window (3.1)
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))  # 3.3: Аня +10
+    assert g.state.scores == (10, 50, 0)
+    g.theme(); g.price(); g.read()  # "next" tapped twice: the window closed with the next theme
+    g.do(ActionUndone(at_ns=g.tick())); g.do(ActionUndone(at_ns=g.tick()))  # the reading and the price
+    assert g.state.phase == "between_questions" and len(g.state.questions) == 5 and g.state.expected_value() == 10
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=4, player=1, correct=False)).rule == "youth-cup 3.1"
+    g.do(ActionUndone(at_ns=g.tick()))  # the theme start: no ruling changes, and the window stays closed
+    assert g.state.phase == "between_themes" and g.state.scores == (10, 50, 0)
+    assert g.refused(AppealLodged(at_ns=g.tick(), player=1, question=4)).rule == "youth-cup 3.1"
+    assert g.refused(RulingCorrected(at_ns=g.tick(), question=4, player=1, correct=False)).rule == "youth-cup 3.1"
+    error = g.refused(ActionUndone(at_ns=g.tick()))  # next in line: the appeal's decision, never undone
+    assert error.rule == "youth-cup 3.3" and g.state.appeals[0].decided and g.state.scores == (10, 50, 0)
+    g.theme(); g.question((2, True))  # the battle goes on
+    assert g.state.scores == (10, 50, 10)

@@ -23,17 +23,24 @@ def test_a_player_withdrawing_after_the_draw_leaves_a_smaller_battle(desk):
     d.result(battle.id, {p: 10 * i for i, p in enumerate(players)})
 
 
-def test_a_bracket_seat_of_a_withdrawn_winner_stays_empty(desk):
-    # eurocup: the winner of a 1/27 battle withdraws before the 1/9; that 1/9 battle is played by two.
+def test_a_withdrawn_or_absent_winner_is_replaced_by_the_runner_up(desk):
+    # eurocup: the winner of a 1/27 battle withdraws before the 1/9; the runner-up of his battle takes his seat.
     d = desk("eurocup")
     d.register(81, team=lambda i: f"T{i}")
     d.draw()
     for battle in d.state.stage_battles("1-27"):
         players = t.battle_players(d.state, battle.id)
         d.result(battle.id, {p: 30 - 10 * i for i, p in enumerate(players)})
-    winner = [line.player for line in d.state.results["1-27/01"].lines if line.place == 1][0]
-    d.do(t.PlayerWithdrew, winner)
-    assert len(t.battle_players(d.state, "1-9/01")) == 2
+    by_place = {line.place: line.player for line in d.state.results["1-27/01"].lines}
+    d.do(t.PlayerWithdrew, by_place[1])
+    seated = t.battle_players(d.state, "1-9/01")
+    assert len(seated) == 3 and by_place[2] in seated and by_place[1] not in seated
+    # A no-show in a battle (absent) does not take a place that sends a player on either.
+    second = t.battle_players(d.state, "1-27/02")
+    lines = (t.PlayerResult(second[0], 0, 1, absent=True), t.PlayerResult(second[1], -10, 2),
+             t.PlayerResult(second[2], -20, 3))
+    d.do(t.BattleResultRecorded, t.BattleResult("1-27/02", lines, source="manual"))
+    assert second[1] in t.battle_players(d.state, "1-9/01")
 
 
 def test_a_correction_before_the_next_stage_changes_who_goes_on_and_is_refused_after(desk):
@@ -86,12 +93,13 @@ def test_a_shared_place_across_a_cut_in_a_typed_result_needs_a_shootout(desk):
 
 
 def test_eurocup_with_fewer_than_81_and_too_few(desk):
+    # eurocup 3.2 + 2.1: 60 entrants: 17 battles of the 1/27 (one of two: an even field) and 10 byes into the 1/9.
     d = desk("eurocup")
     d.register(60, team=lambda i: f"T{i}")
     drawn = d.draw()
     sizes = sorted(len(b.seats) for b in drawn.battles if b.stage == "1-27")
-    assert sizes.count(2) == 21 and sizes.count(3) == 6  # eurocup 2.1: battles of two at the preliminary stage
+    assert sizes == [2] + [3] * 16
     small = desk("eurocup")
-    small.register(40)
-    with pytest.raises(DrawError, match="40 players cannot fill 27 battles"):
+    small.register(1)
+    with pytest.raises(DrawError, match="1 entrants cannot play a battle of at least 2 \\(eurocup"):
         small.draw()

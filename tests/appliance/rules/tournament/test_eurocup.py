@@ -8,6 +8,7 @@ import pytest
 
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, StageError
+from appliance.rules.tournament.formats import with_changes
 
 
 def team_of_five(i: int) -> str:
@@ -111,3 +112,76 @@ def test_the_same_seed_draws_the_same_bracket(desk):
     for d in (a, b):
         d.register(120, team=team_of_five)
     assert a.draw(seed=42).battles == b.draw(seed=42).battles
+
+
+def test_seeded_players_get_the_byes_first(desk):
+    # eurocup 3.2 names no order for byes; if the director seeds players, they skip the qualifying.
+    d = desk("eurocup", seed=4)
+    d.register(120, team=team_of_five)
+    seeds = tuple(f"p{i:03d}" for i in range(0, 120, 3))
+    d.do(t.SeedsSet, seeds)
+    drawn = d.draw()
+    qualifying = {p for b in drawn.battles if b.stage == "qualifying" for p in b.seats}
+    assert not qualifying & set(seeds)
+
+
+def bye_bracket(desk, entrants: int, seed: int = 1, **kwargs):
+    d = desk("eurocup", seed=seed)
+    d.register(entrants, team=team_of_five, **kwargs)
+    return d, d.draw()
+
+
+@pytest.mark.parametrize("entrants", [2, 3, 4, 10, 20, 27, 28, 29, 40, 53, 54, 60, 80])
+def test_under_81_byes_fill_the_bracket_and_only_the_opening_round_may_have_a_battle_of_two(desk, entrants):
+    # eurocup 3.2: the main part starts at the 1/27 of 81 players; with fewer, byes into the 1/9 fill the bracket
+    # (under 28 the tournament opens at the 1/9, and so on). eurocup 2.1: three players a battle, two only at the
+    # preliminary stage: the opening round, which needs one battle of two when the field is even (a battle of
+    # three sends one of three on, so an odd number of players ends with one winner).
+    d, drawn = bye_bracket(desk, entrants)
+    order = [s.id for s in d.state.fmt.stages]
+    played = [stage for stage in order if any(b.stage == stage for b in drawn.battles)]
+    assert set(drawn.skipped) == set(order) - set(played)
+    opening, later = played[0], played[1:]
+    assert [s.id for s in t.engine.playing_stages(d.state)] == played
+    opening_sizes = sorted(len(b.seats) for b in drawn.battles if b.stage == opening)
+    assert opening_sizes.count(2) == (1 if entrants % 2 == 0 else 0)
+    assert set(opening_sizes) <= {2, 3}
+    for battle in drawn.battles:
+        if battle.stage in later:
+            assert len(battle.seats) == 3  # every later battle is full: byes and winners fill it
+    fmt = d.state.fmt
+    assert [len([b for b in drawn.battles if b.stage == s]) for s in later] == [fmt.stage(s).battles for s in later]
+    # Every entrant is seated exactly once: in an opening battle, or as a bye in the round after it.
+    seated = [seat for b in drawn.battles for seat in b.seats if not seat.startswith("@")]
+    assert sorted(seated) == sorted(d.state.entrants)
+    d.play_all()
+    assert t.next_step(d.state).kind == "done"
+    assert len(t.standings(d.state)) == entrants and t.standings(d.state)[0].stage == "final"
+
+
+def test_under_81_seeded_players_get_the_byes_first(desk):
+    # eurocup 3.2 names no order for byes; if the director seeds players, they get them first, the rest by draw.
+    d = desk("eurocup", seed=3)
+    d.register(40, team=team_of_five)
+    seeds = ("p007", "p011", "p023", "p031", "p039")
+    d.do(t.SeedsSet, seeds)
+    drawn = d.draw()
+    opening = {p for b in drawn.battles if b.stage == "1-27" for p in b.seats}
+    byes = {p for b in drawn.battles if b.stage == "1-9" for p in b.seats if not p.startswith("@")}
+    assert len(opening) == 20 and len(byes) == 20 and set(seeds) <= byes
+
+
+def test_battles_of_two_only_where_the_format_allows_them(desk):
+    # eurocup 2.1 is data: without the preliminary allowance an even field cannot be drawn, and the error says why.
+    fmt = with_changes(t.load_format("eurocup"), {"1-27.preliminary_min_battle_size": 3})
+    assert fmt.stage("1-27").min_battle_size == 3 and fmt.stage("1-9").smallest_battle == 3
+
+    def drawn(entrants: int):
+        state = t.apply(t.TournamentState(), t.TournamentCreated(0, "x", "x", fmt.source["data"], 1))
+        for i in range(entrants):
+            state = t.apply(state, t.PlayerRegistered(i + 1, f"p{i:03d}", f"P{i}"))
+        return t.plan_draw(state, "1-27", 5, 100)
+
+    with pytest.raises(DrawError, match=r"40 entrants: byes into 1-9 .* fewer than 3 players.*eurocup 3.2, 2.1"):
+        drawn(40)
+    assert {len(b.seats) for b in drawn(41).battles} == {3}

@@ -61,3 +61,42 @@ def test_another_seed_another_tournament():
 def test_a_format_that_cannot_be_met_says_which_rule(capsys):
     assert cli.main(["tournament", "simulate", "--preset", "northern-owl", "--players", "20"]) == 2
     assert "20 players cannot fill 9 battles" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("preset, players", [("eurocup", 81), ("irkutsk", 40), ("northern-owl", 36),
+                                             ("youth-cup", 70), ("mubc", 18)])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_battle_ties_at_a_cut_are_broken_in_the_battle(preset, players, seed):
+    # eurocup 2.4, irkutsk 3.6, youth-cup 2.6-2.7, northern-owl 3.3: the battle engine settles ties at the cuts
+    # the stage needs (mubc 3.3 keeps shared places: they share placement points).
+    from appliance.rules.tournament.simulate import stage_cuts
+
+    _log, state = simulate(preset, players, seed)
+    for battle in state.battles.values():
+        result = state.results[battle.id]
+        cuts = stage_cuts(state.fmt, state.fmt.stage(battle.stage))
+        if cuts is None:  # the final: the battle profile's prize places
+            from appliance.rules.battle import load_profile
+
+            cuts = load_profile(state.fmt.profile_for(state.fmt.stage(battle.stage))).ranking_cuts
+        places = sorted(line.place for line in result.lines if not line.absent)
+        for cut in cuts:
+            if cut < len(places):
+                assert places.count(places[cut - 1]) == 1 or places[cut - 1] != places[cut], (battle.id, places)
+        for shootout in result.shootouts:
+            assert set(shootout.order) == set(shootout.players) and shootout.rule.startswith(preset.split("-")[0])
+    assert not t.open_ties(state)
+
+
+def test_simulated_draws_keep_teams_apart_and_seeds_spread():
+    # eurocup 3.3 in a simulated tournament with teams of 1-4; northern-owl 2.3-2.4 with the simulated seeds.
+    _log, euro = simulate("eurocup", 180, 9)
+    for battle in euro.stage_battles("qualifying"):
+        teams = [euro.entrants[p].team for p in t.battle_players(euro, battle.id)]
+        assert len(teams) == len(set(teams))
+    _log, owl = simulate("northern-owl", 40, 9)
+    assert len(owl.seeds) == 9
+    for battle in owl.stage_battles("groups"):
+        assert sum(p in owl.seeds for p in battle.seats) == 1
+    for bush in "ABC":
+        assert sum(p in owl.seeds for b in owl.stage_battles("groups") if b.group == bush for p in b.seats) == 3

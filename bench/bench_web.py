@@ -1,0 +1,196 @@
+"""Press on a mock pin to the scoreboard's DOM, with 30 scoreboards connected; beside it, the bare Socket.IO
+round trip measured in the same run.
+
+The whole box runs as ``svoyak run --simulator`` does (gunicorn gthread + the capture service on mock pins).
+A press is driven on a mock pin inside the capture process (``sim_press``, the simulator's path); its edge
+timestamp (CLOCK_MONOTONIC) starts the clock. Each of the 30 scoreboards (headless Chromium pages) notes when
+a MutationObserver sees its press list change, in ``performance.now()``; the offset between each page's clock
+and CLOCK_MONOTONIC is measured first (the fastest of 30 round trips). Every (press, scoreboard) pair is a
+sample. Targets (issue 4): median 5 ms, p99 20 ms.
+
+Two runs: 30 Chromium scoreboards (their renderers share this machine's cores with the server, which a real
+hall's phones do not), then 1 Chromium scoreboard measured beside 29 python Socket.IO scoreboards (the same
+30 connections and emits on the server, without 29 renderers competing for the CPU).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import median, percentile
+
+BOARDS = 30
+PRESSES = 60
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
+                 "--disable-backgrounding-occluded-windows"]
+
+OBSERVE = """() => {
+  window.__marks = [];
+  window.__received = [];
+  SVOYAK.links[0].socket.on(SVOYAK.events.update, () => window.__received.push(performance.now()));
+  const list = document.getElementById("board-presses");
+  new MutationObserver(() => {
+    const first = list.querySelector("li");
+    if (first) window.__marks.push({ at_ms: performance.now(), seq: Number(document.body.dataset.seq) });
+  }).observe(list, { childList: true });
+}"""
+
+ROUND_TRIPS = """async (count) => {
+  const socket = io("/board", { transports: ["websocket"] });
+  await new Promise((ok) => socket.on("connect", ok));
+  const trips = [];
+  for (let i = 0; i < count; i++) {
+    const sent = performance.now();
+    await new Promise((ok) => socket.emit(SVOYAK.events.clock, {}, ok));
+    trips.push(performance.now() - sent);
+  }
+  socket.disconnect();
+  return trips;
+}"""
+
+
+def _clock_offset_ms(page) -> float:
+    """``performance.now()`` minus this process's CLOCK_MONOTONIC (ms), from the fastest of 30 round trips:
+    the error is at most half that trip (a fraction of a millisecond)."""
+    best = None
+    for _ in range(30):
+        before = time.monotonic_ns()
+        browser_ms = page.evaluate("performance.now()")
+        after = time.monotonic_ns()
+        if best is None or after - before < best[0]:
+            best = (after - before, browser_ms - (before + after) / 2e6)
+    return best[1]
+
+
+def _start_box(data_dir: Path, port: int) -> subprocess.Popen:
+    from tests.web.test_browser import wait_http  # the same start-up wait as the end-to-end test
+
+    (data_dir / "none.toml").write_text("")
+    env = {**os.environ, "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
+    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(port)],
+                               env=env, stdout=open(data_dir / "run.log", "w"), stderr=subprocess.STDOUT,
+                               start_new_session=True, cwd=ROOT)
+    wait_http(f"http://127.0.0.1:{port}/board", process)
+    return process
+
+
+def _measure(url: str, pin: str, browser_boards: int, client_boards: int, presses: int) -> tuple:
+    """Play ``presses`` questions with ``browser_boards`` Chromium scoreboards and ``client_boards`` python
+    Socket.IO scoreboards connected; return (every board's press->DOM ms, the first board's, round trips ms,
+    press edge -> update stamped ms)."""
+    import socketio
+    from playwright.sync_api import sync_playwright
+
+    host = socketio.Client(reconnection=False)
+    sim = socketio.Client(reconnection=False)
+    stamped_ms: list[float] = []  # press edge -> update made (capture, link, engine, durable append, view)
+
+    def on_update(update):
+        event = update.get("event") or {}
+        if event.get("type") == "ButtonPressed":
+            stamped_ms.append((update["server_now_ns"] - event["at_ns"]) / 1e6)
+
+    host.on("update", on_update, namespace="/host")
+    listeners = [socketio.Client(reconnection=False) for _ in range(client_boards)]
+    try:
+        host.connect(url, namespaces=["/host"], auth={"pin": pin}, transports=["websocket"], wait_timeout=10)
+        sim.connect(url, namespaces=["/sim"], transports=["websocket"], wait_timeout=10)
+        command_ids = iter(range(1, 10**6))
+
+        def command(name, **args):
+            ack = host.call("command", {"id": f"m{next(command_ids)}", "name": name, "args": args},
+                            namespace="/host", timeout=10)
+            if not ack["ok"]:
+                raise RuntimeError(f"{name}: {ack['error']}")
+            return ack
+
+        command("setup", profile="eurocup", players=["A", "B", "C"], themes=presses // 5 + 1)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 960, "height": 540})
+            boards = []
+            for _ in range(browser_boards):
+                page = context.new_page()
+                page.goto(url + "/board")
+                page.wait_for_selector("#conn.conn-online")
+                page.evaluate(OBSERVE)
+                boards.append(page)
+            # The other scoreboards join after the browser ones, as phones join after the box's own kiosk.
+            for listener in listeners:
+                listener.connect(url, namespaces=["/board"], transports=["websocket"], wait_timeout=10)
+            offsets_ms = [_clock_offset_ms(page) for page in boards]
+            every, first, arrived, received = [], [], [], []
+            for number in range(presses):
+                if number % 5 == 0:
+                    command("next")                     # the theme
+                ack = command("next")                   # the price; reading starts; buttons armed
+                for page in boards:
+                    page.wait_for_function(f"Number(document.body.dataset.seq) >= {ack['seq']}")
+                    page.evaluate("window.__marks = []; window.__received = []")
+                player = number % 3
+                sim.call("simulate", {"player": player, "action": "press"}, namespace="/sim", timeout=10)
+                marks = []
+                for page, offset_ms in zip(boards, offsets_ms):
+                    page.wait_for_function("window.__marks.length > 0")
+                    marks.append(page.evaluate("window.__marks[0].at_ms") - offset_ms)
+                    arrived.append(page.evaluate("window.__received[0]") - offset_ms)
+                sim.call("simulate", {"player": player, "action": "release"}, namespace="/sim", timeout=10)
+                edge_ms = _snapshot(host)["view"]["presses"][0]["t_ns"] / 1e6
+                every += [mark - edge_ms for mark in marks]
+                received += [when - edge_ms for when in arrived[-len(marks):]]
+                first.append(min(marks) - edge_ms)
+                command("withdraw")
+            trips = boards[0].evaluate(ROUND_TRIPS, 200)
+            browser.close()
+        return every, first, trips, stamped_ms, received
+    finally:
+        for client in (host, sim, *listeners):
+            if client.connected:
+                client.disconnect()
+
+
+def run(report) -> None:
+    from tests.web.test_browser import free_port
+
+    for browser_boards, client_boards in ((BOARDS, 0), (1, BOARDS - 1)):
+        data_dir = Path(tempfile.mkdtemp(prefix="bench-web-"))
+        port = free_port()
+        box = _start_box(data_dir, port)
+        try:
+            pin = json.loads((data_dir / "identity.json").read_text())["host_pin"]
+            every, first, trips, stamped, received = _measure(f"http://127.0.0.1:{port}", pin, browser_boards, client_boards, PRESSES)
+        finally:
+            box.send_signal(signal.SIGTERM)
+            box.wait(timeout=15)
+        label = (f"{browser_boards} Chromium boards" if not client_boards else
+                 f"1 Chromium board + {client_boards} Socket.IO boards")
+        report.figure(f"press -> board DOM, median, {label}", median(every), "ms", target=5)
+        report.figure(f"press -> board DOM, p99, {label}", percentile(every, 0.99), "ms", target=20)
+        if browser_boards > 1:
+            report.figure(f"press -> first board's DOM, median, {label}", median(first), "ms")
+        report.figure(f"  of which press -> update made (engine, fsync), median, {label}", median(stamped), "ms")
+        report.figure(f"  of which press -> update received by the page, median, {label}", median(received), "ms")
+        report.figure(f"bare Socket.IO round trip (browser), median, {label}", median(trips), "ms")
+        report.figure(f"bare Socket.IO round trip (browser), p99, {label}", percentile(trips, 0.99), "ms")
+        report.ratio(f"press->DOM median / bare round trip median, {label}", median(every), median(trips))
+
+
+def _snapshot(client) -> dict:
+    """A fresh snapshot over the host's own connection (resync answers with one)."""
+    got = []
+    client.on("snapshot", got.append, namespace="/host")
+    client.emit("resync", {}, namespace="/host")
+    deadline = time.monotonic() + 10
+    while not got and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return got[-1]
