@@ -94,7 +94,7 @@ class Hub:
                 body["detail"] = error.detail
         elif isinstance(error, RulesError):
             state = self.session.state
-            body = {"code": "rule", **self.session.adapter.word_rule_error(error, getattr(state, "profile", None))}
+            body = {"code": "rule", **self.session.adapter.word_rule_error(error, getattr(state, "players", ()))}
         elif isinstance(error, StoreError):
             body = {"code": "error.internal", "rule": None, **self.catalogue.both("error.internal"),
                     "detail": str(error)}

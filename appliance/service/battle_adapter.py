@@ -8,7 +8,6 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from appliance.rules import battle as engine
@@ -22,115 +21,162 @@ HOST_COMMANDS = ("next", "reading_done", "resume_reading", "point", "pick", "rig
                  "clarify", "extend", "time", "withdraw", "announce", "undo", "claps", "correct", "appeal",
                  "appeal_decide")
 
-# The engine's refusals, worded for people: one short line per refusal, Russian and English, keyed by the
-# profile section key the engine cites and the pattern of its (English, developer-facing) message. Numbers
-# people see are 1-based (question 5); stale figures (seconds left) are left out: the countdown shows them.
-# ``{player}``/``{first}``/``{value}``/``{expected}``/``{question}`` come from the message's named groups.
-REFUSALS: tuple[tuple[str, str, str, str], ...] = (
-    ("stop_reading", r"reading interrupted", "Вопрос прерван — сначала укажите отвечающего",
-     "Reading was interrupted: point to the answerer first"),
-    ("stop_reading", r"reading finished", "Вопрос уже прочитан", "The question has been read already"),
-    ("stop_reading", r"reading not_started", "Чтение ещё не началось", "Reading has not started"),
-    ("stop_reading", r"", "Вопрос сейчас не читается", "The question is not being read"),
-    ("press_open", r"reading has already started", "Чтение уже идёт", "Reading has already started"),
-    ("press_open", r"before the reading", "Нажали до чтения — сначала решение по ответу",
-     "A press came before the reading: rule on the answer first"),
-    ("press_open", r"", "Сейчас нажимать нельзя", "Presses are not open now"),
-    ("during_answer", r"nobody has signalled", "Никто не нажал", "Nobody has pressed"),
-    ("during_answer", r"^(?P<first>.+) signalled first, not (?P<player>.+)$", "Первым нажал {first}, не {player}",
-     "{first} pressed first, not {player}"),
-    ("during_answer", r"already been pointed", "Отвечающий уже указан", "The answerer is already pointed to"),
-    ("during_answer", r"someone is already answering", "Уже кто-то отвечает", "Someone is already answering"),
-    ("during_answer", r"window is not running", "Идёт ответ — время на нажатие не идёт",
-     "Someone is answering: the press window is not running"),
-    ("during_answer", r"nobody is answering", "Никто не отвечает — сначала укажите отвечающего",
-     "Nobody is answering: point to the answerer first"),
-    ("one_answer", r"^(?P<player>.+) may not answer", "{player} уже отвечал на этот вопрос",
-     "{player} may not answer this question"),
-    ("short_form", r"no short form", "В этом регламенте нет краткой формы", "This regulation has no short form"),
-    ("short_form", r"", "Краткая форма — только если чтение прервано", "Short form only after an interrupted reading"),
-    ("clarify", r"", "В этом регламенте нет «Уточните»", "This regulation has no \"clarify\""),
-    ("extension", r"no extra answer time", "В этом регламенте нет доп. времени", "This regulation gives no extra time"),
-    ("extension", r"", "Доп. время — положительное число мс", "Extra time is a positive number of ms"),
-    ("answer_limit", r"starts when the host points", "Время на ответ пойдёт, когда укажете отвечающего",
-     "The answer time starts when you point to the answerer"),
-    ("answer_limit", r"runs", "Время на ответ ещё идёт", "The answer time is still running"),
-    ("window_after_reading", r"has not started", "Вопрос ещё читается — время на нажатие не началось",
-     "Still reading: the press window has not started"),
-    ("window_after_reading", r"is open", "Время на нажатие ещё идёт", "The press window is still open"),
-    ("resume_reading", r"", "Читать дальше можно после «Минус» на прерванном вопросе",
-     "Resume only after a wrong answer on an interrupted question"),
-    ("question_end", r"", "Вопрос ещё не закончен", "The question has not ended"),
-    ("values", r"still being played", "Вопрос ещё не закончен", "The question has not ended"),
-    ("values", r"questions left", "Тема не доиграна — вопросы темы идут подряд",
-     "The theme is not finished: its questions come in a row"),
-    ("values", r"start the next theme", "Сначала начните следующую тему", "Start the next theme first"),
-    ("values", r"worth (?P<expected>\d+), not (?P<value>\d+)", "Следующий вопрос темы стоит {expected}",
-     "The next question of the theme is worth {expected}"),
-    ("red_themes", r"worth (?P<expected>\d+), not (?P<value>\d+)", "Следующий вопрос темы стоит {expected}",
-     "The next question of the theme is worth {expected}"),
-    ("values", r"", "Неверная тема или цена", "Wrong theme or price"),
-    ("tie_break", r"no shoot-out", "Все темы сыграны, перестрелка не нужна",
-     "All themes are played and no shoot-out is needed"),
-    ("tie_break", r"tie is broken", "Равенство разрешено — больше вопросов нет", "The tie is broken: no more questions"),
-    ("withdraw", r"does not withdraw", "В этом регламенте вопросы не снимают",
-     "This regulation does not withdraw questions"),
-    ("withdraw", r"", "Снять можно только последний вопрос", "Only the last question can be withdrawn"),
-    ("answer_announced", r"already been announced", "Ответ уже объявлен", "The answer is already announced"),
-    ("answer_announced", r"", "Ответ объявляют после конца вопроса", "The answer is announced after the question"),
-    ("corrections", r"^undoing \w+ would (revise|reopen) question (?P<question>\d+)",
-     "Отменить нельзя: решение по вопросу {question} уже окончательно",
-     "Cannot undo: the ruling on question {question} is final now"),
-    ("corrections", r"^(?P<player>.+)'s answer was voided: (?P<first>.+)'s answer was made right before it$",
-     "Ответ {player} не в счёт: раньше засчитан ответ {first}", "{player}'s answer is void: {first}'s came first"),
-    ("corrections", r"only at once or after its theme ends", "Исправить можно сразу или после конца темы",
-     "A ruling is revised at once or after its theme ends"),
-    ("corrections", r"^(?P<player>.+) gave no answer to question (?P<question>\d+)$",
-     "{player} не отвечал на вопрос {question}", "{player} gave no answer to question {question}"),
-    ("corrections", r"already is", "Решение и так такое", "The ruling already is that"),
-    ("corrections", r"before the next question", "Исправить можно только до следующего вопроса",
-     "A ruling can be corrected only before the next question"),
-    ("corrections", r"rulings are final", "Решения ведущего окончательны", "The host's rulings are final"),
-    ("corrections", r"nothing|no host action to undo", "Нечего отменять", "Nothing to undo"),
-    ("appeals", r"no appeals", "В этом регламенте нет апелляций", "This regulation has no appeals"),
-    ("appeals", r"after its theme ends", "Апелляция — после конца темы, до начала следующей",
-     "An appeal is lodged after its theme, before the next one"),
-    ("appeals", r"after its question", "Оспорить можно после вопроса, до следующего",
-     "An answer is disputed after its question, before the next one"),
-    ("appeals", r"has been decided", "Апелляция уже решена", "This appeal is decided already"),
-    ("appeals", r"still in play or already withdrawn", "Вопрос ещё идёт или снят", "The question is in play or withdrawn"),
-    ("appeals", r"there is no appeal", "Нет открытых апелляций", "No open appeal"),
-    ("fallback", r"press window closed", "Время на нажатие вышло — указать отвечающего нельзя",
-     "The press window has closed: nobody can be pointed to"),
-    ("appeal_decisions", r"", "Решение по апелляции окончательно", "An appeal's decision is final"),
-    ("fallback", r"no play without buttons", "В этом регламенте нет игры без кнопок",
-     "This regulation has no play without buttons"),
-    ("fallback", r"nobody is answering", "Режим меняют, когда никто не отвечает", "Change the mode when nobody is answering"),
-    ("fallback", r"already in", "Этот режим уже включён", "That mode is on already"),
-    ("players", r"already set up", "Бой уже начат", "The battle is already set up"),
-    ("players", r"^(?P<count>\d+) players; this regulation plays (?P<range>\S+)$",
-     "Игроков {count}, а по регламенту {range}", "{count} players; this regulation plays {range}"),
-    ("players", r"same name", "У двух игроков одно имя", "Two players have the same name"),
-    ("red_themes", r"no red", "В этом регламенте нет красных тем", "This regulation has no red themes"),
-    ("players", r"there is no player", "Нет такого игрока", "No such player"),
-)
-_REFUSAL_PATTERNS = tuple((key, re.compile(pattern), ru, en) for key, pattern, ru, en in REFUSALS)
+# The engine's refusals, worded for people: one short line per refusal code (``BattleRuleError.code``, listed in
+# ``appliance.rules.battle.errors.REFUSAL_CODES`` and docs/battle-engine.md), Russian then English, formatted
+# from the error's ``params``. People count from 1: ``{player}``/``{first}``/``{answerer}`` are names,
+# ``{question}``/``{appeal}`` are numbers + 1. Stale figures (seconds left) are left out: the countdown shows them.
+REFUSALS: dict[str, tuple[str, str]] = {
+    # setup: the setup form and tools
+    "no_profile": ("Не выбран регламент", "No regulation is chosen"),
+    "setup_first": ("Сначала начните бой", "Set up the battle first"),
+    "players_not_names": ("Имена игроков не заполнены", "Player names are missing"),
+    "player_count": ("Игроков {count}, а по регламенту {min}–{max}",
+                     "{count} players; this regulation plays {min}-{max}"),
+    "duplicate_player_name": ("У двух игроков одно имя", "Two players have the same name"),
+    "bad_theme_count": ("Нужна хотя бы одна тема", "A battle needs at least one theme"),
+    "bad_theme_names": ("Названия тем — текст", "Theme names are text"),
+    "bad_red_themes": ("Красные темы — разные номера от 1 до {themes}", "Red themes are distinct numbers 1-{themes}"),
+    "no_red_themes": ("В этом регламенте нет красных тем", "This regulation has no red themes"),
+    "bad_question_texts": ("Вопросы темы — до {max} пар «вопрос, ответ»",
+                           "A theme has up to {max} question-answer pairs"),
+    "bad_absent_players": ("Отсутствующие — номера игроков от 1 до {players}",
+                           "Absent players are numbers 1-{players}"),
+    "nobody_present": ("Нет ни одного игрока", "Nobody is present"),
+    "bad_spare_themes": ("Запасных тем — 0 или больше", "Spare themes: 0 or more"),
+    "bad_cuts": ("Места отсечения — от 1 до {players}", "Cut places are 1-{players}"),
+    "bad_run": ("Неверный номер прогона", "Wrong run number"),
+    "last_run": ("Прогон {run} из {runs} — последний", "Run {run} of {runs} is the last"),
+    "unknown_mode": ("Нет такого режима", "No such mode"),
+    "no_fallback_mode": ("В этом регламенте нет игры без кнопок", "This regulation has no play without buttons"),
+    "bad_timestamp": ("Неверная отметка времени", "Wrong timestamp"),
+    "stamped_before_last_event": ("Команда пришла со старым временем", "The command is stamped before the last event"),
+    "already_set_up": ("Бой уже начат", "The battle is already set up"),
+    "not_a_battle_event": ("Это не событие боя", "Not a battle event"),
+    # themes and prices
+    "question_not_ended": ("Вопрос ещё не закончен", "The question has not ended"),
+    "theme_not_finished": ("Тема не доиграна — вопросы темы идут подряд",
+                           "The theme is not finished: its questions come in a row"),
+    "bad_theme_name": ("Название темы — текст", "A theme name is text"),
+    "no_shootout_needed": ("Все темы сыграны, перестрелка не нужна",
+                           "All themes are played and no shoot-out is needed"),
+    "tie_broken": ("Равенство разрешено — больше вопросов нет", "The tie is broken: no more questions"),
+    "bad_price": ("Цена — положительное число очков", "A price is a positive number of points"),
+    "no_theme_started": ("Сначала начните следующую тему", "Start the next theme first"),
+    "wrong_price": ("Следующий вопрос темы стоит {expected}", "The next question of the theme is worth {expected}"),
+    # reading and presses
+    "no_question_in_play": ("Сейчас нет вопроса", "No question is being played"),
+    "reading_already_started": ("Чтение уже идёт", "Reading has already started"),
+    "press_before_reading": ("Нажали до чтения — сначала решение по ответу",
+                             "A press came before the reading: rule on the answer first"),
+    "reading_interrupted": ("Вопрос прерван — сначала укажите отвечающего",
+                            "Reading was interrupted: point to the answerer first"),
+    "reading_already_finished": ("Вопрос уже прочитан", "The question has been read already"),
+    "reading_not_started": ("Чтение ещё не началось", "Reading has not started"),
+    "resume_not_allowed": ("Читать дальше можно после «Минус» на прерванном вопросе",
+                           "Resume only after a wrong answer on an interrupted question"),
+    "no_such_player": ("Нет такого игрока", "No such player"),
+    "bad_press_source": ("Неизвестный источник нажатия", "Unknown press source"),
+    # answering
+    "nobody_signalled": ("Никто не нажал", "Nobody has pressed"),
+    "not_the_answerer": ("Первым нажал {first}, не {player}", "{first} pressed first, not {player}"),
+    "answerer_already_pointed": ("Отвечающий уже указан", "The answerer is already pointed to"),
+    "already_answering": ("Уже отвечает {answerer}", "{answerer} is already answering"),
+    "already_answered": ("{player} уже отвечал на этот вопрос", "{player} may not answer this question"),
+    "press_window_closed": ("Время на нажатие вышло — указать отвечающего нельзя",
+                            "The press window has closed: nobody can be pointed to"),
+    "nobody_answering": ("Никто не отвечает — сначала укажите отвечающего",
+                         "Nobody is answering: point to the answerer first"),
+    "no_short_form": ("В этом регламенте нет краткой формы", "This regulation has no short form"),
+    "short_form_not_interrupted": ("Краткая форма — только если чтение прервано",
+                                   "Short form only after an interrupted reading"),
+    "no_clarify": ("В этом регламенте нет «Уточните»", "This regulation has no \"clarify\""),
+    "no_extension": ("В этом регламенте нет доп. времени", "This regulation gives no extra time"),
+    "bad_extension": ("Доп. время — положительное число мс", "Extra time is a positive number of ms"),
+    "bad_ruling": ("Решение — «Плюс» или «Минус»", "A ruling is right or wrong"),
+    "answerer_not_pointed": ("Время на ответ пойдёт, когда укажете отвечающего",
+                             "The answer time starts when you point to the answerer"),
+    "answer_time_running": ("Время на ответ ещё идёт", "The answer time is still running"),
+    "window_not_started": ("Вопрос ещё читается — время на нажатие не началось",
+                           "Still reading: the press window has not started"),
+    "window_open": ("Время на нажатие ещё идёт", "The press window is still open"),
+    "window_paused_for_answer": ("Идёт ответ — время на нажатие не идёт",
+                                 "Someone is answering: the press window is not running"),
+    # withdrawals and the answer
+    "no_withdrawals": ("В этом регламенте вопросы не снимают", "This regulation does not withdraw questions"),
+    "nothing_to_withdraw": ("Снять можно только последний вопрос", "Only the last question can be withdrawn"),
+    "withdraw_in_play_only": ("Снять вопрос можно, только пока он идёт", "A question is withdrawn only while in play"),
+    "answer_before_question_end": ("Ответ объявляют после конца вопроса", "The answer is announced after the question"),
+    "answer_already_announced": ("Ответ уже объявлен", "The answer is already announced"),
+    # corrections, undo, appeals
+    "rulings_final": ("Решения ведущего окончательны", "The host's rulings are final"),
+    "correction_after_next_question": ("Исправить можно только до следующего вопроса",
+                                       "A ruling can be corrected only before the next question"),
+    "correction_outside_appeal_window": ("Исправить можно сразу или после конца темы",
+                                         "A ruling is revised at once or after its theme ends"),
+    "no_answer_to_correct": ("{player} не отвечал на вопрос {question}",
+                             "{player} gave no answer to question {question}"),
+    "answer_voided": ("Ответ {player} не в счёт: раньше засчитан ответ {first}",
+                      "{player}'s answer is void: {first}'s came first"),
+    "ruling_unchanged": ("Решение и так такое", "The ruling already is that"),
+    "bad_corrected_ruling": ("Исправление — «Плюс» или «Минус»", "A corrected ruling is right or wrong"),
+    "no_such_question": ("Нет такого вопроса", "No such question"),
+    "nothing_to_undo": ("Нечего отменять", "Nothing to undo"),
+    "undo_revises_final_ruling": ("Отменить нельзя: решение по вопросу {question} уже окончательно",
+                                  "Cannot undo: the ruling on question {question} is final now"),
+    "undo_reopens_final_ruling": ("Отменить нельзя: решение по вопросу {question} уже окончательно",
+                                  "Cannot undo: the ruling on question {question} is final now"),
+    "appeal_decision_final": ("Решение по апелляции окончательно", "An appeal's decision is final"),
+    "no_appeals": ("В этом регламенте нет апелляций", "This regulation has no appeals"),
+    "appeal_after_theme": ("Апелляция — после конца темы, до начала следующей",
+                           "An appeal is lodged after its theme, before the next one"),
+    "appeal_after_question": ("Оспорить можно после вопроса, до следующего",
+                              "An answer is disputed after its question, before the next one"),
+    "no_such_appeal": ("Нет открытых апелляций", "No open appeal"),
+    "appeal_already_decided": ("Апелляция уже решена", "This appeal is decided already"),
+    "bad_appeal_decision": ("Решение по апелляции — принять или отклонить", "An appeal is accepted or rejected"),
+    "question_not_voidable": ("Вопрос ещё идёт или снят", "The question is in play or withdrawn"),
+    # modes
+    "mode_already_on": ("Этот режим уже включён", "That mode is on already"),
+    "mode_change_while_answering": ("Режим меняют, когда никто не отвечает",
+                                    "Change the mode when nobody is answering"),
+    # the battle log
+    "bad_event_record": ("Запись журнала боя повреждена", "A battle log record is not a valid event"),
+}
+_NAMED = ("player", "first", "answerer")   # player indexes shown by name
+_COUNTED = ("question", "appeal")          # 0-based indexes shown from 1
 
 
-def word_refusal(key, message: str, rule: str) -> dict:
+def refusal_fields(params: dict, players=()) -> dict:
+    """An error's ``params`` as people read them: players by name, questions and appeals from 1.
+
+    >>> refusal_fields({"player": 1, "first": 0, "question": 4, "expected": 20}, ("Анна", "Борис"))
+    {'player': 'Борис', 'first': 'Анна', 'question': 5, 'expected': 20}
+    """
+    fields = dict(params)
+    for name in _NAMED:
+        value = fields.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            fields[name] = players[value] if 0 <= value < len(players) else f"№{value + 1}"
+    for name in _COUNTED:
+        value = fields.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            fields[name] = value + 1
+    return fields
+
+
+def word_refusal(code: str | None, params: dict, rule: str, message: str = "", players=()) -> dict:
     """One short line per language for an engine refusal: ``{"rule", "ru", "en", "code"}``.
 
-    ``key``: the profile section key, or a tuple of the candidates when several keys share the cited section
-    (eurocup 2.7 is both "stop_reading" and "short_form"): a specific pattern of any candidate wins over
-    a catch-all. ``code`` is ``section_key/N`` (N: the catalogue line), stable for tests and tools.
+    ``code`` and ``params`` are the :class:`BattleRuleError`'s; ``players`` the battle's names. A code the
+    catalogue does not know (a newer engine) falls back, explicitly, to the engine's English ``message``.
 
-    >>> word_refusal("stop_reading", "the question is not being read (reading interrupted)", "eurocup 2.7")["ru"]
+    >>> word_refusal("reading_interrupted", {"question": 0}, "eurocup 2.7")["ru"]
     'Вопрос прерван — сначала укажите отвечающего (2.7)'
-    >>> word_refusal("corrections", "Анна gave no answer to question 4", "eurocup 3.3")["en"]
+    >>> word_refusal("no_answer_to_correct", {"player": 0, "question": 4}, "eurocup 3.3", players=("Анна",))["en"]
     'Анна gave no answer to question 5 (eurocup 3.3)'
-    >>> word_refusal("question_end", "the current question has not ended", "irkutsk (profile: question_end)")["ru"]
+    >>> word_refusal("question_not_ended", {"question": 2}, "irkutsk (profile: question_end)")["ru"]
     'Вопрос ещё не закончен (irkutsk)'
-    >>> word_refusal(None, "something new", "battle setup")["ru"]
+    >>> word_refusal("something_new", {}, "battle setup", "something new")["ru"]
     'Правила боя не позволяют: something new (battle setup)'
     """
     name, _, tail = rule.partition(" ")
@@ -138,23 +184,18 @@ def word_refusal(key, message: str, rule: str) -> dict:
     # "battle setup" stays whole
     section = tail if tail[:1].isdigit() else name if tail.startswith("(profile:") else rule
     rule = name if tail.startswith("(profile:") else rule
-    keys = key if isinstance(key, tuple) else (key,)
-    lines = [(n, line) for n, line in enumerate(_REFUSAL_PATTERNS) if line[0] in keys]
-    lines.sort(key=lambda item: item[1][1].pattern == "")  # catch-alls last (stable: catalogue order kept)
-    for number, (pattern_key, pattern, ru, en) in lines:
-        match = pattern.search(message)
-        if match is None:
-            continue
-        fields = {name: value for name, value in match.groupdict().items() if value is not None}
-        if "question" in fields:
-            fields["question"] = str(int(fields["question"]) + 1)  # the engine counts from 0, people from 1
-        return {"rule": rule, "code": f"{pattern_key}/{number}",
-                "ru": f"{ru.format(**fields)} ({section})", "en": f"{en.format(**fields)} ({rule})"}
-    # Not in the catalogue yet: say so plainly rather than hide it (the English message is the engine's own).
-    return {"rule": rule, "code": keys[0] or "rule",
+    lines = REFUSALS.get(code)
+    if lines is not None:
+        fields = refusal_fields(params, players)
+        try:
+            ru, en = (line.format(**fields) for line in lines)
+        except (KeyError, IndexError):  # params missing a figure the line names: say the engine's own words
+            lines = None
+        else:
+            return {"rule": rule, "code": code, "ru": f"{ru} ({section})", "en": f"{en} ({rule})"}
+    # Not in the catalogue: say so plainly rather than hide it (the English message is the engine's own).
+    return {"rule": rule, "code": code or "rule",
             "ru": f"Правила боя не позволяют: {message} ({section})", "en": f"{message} ({rule})"}
-
-
 
 
 class CommandError(ValueError):
@@ -320,22 +361,11 @@ class BattleAdapter:
             data["profile"] = event.profile.name
         return data
 
-    def word_rule_error(self, error, profile=None) -> dict:
-        """A refusal of the engine, Russian then English, with its rule citation (``profile``: the battle's)."""
-        rule = getattr(error, "rule", "")
-        message = getattr(error, "message", str(error))
-        return word_refusal(self._rule_key(error, profile), message, rule)
-
-    def _rule_key(self, error, profile=None):
-        """The profile's rule keys behind a citation ("eurocup 2.8" -> ("answer_limit",)); several when keys
-        share a section, ``None`` for citations outside the battle profile ("battle setup", "battle log")."""
-        name, _, section = getattr(error, "rule", "").partition(" ")
-        if section.startswith("(profile: "):
-            return section[len("(profile: "):-1]
-        if profile is None or profile.name != name:
-            return None
-        keys = tuple(key for key, cited in profile.sections if cited == section)
-        return keys or None
+    def word_rule_error(self, error, players=()) -> dict:
+        """A refusal of the engine, Russian then English, with its rule citation, by the error's stable ``code``
+        (``players``: the battle's names, for the lines that name a player)."""
+        return word_refusal(getattr(error, "code", None), getattr(error, "params", {}), getattr(error, "rule", ""),
+                            getattr(error, "message", str(error)), players)
 
     # ------------------------------------------------------------ view
     def allowed(self, state, at_ns: int) -> dict[str, dict | None]:
@@ -348,7 +378,7 @@ class BattleAdapter:
                 self.check(state, self.command_events(name, state, args, at_ns))
                 out[name] = None
             except engine.BattleRuleError as error:
-                out[name] = self.word_rule_error(error, state.profile)
+                out[name] = self.word_rule_error(error, state.players)
             except (CommandError, IndexError, ValueError) as error:
                 out[name] = {"rule": None, "ru": str(error), "en": str(error)}
         return out

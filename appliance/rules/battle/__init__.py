@@ -2,7 +2,7 @@
 
 Public API::
 
-    apply(state_or_None, event) -> BattleState      # raises BattleRuleError (.rule, .event)
+    apply(state_or_None, event) -> BattleState      # raises BattleRuleError (.rule, .code, .params, .event)
     standings(state) -> Standings                   # places, indicators, placement points, shoot-out call
     snapshot(state) -> dict                         # JSON-able, for the web layer
     load_profile(name_or_path) -> Profile

@@ -38,63 +38,74 @@ def replace(obj, **changes):
     return new
 
 
-def _refuse(state: BattleState | None, key: str, message: str, event: ev.Event, player: int | None = None):
+def _refuse(state: BattleState | None, key: str, code: str, message: str, event: ev.Event, player: int | None = None,
+            **params):
+    """Raise the refusal ``code`` (one of ``errors.REFUSAL_CODES``) citing the profile's section ``key``.
+    ``params`` are its figures (0-based player and question indexes, points, ms); ``player`` joins them."""
     rule = state.profile.cite(key) if state is not None else "battle setup"
-    raise BattleRuleError(rule, message, event=event, player=player)
+    if player is not None:
+        params["player"] = player
+    raise BattleRuleError(rule, message, event=event, player=player, code=code, params=params)
 
 
 # ------------------------------------------------------------------------------------------------ setup
 def _setup(event: ev.BattleSetUp) -> BattleState:
     profile = event.profile
     if profile is None or not hasattr(profile, "cite"):
-        raise BattleRuleError("battle setup", "the setup needs a rules profile", event=event)
+        raise BattleRuleError("battle setup", "the setup needs a rules profile", event=event, code="no_profile")
     cite = profile.cite
 
-    def refuse(key: str, message: str):
-        raise BattleRuleError(cite(key), message, event=event)
+    def refuse(key: str, code: str, message: str, **params):
+        raise BattleRuleError(cite(key), message, event=event, code=code, params=params)
 
     players = event.players
     if not isinstance(players, tuple) or not all(isinstance(name, str) and name.strip() for name in players):
-        refuse("players", "players are a list of non-empty names")
+        refuse("players", "players_not_names", "players are a list of non-empty names")
     if not profile.players_min <= len(players) <= profile.players_max:
-        refuse("players", f"{len(players)} players; this regulation plays {profile.players_min}-"
-                          f"{profile.players_max}")
+        refuse("players", "player_count",
+               f"{len(players)} players; this regulation plays {profile.players_min}-{profile.players_max}",
+               count=len(players), min=profile.players_min, max=profile.players_max)
     if len(set(players)) != len(players):
-        refuse("players", "two players have the same name")
+        refuse("players", "duplicate_player_name", "two players have the same name")
     if isinstance(event.themes, bool) or not isinstance(event.themes, int) or event.themes < 1:
-        refuse("themes", f"a battle needs at least one theme, not {event.themes!r}")
+        refuse("themes", "bad_theme_count", f"a battle needs at least one theme, not {event.themes!r}")
     red = event.red_themes
     if any(isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < event.themes for t in red) \
             or len(set(red)) != len(red):
-        refuse("red_themes", f"red themes {list(red)} must be distinct theme numbers 0-{event.themes - 1}")
+        refuse("red_themes", "bad_red_themes",
+               f"red themes {list(red)} must be distinct theme numbers 0-{event.themes - 1}", themes=event.themes)
     if red and profile.questions_red_theme_multiplier == 1:
-        refuse("red_themes", "this regulation has no red (doubled) themes")
+        refuse("red_themes", "no_red_themes", "this regulation has no red (doubled) themes")
     if any(not isinstance(name, str) for name in event.theme_names):
-        refuse("themes", "theme names are strings")
+        refuse("themes", "bad_theme_names", "theme names are strings")
     values_count = len(profile.questions_values)
     for theme in event.questions:
         if not isinstance(theme, tuple) or len(theme) > values_count or not all(
                 isinstance(q, tuple) and len(q) == 2 and all(isinstance(x, str) for x in q) for q in theme):
-            refuse("values", f"questions are given per theme as up to {values_count} [text, answer] pairs")
+            refuse("values", "bad_question_texts",
+                   f"questions are given per theme as up to {values_count} [text, answer] pairs", max=values_count)
     absent = event.absent
     if any(isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < len(players) for p in absent):
-        refuse("absent", f"absent players must be player numbers 0-{len(players) - 1}")
+        refuse("absent", "bad_absent_players", f"absent players must be player numbers 0-{len(players) - 1}",
+               players=len(players))
     if len(players) - len(set(absent)) < 1:
-        refuse("absent", "nobody is present")
+        refuse("absent", "nobody_present", "nobody is present")
     if event.spare_themes is not None and (isinstance(event.spare_themes, bool)
                                            or not isinstance(event.spare_themes, int) or event.spare_themes < 0):
-        refuse("tie_break", "spare_themes is a number of themes, 0 or more")
+        refuse("tie_break", "bad_spare_themes", "spare_themes is a number of themes, 0 or more")
     if event.cuts is not None and any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c < len(players)
                                       for c in event.cuts):
-        refuse("tie_break", f"cuts are places 1-{len(players) - 1} after which the ranking must be strict")
+        refuse("tie_break", "bad_cuts", f"cuts are places 1-{len(players) - 1} after which the ranking must be strict",
+               players=len(players))
     if not (isinstance(event.run, int) and isinstance(event.runs, int) and 1 <= event.run <= event.runs):
-        refuse("runs", "run must be between 1 and runs")
+        refuse("runs", "bad_run", "run must be between 1 and runs")
     if event.mode not in ev.MODES:
-        refuse("fallback", f"mode {event.mode!r} is not one of {', '.join(ev.MODES)}")
+        refuse("fallback", "unknown_mode", f"mode {event.mode!r} is not one of {', '.join(ev.MODES)}",
+               modes=list(ev.MODES))
     if event.mode == "claps" and not profile.corrections_fallback_without_buttons:
-        refuse("fallback", "this regulation has no play without buttons")
+        refuse("fallback", "no_fallback_mode", "this regulation has no play without buttons")
     if isinstance(event.at_ns, bool) or not isinstance(event.at_ns, int) or event.at_ns < 0:
-        refuse("players", "at_ns is a CLOCK_MONOTONIC timestamp in ns, 0 or more")
+        refuse("players", "bad_timestamp", "at_ns is a CLOCK_MONOTONIC timestamp in ns, 0 or more")
     return BattleState(setup=event, profile=profile, players=players, scores=(0,) * len(players), mode=event.mode,
                        seq=1, last_at_ns=event.at_ns)
 
@@ -156,12 +167,15 @@ def press_outcome(state: BattleState, question: Question, player: int, at_ns: in
 # ------------------------------------------------------------------------------------------------ handlers
 def _theme_started(state: BattleState, event: ev.ThemeStarted) -> BattleState:
     if state.current_question is not None:
-        _refuse(state, "values", "a question is still being played", event)
+        _refuse(state, "values", "question_not_ended", "a question is still being played", event,
+                question=state.current_question.index)
     if not state.is_theme_complete:
-        _refuse(state, "values", f"the theme has {len(state.profile.questions_values) - state.questions_in_theme}"
-                                 " questions left; a theme's questions are asked in a row", event)
+        remaining = len(state.profile.questions_values) - state.questions_in_theme
+        _refuse(state, "values", "theme_not_finished",
+                f"the theme has {remaining} questions left; a theme's questions are asked in a row", event,
+                remaining=remaining)
     if not isinstance(event.name, str):
-        _refuse(state, "values", "a theme name is a string", event)
+        _refuse(state, "values", "bad_theme_name", "a theme name is a string", event)
     index = len(state.themes)
     setup = state.setup
     if state.regular_themes_played < setup.themes:
@@ -174,7 +188,8 @@ def _theme_started(state: BattleState, event: ev.ThemeStarted) -> BattleState:
 
         call = standings(state).shootout
         if call is None:
-            _refuse(state, "tie_break", "every theme has been played and no shoot-out is called for", event)
+            _refuse(state, "tie_break", "no_shootout_needed",
+                    "every theme has been played and no shoot-out is called for", event)
         number = setup.themes + state.shootout_themes_played
         name = event.name or (setup.theme_names[number] if number < len(setup.theme_names) else "")
         theme = Theme(index=index, name=name, red=False, shootout=True, participants=call.players,
@@ -185,23 +200,25 @@ def _theme_started(state: BattleState, event: ev.ThemeStarted) -> BattleState:
 def _price_announced(state: BattleState, event: ev.PriceAnnounced) -> BattleState:
     value = event.value_points
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        _refuse(state, "values", f"a price is a positive number of points, not {value!r}", event)
+        _refuse(state, "values", "bad_price", f"a price is a positive number of points, not {value!r}", event)
     if state.current_question is not None:
-        _refuse(state, "question_end", "the current question has not ended", event)
+        _refuse(state, "question_end", "question_not_ended", "the current question has not ended", event,
+                question=state.current_question.index)
     theme = state.theme
     expected = state.expected_value()
     if theme is None or expected is None:
-        _refuse(state, "values", "start the next theme first", event)
+        _refuse(state, "values", "no_theme_started", "start the next theme first", event)
     if value != expected:
-        _refuse(state, "red_themes" if theme.red else "values",
-                f"the next question of this theme is worth {expected}, not {value}", event)
+        _refuse(state, "red_themes" if theme.red else "values", "wrong_price",
+                f"the next question of this theme is worth {expected}, not {value}", event, value=value,
+                expected=expected)
     participants = theme.participants
     if theme.shootout and state.profile.shootout_method == "shootout_question":
         from appliance.rules.battle.standings import standings
 
         call = standings(state).shootout
         if call is None:
-            _refuse(state, "tie_break", "the tie is broken: no more shoot-out questions", event)
+            _refuse(state, "tie_break", "tie_broken", "the tie is broken: no more shoot-out questions", event)
         participants = call.players  # the players still tied (northern-owl 3.3)
     question = Question(index=len(state.questions), theme=theme.index, number=state.questions_in_theme,
                         value_points=value, red=theme.red, shootout=theme.shootout, participants=participants,
@@ -212,16 +229,19 @@ def _price_announced(state: BattleState, event: ev.PriceAnnounced) -> BattleStat
 def _open_question(state: BattleState, event: ev.Event, key: str = "question_end") -> Question:
     question = state.current_question
     if question is None:
-        _refuse(state, key, "no question is being played", event)
+        _refuse(state, key, "no_question_in_play", "no question is being played", event)
     return question
 
 
 def _reading_started(state: BattleState, event: ev.ReadingStarted) -> BattleState:
     question = _open_question(state, event)
     if question.reading != "not_started":
-        _refuse(state, "press_open", "the reading has already started", event)
+        _refuse(state, "press_open", "reading_already_started", "the reading has already started", event,
+                question=question.index)
     if question.answerer is not None:
-        _refuse(state, "press_open", "someone signalled before the reading: rule on the answer first", event)
+        _refuse(state, "press_open", "press_before_reading",
+                "someone signalled before the reading: rule on the answer first", event, question=question.index,
+                answerer=question.answerer)
     return _with_question(state, replace(question, reading="reading", reading_started_ns=event.at_ns))
 
 
@@ -240,7 +260,11 @@ def _window_after(state: BattleState, question: Question) -> int | None:
 def _reading_finished(state: BattleState, event: ev.ReadingFinished) -> BattleState:
     question = _open_question(state, event)
     if question.reading != "reading":
-        _refuse(state, "stop_reading", f"the question is not being read (reading {question.reading})", event)
+        _refuse(state, "stop_reading",
+                {"interrupted": "reading_interrupted", "finished": "reading_already_finished"}.get(
+                    question.reading, "reading_not_started"),
+                f"the question is not being read (reading {question.reading})", event, question=question.index,
+                reading=question.reading)
     question = replace(question, reading="finished", reading_finished_ns=event.at_ns)
     return _with_question(state, replace(question, window_closes_ns=_window_after(state, question)))
 
@@ -248,22 +272,25 @@ def _reading_finished(state: BattleState, event: ev.ReadingFinished) -> BattleSt
 def _reading_resumed(state: BattleState, event: ev.ReadingResumed) -> BattleState:
     question = _open_question(state, event)
     if question.reading != "interrupted" or question.answerer is not None:
-        _refuse(state, "resume_reading", "reading resumes only after an interrupted question's wrong answer", event)
+        _refuse(state, "resume_reading", "resume_not_allowed",
+                "reading resumes only after an interrupted question's wrong answer", event, question=question.index)
     return _with_question(state, replace(question, reading="reading"))
 
 
 def _check_player(state: BattleState, event: ev.Event, player: object) -> int:
     if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < len(state.players):
-        _refuse(state, "players", f"there is no player {player!r}; players are 0-{len(state.players) - 1}",
-                event)
+        _refuse(state, "players", "no_such_player",
+                f"there is no player {player!r}; players are 0-{len(state.players) - 1}", event,
+                players=len(state.players))
     return player  # type: ignore[return-value]
 
 
 def _button_pressed(state: BattleState, event: ev.ButtonPressed) -> BattleState:
     player = _check_player(state, event, event.player)
     if event.source not in ev.PRESS_SOURCES:
-        _refuse(state, "press_open", f"press source {event.source!r} is not one of {', '.join(ev.PRESS_SOURCES)}",
-                event)
+        _refuse(state, "press_open", "bad_press_source",
+                f"press source {event.source!r} is not one of {', '.join(ev.PRESS_SOURCES)}", event,
+                sources=list(ev.PRESS_SOURCES))
     question = state.current_question
     if question is None:
         return state  # between questions a press means nothing (eurocup 2.5): recorded in the log only
@@ -302,23 +329,30 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
     changes: dict = {}
     if state.mode == "buttons":
         if question.answerer is None:
-            _refuse(state, "during_answer", "nobody has signalled", event, player)
+            _refuse(state, "during_answer", "nobody_signalled", "nobody has signalled", event, player,
+                    question=question.index)
         if player != question.answerer:
-            _refuse(state, "during_answer", f"{state.players[question.answerer]} signalled first, not "
-                                            f"{state.players[player]}", event, player)
+            _refuse(state, "during_answer", "not_the_answerer",
+                    f"{state.players[question.answerer]} signalled first, not {state.players[player]}", event,
+                    player, first=question.answerer, question=question.index)
         if question.pointed_ns is not None:
-            _refuse(state, "during_answer", "the answerer has already been pointed to", event, player)
+            _refuse(state, "during_answer", "answerer_already_pointed", "the answerer has already been pointed to",
+                    event, player, question=question.index)
     else:
         # mubc 4.4: "on claps" the host picks whoever he saw first among those still in play.
         if question.answerer is not None and question.pointed_ns is not None:
-            _refuse(state, "during_answer", "someone is already answering", event, player)
+            _refuse(state, "during_answer", "already_answering", "someone is already answering", event, player,
+                    answerer=question.answerer, question=question.index)
         if player not in question.participants or player in question.answered:
-            _refuse(state, "one_answer", f"{state.players[player]} may not answer this question", event, player)
+            _refuse(state, "one_answer", "already_answered", f"{state.players[player]} may not answer this question",
+                    event, player, question=question.index)
         closes = question.window_closes_ns
         if question.answerer is None and closes is not None and event.at_ns >= closes:
             # a clap counts within the same window as a signal: after it the question is over
-            _refuse(state, "fallback", f"the press window closed {(event.at_ns - closes) / 1e9:.1f} s ago; "
-                                       "on claps too a player is pointed to only within it", event, player)
+            _refuse(state, "fallback", "press_window_closed",
+                    f"the press window closed {(event.at_ns - closes) / 1e9:.1f} s ago; "
+                    "on claps too a player is pointed to only within it", event, player,
+                    late_ms=(event.at_ns - closes) // 1_000_000, question=question.index)
         changes.update(answerer=player, answerer_press_ns=event.at_ns)
         if question.reading == "reading" and profile.presses_stop_reading:
             changes["reading"] = "interrupted"
@@ -331,16 +365,18 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
 def _answering(state: BattleState, event: ev.Event) -> Question:
     question = state.current_question
     if question is None or question.answerer is None:
-        _refuse(state, "during_answer", "nobody is answering: the host points to the answerer before ruling", event)
+        _refuse(state, "during_answer", "nobody_answering",
+                "nobody is answering: the host points to the answerer before ruling", event)
     return question
 
 
 def _short_form_given(state: BattleState, event: ev.ShortFormGiven) -> BattleState:
     if not state.profile.answer_short_form:
-        _refuse(state, "short_form", "this regulation gives no short form of the question", event)
+        _refuse(state, "short_form", "no_short_form", "this regulation gives no short form of the question", event)
     question = _answering(state, event)
     if question.reading != "interrupted":
-        _refuse(state, "short_form", "the short form is given only when the reading was interrupted", event)
+        _refuse(state, "short_form", "short_form_not_interrupted",
+                "the short form is given only when the reading was interrupted", event, question=question.index)
     limit = state.profile.answer_limit_ms
     # eurocup 2.8: the 3 s count from the short form
     deadline = event.at_ns + limit * 1_000_000 if limit else None
@@ -349,7 +385,7 @@ def _short_form_given(state: BattleState, event: ev.ShortFormGiven) -> BattleSta
 
 def _clarification_requested(state: BattleState, event: ev.ClarificationRequested) -> BattleState:
     if not state.profile.answer_clarify:
-        _refuse(state, "clarify", "this regulation has no \"уточните\"", event)
+        _refuse(state, "clarify", "no_clarify", "this regulation has no \"уточните\"", event)
     question = _answering(state, event)
     limit = state.profile.answer_limit_ms
     deadline = event.at_ns + limit * 1_000_000 if limit else None
@@ -358,10 +394,11 @@ def _clarification_requested(state: BattleState, event: ev.ClarificationRequeste
 
 def _answer_time_extended(state: BattleState, event: ev.AnswerTimeExtended) -> BattleState:
     if not state.profile.answer_extension:
-        _refuse(state, "extension", "this regulation gives no extra answer time", event)
+        _refuse(state, "extension", "no_extension", "this regulation gives no extra answer time", event)
     question = _answering(state, event)
     if isinstance(event.extra_ms, bool) or not isinstance(event.extra_ms, int) or event.extra_ms <= 0:
-        _refuse(state, "extension", f"an extension is a positive number of ms, not {event.extra_ms!r}", event)
+        _refuse(state, "extension", "bad_extension",
+                f"an extension is a positive number of ms, not {event.extra_ms!r}", event)
     base = question.answer_deadline_ns if question.answer_deadline_ns is not None else event.at_ns
     return _with_question(state, replace(question, answer_deadline_ns=base + event.extra_ms * 1_000_000))
 
@@ -399,7 +436,7 @@ def _judge(state: BattleState, event: ev.Event, question: Question, correct: boo
 def _answer_judged(state: BattleState, event: ev.AnswerJudged) -> BattleState:
     question = _answering(state, event)
     if not isinstance(event.correct, bool):
-        _refuse(state, "scoring", "a ruling is right (true) or wrong (false)", event)
+        _refuse(state, "scoring", "bad_ruling", "a ruling is right (true) or wrong (false)", event)
     return _judge(state, event, question, event.correct, by_time=False)
 
 
@@ -408,10 +445,13 @@ def _time_called(state: BattleState, event: ev.TimeCalled) -> BattleState:
     if question.answerer is not None:
         deadline = question.answer_deadline_ns
         if state.profile.answer_limit_ms and question.pointed_ns is None:
-            _refuse(state, "answer_limit", "the answer time starts when the host points to the answerer", event)
+            _refuse(state, "answer_limit", "answerer_not_pointed",
+                    "the answer time starts when the host points to the answerer", event, answerer=question.answerer,
+                    question=question.index)
         if deadline is not None and event.at_ns < deadline:
-            _refuse(state, "answer_limit", f"the answer time runs {(deadline - event.at_ns) / 1e9:.1f} s more",
-                    event)
+            _refuse(state, "answer_limit", "answer_time_running",
+                    f"the answer time runs {(deadline - event.at_ns) / 1e9:.1f} s more", event,
+                    remaining_ms=(deadline - event.at_ns) // 1_000_000, question=question.index)
         return _judge(state, event, question, False, by_time=True)  # eurocup 2.8, northern-owl 3.7
     return _window_over(state, event, question)
 
@@ -419,33 +459,38 @@ def _time_called(state: BattleState, event: ev.TimeCalled) -> BattleState:
 def _window_over(state: BattleState, event: ev.Event, question: Question) -> BattleState:
     closes = question.window_closes_ns
     if closes is None:
-        _refuse(state, "window_after_reading", "the press window has not started: the reading has not ended", event)
+        _refuse(state, "window_after_reading", "window_not_started",
+                "the press window has not started: the reading has not ended", event, question=question.index)
     if event.at_ns < closes:
-        _refuse(state, "window_after_reading", f"the press window is open {(closes - event.at_ns) / 1e9:.1f} s more",
-                event)
+        _refuse(state, "window_after_reading", "window_open",
+                f"the press window is open {(closes - event.at_ns) / 1e9:.1f} s more", event,
+                remaining_ms=(closes - event.at_ns) // 1_000_000, question=question.index)
     return _end_question(state, question, "unanswered", event.at_ns, state.scores)  # eurocup 2.11.3
 
 
 def _press_window_expired(state: BattleState, event: ev.PressWindowExpired) -> BattleState:
     question = _open_question(state, event)
     if question.answerer is not None:
-        _refuse(state, "during_answer", "someone is answering; the window is not running", event)
+        _refuse(state, "during_answer", "window_paused_for_answer", "someone is answering; the window is not running",
+                event, answerer=question.answerer, question=question.index)
     return _window_over(state, event, question)
 
 
 def _question_withdrawn(state: BattleState, event: ev.QuestionWithdrawn) -> BattleState:
     if not state.profile.corrections_withdraw:
-        _refuse(state, "withdraw", "this regulation does not withdraw questions", event)
+        _refuse(state, "withdraw", "no_withdrawals", "this regulation does not withdraw questions", event)
     question = state.last_question
     if question is None or question.withdrawn:
-        _refuse(state, "withdraw", "there is no question to withdraw (only the last one may be)", event)
+        _refuse(state, "withdraw", "nothing_to_withdraw",
+                "there is no question to withdraw (only the last one may be)", event)
     if question.is_over:
         if not state.profile.corrections_withdraw_ended:
             # irkutsk 3.7: rulings are final; a question may be withdrawn only while it is in play
-            _refuse(state, "withdraw", "a question may be withdrawn only while it is in play", event)
+            _refuse(state, "withdraw", "withdraw_in_play_only", "a question may be withdrawn only while it is in play",
+                    event, question=question.index)
         barrier = correction_barrier(state, question.index)
         if barrier is not None:  # withdrawing a played question revises its rulings
-            _refuse(state, "corrections", barrier, event)
+            _refuse(state, "corrections", _barrier_code(state), barrier, event, question=question.index)
     old = question
     question = replace(question, withdrawn=True, withdrawn_reason=event.reason if isinstance(event.reason, str) else "")
     scores = _rescored(state.scores, old, question)
@@ -473,9 +518,11 @@ def _rescored(scores: tuple, old: Question, new: Question) -> tuple:
 def _answer_announced(state: BattleState, event: ev.AnswerAnnounced) -> BattleState:
     question = state.last_question
     if question is None or not question.is_over:
-        _refuse(state, "answer_announced", "the answer is announced after the question ends", event)
+        _refuse(state, "answer_announced", "answer_before_question_end",
+                "the answer is announced after the question ends", event)
     if question.answer_announced:
-        _refuse(state, "answer_announced", "the answer has already been announced", event)
+        _refuse(state, "answer_announced", "answer_already_announced", "the answer has already been announced", event,
+                question=question.index)
     return _with_question(state, replace(question, answer_announced=True))
 
 
@@ -488,13 +535,15 @@ def _correct(state: BattleState, event: ev.Event, index: int, player: int, corre
     old = state.questions[index]
     ruling = old.ruling_of(player)
     if ruling is None:
-        _refuse(state, "corrections", f"{state.players[player]} gave no answer to question {index}", event, player)
+        _refuse(state, "corrections", "no_answer_to_correct",
+                f"{state.players[player]} gave no answer to question {index}", event, player, question=index)
     if ruling.void:
-        _refuse(state, "corrections", f"{state.players[player]}'s answer was voided: "
+        _refuse(state, "corrections", "answer_voided", f"{state.players[player]}'s answer was voided: "
                                       f"{state.players[ruling.voided_by]}'s answer was made right before it",
-                event, player)
+                event, player, first=ruling.voided_by, question=index)
     if ruling.effective == correct:
-        _refuse(state, "corrections", f"the ruling already is {'right' if correct else 'wrong'}", event, player)
+        _refuse(state, "corrections", "ruling_unchanged", f"the ruling already is {'right' if correct else 'wrong'}",
+                event, player, correct=correct, question=index)
     ruling = replace(ruling, corrections=ruling.corrections + (Correction(event.at_ns, correct, kind, reason),))
     position = old.answered.index(player)
     rulings = []
@@ -524,7 +573,8 @@ def _correct(state: BattleState, event: ev.Event, index: int, player: int, corre
 
 def _check_question_index(state: BattleState, event: ev.Event, index: object, key: str) -> int:
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(state.questions):
-        _refuse(state, key, f"there is no question {index!r}", event)
+        _refuse(state, key, "no_such_question", f"there is no question {index!r}", event,
+                questions=len(state.questions))
     return index  # type: ignore[return-value]
 
 
@@ -560,21 +610,28 @@ def correction_barrier(state: BattleState, index: int) -> str | None:
     return None
 
 
+def _barrier_code(state: BattleState) -> str:
+    """The refusal code of :func:`correction_barrier`'s reason, by the profile's ``corrections.host`` policy."""
+    return {"never": "rulings_final", "current_question": "correction_after_next_question",
+            "appeal_window": "correction_outside_appeal_window"}[state.profile.corrections_host]
+
+
 def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleState:
     index = _check_question_index(state, event, event.question, "corrections")
     player = _check_player(state, event, event.player)
     barrier = correction_barrier(state, index)
     if barrier is not None:
-        _refuse(state, "corrections", barrier, event, player)
+        _refuse(state, "corrections", _barrier_code(state), barrier, event, player, question=index)
     if not isinstance(event.correct, bool):
-        _refuse(state, "corrections", "a corrected ruling is right (true) or wrong (false)", event, player)
+        _refuse(state, "corrections", "bad_corrected_ruling", "a corrected ruling is right (true) or wrong (false)",
+                event, player, question=index)
     return _correct(state, event, index, player, event.correct, "host", event.reason)
 
 
 def _appeal_lodged(state: BattleState, event: ev.AppealLodged) -> BattleState:
     policy = state.profile.corrections_appeals
     if policy == "none":
-        _refuse(state, "appeals", "this regulation has no appeals; the host's ruling is final", event)
+        _refuse(state, "appeals", "no_appeals", "this regulation has no appeals; the host's ruling is final", event)
     player = _check_player(state, event, event.player)
     index = _check_question_index(state, event, event.question, "appeals")
     question = state.questions[index]
@@ -582,13 +639,14 @@ def _appeal_lodged(state: BattleState, event: ev.AppealLodged) -> BattleState:
         # youth-cup 3.1: right after the theme of the disputed question ends, before the next theme is read
         # (a next theme started, even if undone, has closed the window: themes_reached)
         if question.theme != state.themes_reached - 1 or not state.is_theme_complete:
-            _refuse(state, "appeals", "an appeal is lodged after its theme ends and before the next one starts",
-                    event, player)
+            _refuse(state, "appeals", "appeal_after_theme",
+                    "an appeal is lodged after its theme ends and before the next one starts", event, player,
+                    question=index)
     elif policy == "before_next_question":
         # mubc 4.2: only if disputed before the next question is announced (even if that was undone)
         if index != state.questions_reached - 1 or not question.is_over:
-            _refuse(state, "appeals", "an answer is disputed after its question and before the next one",
-                    event, player)
+            _refuse(state, "appeals", "appeal_after_question",
+                    "an answer is disputed after its question and before the next one", event, player, question=index)
     appeal = Appeal(player=player, question=index, claim=event.claim if isinstance(event.claim, str) else "",
                     lodged_ns=event.at_ns)
     return replace(state, appeals=state.appeals + (appeal,))
@@ -597,13 +655,15 @@ def _appeal_lodged(state: BattleState, event: ev.AppealLodged) -> BattleState:
 def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
     index = event.appeal
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(state.appeals):
-        _refuse(state, "appeals", f"there is no appeal {index!r}", event)
+        _refuse(state, "appeals", "no_such_appeal", f"there is no appeal {index!r}", event, appeals=len(state.appeals))
     appeal = state.appeals[index]
     if appeal.decided:
-        _refuse(state, "appeals", "this appeal has been decided; decisions are not revisited (youth-cup 3.3)",
-                event)
+        _refuse(state, "appeals", "appeal_already_decided",
+                "this appeal has been decided; decisions are not revisited (youth-cup 3.3)", event, appeal=index,
+                question=appeal.question)
     if not isinstance(event.accepted, bool) or (event.correct is not None and not isinstance(event.correct, bool)):
-        _refuse(state, "appeals", "a decision is accepted true/false, correct true/false/null", event)
+        _refuse(state, "appeals", "bad_appeal_decision", "a decision is accepted true/false, correct true/false/null",
+                event, appeal=index)
     decided = replace(appeal, decided=True, accepted=event.accepted, correct=event.correct, decided_ns=event.at_ns)
     appeals = state.appeals[:index] + (decided,) + state.appeals[index + 1:]
     if not event.accepted:
@@ -611,7 +671,8 @@ def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
     question = state.questions[appeal.question]
     if event.correct is None:  # the question itself was incorrect: it is voided
         if question.withdrawn or not question.is_over:
-            _refuse(state, "appeals", "the question is still in play or already withdrawn", event)
+            _refuse(state, "appeals", "question_not_voidable", "the question is still in play or already withdrawn",
+                    event, appeal=index, question=question.index)
         old = question
         question = replace(question, withdrawn=True, withdrawn_reason=f"appeal: {appeal.claim}")
         scores = _rescored(state.scores, old, question)
@@ -623,14 +684,17 @@ def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
 
 def _mode_changed(state: BattleState, event: ev.ModeChanged) -> BattleState:
     if event.mode not in ev.MODES:
-        _refuse(state, "fallback", f"mode {event.mode!r} is not one of {', '.join(ev.MODES)}", event)
+        _refuse(state, "fallback", "unknown_mode", f"mode {event.mode!r} is not one of {', '.join(ev.MODES)}", event,
+                modes=list(ev.MODES))
     if event.mode == state.mode:
-        _refuse(state, "fallback", f"the battle is already in {event.mode} mode", event)
+        _refuse(state, "fallback", "mode_already_on", f"the battle is already in {event.mode} mode", event,
+                mode=event.mode)
     if event.mode == "claps" and not state.profile.corrections_fallback_without_buttons:
-        _refuse(state, "fallback", "this regulation has no play without buttons", event)
+        _refuse(state, "fallback", "no_fallback_mode", "this regulation has no play without buttons", event)
     question = state.current_question
     if question is not None and question.answerer is not None:
-        _refuse(state, "fallback", "change the mode when nobody is answering", event)
+        _refuse(state, "fallback", "mode_change_while_answering", "change the mode when nobody is answering", event,
+                answerer=question.answerer)
     return replace(state, mode=event.mode)
 
 
@@ -641,7 +705,8 @@ def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
         later.append(node[1])
         node = node[2]
     if node is None:
-        _refuse(state, "corrections", f"there is no host action to undo among the last {UNDO_DEPTH} events", event)
+        _refuse(state, "corrections", "nothing_to_undo",
+                f"there is no host action to undo among the last {UNDO_DEPTH} events", event, depth=UNDO_DEPTH)
     before, undone, older, _depth = node
     # what the battle has reached stays reached: the rulings it closed stay closed (correction_barrier)
     restored = replace(before, history=older, themes_reached=state.themes_reached,
@@ -662,7 +727,8 @@ def _check_undo(state: BattleState, before: BattleState, undone: ev.Event, event
     no ruling (a mistaken PriceAnnounced, ThemeStarted, ReadingStarted) is allowed and reopens nothing: the
     rulings the next question closed stay closed (irkutsk 3.7)."""
     if isinstance(undone, ev.AppealDecided):
-        _refuse(state, "appeal_decisions", "an appeal's decision is final and is not revisited", event)
+        _refuse(state, "appeal_decisions", "appeal_decision_final",
+                "an appeal's decision is final and is not revisited", event)
     if state.profile.corrections_host == "any_time":
         return
     name = type(undone).__name__
@@ -672,10 +738,12 @@ def _check_undo(state: BattleState, before: BattleState, undone: ev.Event, event
         if barrier is None:
             continue
         if old.rulings != now.rulings or old.withdrawn != now.withdrawn:
-            _refuse(state, "corrections", f"undoing {name} would revise question {index}: {barrier}", event)
+            _refuse(state, "corrections", "undo_revises_final_ruling",
+                    f"undoing {name} would revise question {index}: {barrier}", event, question=index, action=name)
         if correction_barrier(before, index) is None:
-            _refuse(state, "corrections", f"undoing {name} would reopen question {index}'s rulings: {barrier}",
-                    event)
+            _refuse(state, "corrections", "undo_reopens_final_ruling",
+                    f"undoing {name} would reopen question {index}'s rulings: {barrier}", event, question=index,
+                    action=name)
 
 
 def _remember(state: BattleState, event: ev.Event) -> tuple:
@@ -722,27 +790,29 @@ HANDLERS: dict[type, Callable[[BattleState, ev.Event], BattleState]] = {
 def apply(state: BattleState | None, event: ev.Event) -> BattleState:
     """The battle after ``event``. ``state`` None: ``event`` must be the :class:`BattleSetUp`.
 
-    Raises :class:`BattleRuleError` (with ``.rule``, ``.event``) for an event the rules refuse; ``state`` is
-    unchanged (immutable). Pure: the same state and event always give the same result.
+    Raises :class:`BattleRuleError` (with ``.rule``, ``.code``, ``.params``, ``.event``) for an event the rules
+    refuse; ``state`` is unchanged (immutable). Pure: the same state and event always give the same result.
     """
     if state is None:
         if not isinstance(event, ev.BattleSetUp):
             raise BattleRuleError("battle setup", f"a battle starts with BattleSetUp, not {type(event).__name__}",
-                                  event=event)
+                                  event=event, code="setup_first", params={"event_type": type(event).__name__})
         return _setup(event)
     handler = HANDLERS.get(type(event))
     if handler is None:
         if isinstance(event, ev.BattleSetUp):
-            _refuse(state, "players", "the battle is already set up", event)
-        _refuse(state, "players", f"{type(event).__name__} is not a battle event", event)
+            _refuse(state, "players", "already_set_up", "the battle is already set up", event)
+        _refuse(state, "players", "not_a_battle_event", f"{type(event).__name__} is not a battle event", event,
+                event_type=type(event).__name__)
     at_ns = event.at_ns
     if isinstance(at_ns, bool) or not isinstance(at_ns, int) or at_ns < 0:
         raise BattleRuleError("event order", f"at_ns must be a CLOCK_MONOTONIC timestamp in ns, not {at_ns!r}",
-                              event=event)
+                              event=event, code="bad_timestamp")
     if event.is_host_action and at_ns < state.last_at_ns and not isinstance(event, ev.ButtonPressed):
         # host commands and timers are stamped on receipt, in order; only presses may carry an earlier edge time
         raise BattleRuleError("event order", "a host action cannot be stamped earlier than the last event",
-                              event=event)
+                              event=event, code="stamped_before_last_event",
+                              params={"at_ns": at_ns, "last_at_ns": state.last_at_ns})
     new = handler(state, event)
     if isinstance(event, ev.ActionUndone):
         return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))
@@ -759,5 +829,5 @@ def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = 
     """
     if first.run >= first.runs:
         raise BattleRuleError(first.profile.cite("runs"), f"run {first.run} of {first.runs} is the slot's last",
-                              event=first)
+                              event=first, code="last_run", params={"run": first.run, "runs": first.runs})
     return dataclasses.replace(first, at_ns=at_ns, players=tuple(players), absent=tuple(absent), run=first.run + 1)

@@ -239,7 +239,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 
 def _error(message: str, data: Any) -> BattleRuleError:
-    return BattleRuleError("battle log", message, event=data)
+    return BattleRuleError("battle log", message, event=data, code="bad_event_record")
 
 
 def event_from_dict(data: Mapping[str, Any]) -> Event:
