@@ -75,6 +75,8 @@ STRINGS = {
     "conn.resync": ("синхронизация…", "resyncing…"),
     "capture.up": ("кнопки на связи", "buttons connected"),
     "capture.down": ("нет связи с кнопками", "buttons not connected"),
+    "capture.coarse": ("кнопки на связи · время нажатий менее точное (RPi.GPIO)",
+                       "buttons connected · press timing less precise (RPi.GPIO)"),
     "conn.banner": ("Нет связи с боксом — команды не доходят. Переподключаемся…",
                     "No connection to the box: commands do not get through. Reconnecting…"),
     "conn.pending": ("ждёт связи", "waiting for the link"),

@@ -208,3 +208,13 @@ def test_the_answer_countdown_refreshes_the_view_once_and_lets_the_host_call_tim
     command(session, "time")
     assert session.state.scores == (-10, 0, 0)                 # wrong by time
     assert session.snapshot()["view"]["expired"] == []
+
+
+def test_the_capture_status_reaches_every_page_so_a_fallback_factory_is_announced(session, capture):
+    """issue 3: on RPi.GPIO (old Pis) presses are stamped in the callback; the pages say timing is less precise."""
+    session.on_capture_event({"event": "status", "seq": next(capture.seq), "mode": "linked", "factory": "rpigpio",
+                              "precision": "callback", "degraded": ["RPi.GPIO: no kernel edge timestamps"],
+                              "simulator": False, "stuck": []})
+    capture_view = session.snapshot()["view"]["capture"]
+    assert capture_view["connected"] and capture_view["precision"] == "callback"
+    assert capture_view["degraded"] == ["RPi.GPIO: no kernel edge timestamps"]

@@ -35,8 +35,11 @@
     const el = document.getElementById("capture-indicator");
     if (!el || !view || !view.capture) return;
     el.hidden = !view.capture.present;
-    el.className = "indicator " + (view.capture.connected ? "conn-online" : "conn-offline");
-    el.textContent = S.t(view.capture.connected ? "capture.up" : "capture.down");
+    // RPi.GPIO (old Pis) stamps a press in its callback, not in the kernel: say so (issue 3, gpio/README.md).
+    const coarse = view.capture.connected && view.capture.precision === "callback";
+    el.className = "indicator " + (!view.capture.connected ? "conn-offline" : coarse ? "conn-degraded" : "conn-online");
+    el.textContent = S.t(!view.capture.connected ? "capture.down" : coarse ? "capture.coarse" : "capture.up");
+    el.title = (view.capture.degraded || []).join("; ");
   }
 
   S.toast = function (text, kind) {
