@@ -30,7 +30,9 @@ done
 command -v qemu-system-aarch64 >/dev/null || { echo "image-test: apt-get install qemu-system-arm" >&2; exit 2; }
 command -v curl >/dev/null || { echo "image-test: apt-get install curl" >&2; exit 2; }
 
-append="$(cat "$OUT/cmdline.txt") systemd.setenv=SVOYAK_PIN_FACTORY=mock systemd.wants=svoyak-bootreport.service"
+# SVOYAK_IMAGE_TEST_APPEND: more kernel arguments for a debugging run (systemd.journald.forward_to_console=1
+# puts every unit's log into the serial log).
+append="$(cat "$OUT/cmdline.txt") systemd.setenv=SVOYAK_PIN_FACTORY=mock systemd.wants=svoyak-bootreport.service ${SVOYAK_IMAGE_TEST_APPEND:-}"
 rm -f "$LOG"
 start=$(date +%s)
 # -cpu max,pauth-impdef=on: the fastest TCG CPU measured (plain max is twice as slow: pointer
@@ -102,6 +104,12 @@ if [ "$DISPLAY_TEST" = yes ] && [ -n "$report" ]; then
         [ "$colours" -gt 16 ] && break
         sleep 10
     done
+    # The page stays: a second screenshot 15 s later (a crashing compositor or browser shows black again).
+    if [ "$colours" -gt 16 ]; then
+        sleep 15
+        colours=$(screenshot "$OUT/kiosk.png" 2>/dev/null || echo 0)
+        echo "image-test: [$(elapsed)s] screenshot 15 s later: $colours colours sampled"
+    fi
 fi
 
 # The verdict: every expectation, each on its own line.
@@ -118,6 +126,9 @@ expect "first boot done (identity, hotspot profile)" has " firstboot=active "
 if [ "$DISPLAY_TEST" = yes ]; then
     expect "kiosk running on the display, never restarted" has " kiosk=active,0 "
     expect "the display shows a page, not a console (image/out/kiosk.png)" test "$colours" -gt 16
+    # The bare page (header only, Socket.IO not connected) sampled 24 colours; the live waiting screen
+    # (Wi-Fi QR code, network, PIN, anti-aliased large text) 324: more than 100 = the page got its state.
+    expect "the page is live: the scoreboard got its state over Socket.IO" test "$colours" -gt 100
 else
     expect "kiosk skipped: no display" has " kiosk=inactive,0 "
 fi

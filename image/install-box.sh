@@ -107,6 +107,10 @@ install_box() {
         install -d -m 0755 /usr/local/lib/svoyak
         ln -sf "$browser" /usr/local/lib/svoyak/browser
     fi
+    # Managed policy (Debian's and Raspberry Pi OS's Chromium read /etc/chromium/policies/managed): no
+    # "Translate from Russian?" bubble over the scoreboard; --disable-features=Translate no longer stops it
+    # (measured in QEMU with Debian 12's Chromium: the bubble covered the top right corner).
+    install -D -m 0644 "$BUNDLE/systemd/chromium/svoyak-kiosk.json" /etc/chromium/policies/managed/svoyak-kiosk.json
 
     systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
         svoyak-hotspot.service svoyak-kiosk.service NetworkManager.service

@@ -7,6 +7,7 @@ lgpio, and the kiosk and hotspot units conditioned on their hardware so a QEMU o
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
@@ -139,6 +140,19 @@ def test_kiosk_restarts_forever_and_waits_for_the_scoreboard(units):
     wait, _, browser = start.partition("; done;")
     assert "until /usr/bin/curl" in wait and "http://127.0.0.1/board" in wait
     assert "--kiosk" in browser and browser.endswith("http://127.0.0.1/board'")
+
+
+def test_kiosk_draws_in_software_with_no_translate_bubble(units):
+    # Measured in QEMU (virtio-gpu, no 3D): cage's GLES2 renderer on Mesa's software EGL crashed; wlroots'
+    # pixman renderer and Chromium's software raster show the board (image-test.sh --display, a screenshot).
+    kiosk = units["svoyak-kiosk.service"]["Service"]
+    environment = " ".join(kiosk["Environment"]).split()
+    assert "WLR_RENDERER=pixman" in environment and "WLR_NO_HARDWARE_CURSORS=1" in environment
+    assert "--disable-gpu" in kiosk["ExecStart"][0]
+    policy = json.loads((ROOT / "systemd/chromium/svoyak-kiosk.json").read_text(encoding="utf-8"))
+    assert policy == {"TranslateEnabled": False}
+    installer = (ROOT / "image/install-box.sh").read_text(encoding="utf-8")
+    assert "/etc/chromium/policies/managed/svoyak-kiosk.json" in installer
 
 
 def test_firstboot_makes_the_identity_as_the_service_user_and_the_profile_as_root(units):
