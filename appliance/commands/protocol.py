@@ -68,19 +68,13 @@ def to_html(state, rows, notes, title: str) -> str:
 
 
 def run(args) -> int:
-    from appliance.commands.replay import load
-    from appliance.rules.battle import BattleRuleError
+    from appliance.commands.replay import load_or_explain
     from appliance.rules.battle.protocol import protocol_notes, protocol_rows
 
-    source = "<stdin>" if args.log == "-" else args.log
-    try:
-        header, state, _count, source = load(args)
-    except BattleRuleError as error:
-        print(f"svoyak protocol: {source}:{error.line}: refused by {error.rule}: {error.message}", file=sys.stderr)
+    loaded = load_or_explain(args, "protocol")
+    if loaded is None:
         return 1
-    if state is None:
-        print(f"svoyak protocol: {source}: the log holds no events", file=sys.stderr)
-        return 1
+    header, state = loaded
     rows = protocol_rows(state)
     title = header.get("battle_id") or state.setup.slot or "battle"
     text = to_csv(state, rows) if args.format == "csv" else to_html(state, rows, protocol_notes(state), title)

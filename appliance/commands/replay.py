@@ -102,18 +102,28 @@ def result_dict(header: dict, state, include_questions: bool = False) -> dict:
     }
 
 
-def run(args) -> int:
+def load_or_explain(args, command: str):
+    """``(header, state)`` of the log ``args`` names, or None once it has said on stderr why there is none
+    (a refused line, with its number and rule, or an empty log): ``svoyak replay`` and ``protocol`` then exit 1."""
     from appliance.rules.battle import BattleRuleError
 
     source = "<stdin>" if args.log == "-" else args.log
     try:
         header, state, _count, source = load(args)
     except BattleRuleError as error:
-        print(f"svoyak replay: {source}:{error.line}: refused by {error.rule}: {error.message}", file=sys.stderr)
-        return 1
+        print(f"svoyak {command}: {source}:{error.line}: refused by {error.rule}: {error.message}", file=sys.stderr)
+        return None
     if state is None:
-        print(f"svoyak replay: {source}: the log holds no events", file=sys.stderr)
+        print(f"svoyak {command}: {source}: the log holds no events", file=sys.stderr)
+        return None
+    return header, state
+
+
+def run(args) -> int:
+    loaded = load_or_explain(args, "replay")
+    if loaded is None:
         return 1
+    header, state = loaded
     json.dump(result_dict(header, state, args.questions), sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
     return 0
