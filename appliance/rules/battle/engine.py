@@ -356,9 +356,7 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
         changes.update(answerer=player, answerer_press_ns=event.at_ns)
         if question.reading == "reading" and profile.presses_stop_reading:
             changes["reading"] = "interrupted"
-    limit = profile.answer_limit_ms
-    changes.update(pointed_ns=event.at_ns,
-                   answer_deadline_ns=event.at_ns + limit * 1_000_000 if limit else None)
+    changes.update(pointed_ns=event.at_ns, answer_deadline_ns=_answer_deadline(state, event.at_ns))
     return _with_question(state, replace(question, **changes))
 
 
@@ -370,6 +368,12 @@ def _answering(state: BattleState, event: ev.Event) -> Question:
     return question
 
 
+def _answer_deadline(state: BattleState, from_ns: int) -> int | None:
+    """When the answer time counted from ``from_ns`` runs out (eurocup 2.8: 3 s); None: the profile sets no limit."""
+    limit = state.profile.answer_limit_ms
+    return from_ns + limit * 1_000_000 if limit else None
+
+
 def _short_form_given(state: BattleState, event: ev.ShortFormGiven) -> BattleState:
     if not state.profile.answer_short_form:
         _refuse(state, "short_form", "no_short_form", "this regulation gives no short form of the question", event)
@@ -377,19 +381,15 @@ def _short_form_given(state: BattleState, event: ev.ShortFormGiven) -> BattleSta
     if question.reading != "interrupted":
         _refuse(state, "short_form", "short_form_not_interrupted",
                 "the short form is given only when the reading was interrupted", event, question=question.index)
-    limit = state.profile.answer_limit_ms
     # eurocup 2.8: the 3 s count from the short form
-    deadline = event.at_ns + limit * 1_000_000 if limit else None
-    return _with_question(state, replace(question, answer_deadline_ns=deadline))
+    return _with_question(state, replace(question, answer_deadline_ns=_answer_deadline(state, event.at_ns)))
 
 
 def _clarification_requested(state: BattleState, event: ev.ClarificationRequested) -> BattleState:
     if not state.profile.answer_clarify:
         _refuse(state, "clarify", "no_clarify", "this regulation has no \"уточните\"", event)
     question = _answering(state, event)
-    limit = state.profile.answer_limit_ms
-    deadline = event.at_ns + limit * 1_000_000 if limit else None
-    return _with_question(state, replace(question, answer_deadline_ns=deadline))
+    return _with_question(state, replace(question, answer_deadline_ns=_answer_deadline(state, event.at_ns)))
 
 
 def _answer_time_extended(state: BattleState, event: ev.AnswerTimeExtended) -> BattleState:
