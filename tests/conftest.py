@@ -119,3 +119,30 @@ def recording_capture():
 @pytest.fixture
 def fake_clock():
     return FakeClock()
+
+
+@pytest.fixture
+def play_six_themes():
+    """``play(battles, box_id, start_ns)``: six themes of a battle on the box, every question answered right by
+    the first to press (player 0 takes themes 1-3, player 1 themes 4-5, player 2 theme 6), one second apart."""
+    from appliance.rules import battle as engine
+
+    def play(battles, box_id: str, start_ns: int) -> None:
+        clock = [start_ns]
+
+        def at(seconds: float = 1.0) -> int:
+            clock[0] += int(seconds * 1e9)
+            return clock[0]
+
+        for theme in range(6):
+            answerer = (0, 0, 0, 1, 1, 2)[theme]
+            battles.submit(box_id, engine.ThemeStarted(at_ns=at(), name=f"Тема {theme}"))
+            for value in (10, 20, 30, 40, 50):
+                battles.submit(box_id, engine.PriceAnnounced(at_ns=at(), value_points=value))
+                battles.submit(box_id, engine.ReadingStarted(at_ns=at()))
+                battles.submit(box_id, engine.ReadingFinished(at_ns=at()))
+                battles.submit(box_id, engine.ButtonPressed(at_ns=at(0.5), player=answerer))
+                battles.submit(box_id, engine.AnswererPointed(at_ns=at(0.2), player=answerer))
+                battles.submit(box_id, engine.AnswerJudged(at_ns=at(), correct=True))
+
+    return play

@@ -150,9 +150,8 @@ def box_server(settings, recording_capture, tmp_path):
     session.close()
 
 
-def test_a_drawn_battle_played_on_this_box_flows_back_into_the_tournament(box_server):
+def test_a_drawn_battle_played_on_this_box_flows_back_into_the_tournament(box_server, play_six_themes):
     # The director puts a battle on the host page; when the battle engine says it is over, the desk records it.
-    from appliance.rules import battle as engine
     from appliance.rules import tournament as t
     from tests.web.conftest import PIN as BOX_PIN
     from web.director import desk
@@ -175,21 +174,7 @@ def test_a_drawn_battle_played_on_this_box_flows_back_into_the_tournament(box_se
     desk_names = [f"Игрок {int(p[1:]) - 1}" for p in t.battle_players(tournaments.state(tid), "groups/01")]
     assert session.state.players == tuple(desk_names)
     battles = session.battles
-    clock = [session.state.last_at_ns]
-
-    def at(seconds=1.0):
-        clock[0] += int(seconds * 1e9)
-        return clock[0]
-
-    for theme in range(6):
-        battles.submit(box_id, engine.ThemeStarted(at_ns=at(), name=f"Тема {theme}"))
-        for value in (10, 20, 30, 40, 50):
-            battles.submit(box_id, engine.PriceAnnounced(at_ns=at(), value_points=value))
-            battles.submit(box_id, engine.ReadingStarted(at_ns=at()))
-            battles.submit(box_id, engine.ReadingFinished(at_ns=at()))
-            battles.submit(box_id, engine.ButtonPressed(at_ns=at(0.5), player=(0, 0, 0, 1, 1, 2)[theme]))
-            battles.submit(box_id, engine.AnswererPointed(at_ns=at(0.2), player=(0, 0, 0, 1, 1, 2)[theme]))
-            battles.submit(box_id, engine.AnswerJudged(at_ns=at(), correct=True))
+    play_six_themes(battles, box_id, start_ns=session.state.last_at_ns)
     state = tournaments.state(tid)
     assert tournaments.rejected == [] and battles.state(box_id).is_over
     result = state.results["groups/01"]

@@ -77,7 +77,7 @@ def test_written_sheets_and_ties_through_the_desk(desk):
     assert view["next"]["kind"] in ("tie", "play")
 
 
-def test_a_battle_played_on_the_box_becomes_the_tournament_result(desk, tmp_path):
+def test_a_battle_played_on_the_box_becomes_the_tournament_result(desk, tmp_path, play_six_themes):
     tid = desk.create("northern-owl", seed=2)
     for i in range(36):
         desk.register(tid, f"Игрок {i}")
@@ -87,21 +87,7 @@ def test_a_battle_played_on_the_box_becomes_the_tournament_result(desk, tmp_path
     battles.add_listener(desk.on_battle_event)
     battle_id = "groups/01"
     box_id = battles.create(desk.battle_setup(tid, battle_id, at_ns=1))
-    clock = [10]
-
-    def at(seconds=1):
-        clock[0] += int(seconds * 1e9)
-        return clock[0]
-
-    for theme in range(6):
-        battles.submit(box_id, engine.ThemeStarted(at_ns=at(), name=f"Тема {theme}"))
-        for value in (10, 20, 30, 40, 50):
-            battles.submit(box_id, engine.PriceAnnounced(at_ns=at(), value_points=value))
-            battles.submit(box_id, engine.ReadingStarted(at_ns=at()))
-            battles.submit(box_id, engine.ReadingFinished(at_ns=at()))
-            battles.submit(box_id, engine.ButtonPressed(at_ns=at(0.5), player=(0, 0, 0, 1, 1, 2)[theme]))
-            battles.submit(box_id, engine.AnswererPointed(at_ns=at(0.2), player=(0, 0, 0, 1, 1, 2)[theme]))
-            battles.submit(box_id, engine.AnswerJudged(at_ns=at(), correct=True))
+    play_six_themes(battles, box_id, start_ns=10)
     assert desk.rejected == []
     result = desk.state(tid).results[battle_id]
     assert result.source == "box" and result.log_id == box_id
