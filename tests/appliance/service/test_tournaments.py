@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from appliance.rules import battle as engine
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import RegistrationError, ResultError, StageError
 from appliance.service.battles import Battles
