@@ -18,7 +18,7 @@ import importlib
 from flask import Flask, g, request
 
 from appliance.config import Settings
-from web import events
+from web import events, wire
 from web.strings import LANGUAGES, default_catalogue
 from web.sync import Hub, Services
 
@@ -63,7 +63,9 @@ def create_app(settings: Settings, services: Services | None = None):
     )
     # threading mode (GUIDE: eventlet lost emits from native threads); simple-websocket gives WebSocket
     # under gunicorn's gthread worker and under Werkzeug's threaded server in tests.
-    socketio = SocketIO(app, async_mode="threading", ping_interval=5, ping_timeout=5, json=_json_module())
+    socketio = SocketIO(app, async_mode="threading", ping_interval=5, ping_timeout=5, json=_json_module(),
+                        serializer=wire.JsonPacket)
+    wire.install(socketio.server.eio)  # frames written by the emitting thread when a connection is idle
     modules = [importlib.import_module(name) for name in SCREENS]
     catalogue = default_catalogue(*modules)
     hub = Hub(socketio, services, settings, catalogue)

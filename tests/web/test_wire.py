@@ -1,0 +1,253 @@
+"""web/wire.py: frames written by the emitting thread when a connection is idle, and queued otherwise.
+
+The queue's rules with a stand-in connection (order kept whatever the kernel takes), then a real
+Flask-SocketIO server: many clients hear every broadcast in order, and a client that stops reading neither
+blocks the emitter nor the others, and later reads every frame whole and in order.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+
+import pytest
+import socketio
+import wsproto
+from flask import Flask
+from flask_socketio import Namespace, SocketIO
+from werkzeug.serving import make_server
+from wsproto.events import AcceptConnection, Message, Request
+
+from web import wire
+
+
+class Packet:
+    """An engineio packet as the queue sees one: something with ``encode()``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def encode(self) -> str:
+        return self.text
+
+
+class StandInConnection:
+    """A connection whose kernel takes ``budget`` bytes now (None: all), recording what is written where."""
+
+    def __init__(self, budget=None) -> None:
+        self.budget = budget
+        self.direct: list[bytes] = []
+        self.connection = type("EngineSocket", (), {"upgraded": True})()
+
+    def ready(self) -> bool:
+        return True
+
+    def send_now(self, data: bytes) -> int:
+        taken = len(data) if self.budget is None else min(self.budget, len(data))
+        if self.budget is not None:
+            self.budget -= taken
+        if taken:
+            self.direct.append(data[:taken])
+        return taken
+
+
+def attached(connection) -> wire.WireQueue:
+    outgoing = wire.WireQueue()
+    outgoing.wire = connection
+    return outgoing
+
+
+def decode(data: bytes) -> list:
+    """Every message in ``data`` as a client's WebSocket parser sees it (wsproto, independent of ``frame``)."""
+    client = wsproto.connection.Connection(wsproto.ConnectionType.CLIENT)
+    client.receive_data(data)
+    return [event.data for event in client.events() if isinstance(event, Message)]
+
+
+@pytest.mark.parametrize("size", [0, 125, 126, 65535, 65536, 200_000])
+def test_frames_decode_as_the_client_reads_them(size):
+    text = ("я" * size)[:size]  # Cyrillic: the length is in bytes, not characters
+    assert decode(wire.frame(text)) == [text]
+    assert decode(wire.frame(b"\x00" * size)) == [b"\x00" * size]
+
+
+def test_an_idle_connection_is_written_by_the_emitting_thread():
+    connection = StandInConnection()
+    outgoing = attached(connection)
+    outgoing.put(Packet("4one"))
+    outgoing.put(Packet("4two"))
+    assert decode(b"".join(connection.direct)) == ["4one", "4two"]
+    assert outgoing.empty()
+
+
+def test_a_packet_in_the_writers_hands_keeps_the_next_one_behind_it():
+    connection = StandInConnection(budget=0)  # the kernel takes nothing: the first packet is queued
+    outgoing = attached(connection)
+    outgoing.put(Packet("4first"))
+    taken = outgoing.get()  # the writer thread takes it...
+    connection.budget = None  # ...and the socket has room again
+    outgoing.put(Packet("4second"))  # must not overtake the packet the writer still holds
+    assert connection.direct == [] and outgoing.get().encode() == "4second"
+    assert taken.encode() == "4first"
+    outgoing.written()
+    outgoing.written()
+    outgoing.put(Packet("4third"))  # the writer is idle again: written directly
+    assert decode(b"".join(connection.direct)) == ["4third"]
+
+
+def test_the_rest_of_a_partly_taken_frame_goes_first():
+    connection = StandInConnection(budget=5)
+    outgoing = attached(connection)
+    outgoing.put(Packet("4" + "x" * 50))
+    outgoing.put(Packet("4after"))  # queued behind the rest, never written directly before it
+    assert len(connection.direct) == 1
+    rest = outgoing.get().encode()
+    assert isinstance(rest, wire._Rest)
+    later = wire.frame(outgoing.get().encode())
+    assert decode(connection.direct[0] + rest.data + later) == ["4" + "x" * 50, "4after"]
+
+
+def test_without_a_websocket_the_queue_is_engineios_own():
+    outgoing = wire.WireQueue()
+    outgoing.put(Packet("4polled"))
+    outgoing.put(None)
+    assert outgoing.get().encode() == "4polled" and outgoing.get() is None
+
+
+# --------------------------------------------------------------------------- a real server
+
+
+@pytest.fixture()
+def broadcaster():
+    app = Flask(__name__)
+    sio = SocketIO(app, async_mode="threading", serializer=wire.JsonPacket, ping_interval=60, ping_timeout=60)
+    assert wire.install(sio.server.eio)
+    sio.on_namespace(Namespace("/board"))
+    http = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread.start()
+    yield sio, f"http://127.0.0.1:{http.server_port}", http.server_port
+    http.shutdown()
+    thread.join(timeout=5)
+
+
+def connected(sio, count: int, deadline: float = 5.0) -> None:
+    end = time.monotonic() + deadline
+    while len(list(sio.server.manager.get_participants("/board", None))) < count:
+        assert time.monotonic() < end, "clients did not connect"
+        time.sleep(0.01)
+
+
+def disconnect(*clients) -> None:
+    """Disconnect python-socketio clients side by side (each waits about 3 s for the server's goodbye)."""
+    closing = [threading.Thread(target=client.disconnect) for client in clients]
+    for thread in closing:
+        thread.start()
+    for thread in closing:
+        thread.join(timeout=10)
+
+
+def test_every_client_hears_every_broadcast_in_order(broadcaster, monkeypatch):
+    sio, url, _port = broadcaster
+    direct = []
+    send_now = wire.WireSocket.send_now
+    monkeypatch.setattr(wire.WireSocket, "send_now", lambda self, data: direct.append(1) or send_now(self, data))
+    heard = [[] for _ in range(8)]
+    clients = []
+    for index in range(8):
+        client = socketio.Client(reconnection=False)
+        client.on("update", heard[index].append, namespace="/board")
+        client.connect(url, namespaces=["/board"], transports=["websocket"], wait_timeout=5)
+        clients.append(client)
+    connected(sio, 8)
+    for seq in range(200):
+        sio.emit("update", {"seq": seq, "name": "Вера"}, namespace="/board")
+    end = time.monotonic() + 10
+    while any(len(got) < 200 for got in heard) and time.monotonic() < end:
+        time.sleep(0.01)
+    disconnect(*clients)
+    assert all([update["seq"] for update in got] == list(range(200)) for got in heard)
+    assert direct, "the emitting thread never wrote a frame itself"
+
+
+def raw_client(port: int) -> tuple[socket.socket, wsproto.WSConnection]:
+    """A WebSocket Socket.IO client on /board, by hand, that reads only when told."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    ws = wsproto.WSConnection(wsproto.ConnectionType.CLIENT)
+    sock.sendall(ws.send(Request(host="127.0.0.1", target="/socket.io/?EIO=4&transport=websocket")))
+    messages: list[str] = []
+    while "40/board" not in " ".join(messages):
+        ws.receive_data(sock.recv(65536))
+        for event in ws.events():
+            if isinstance(event, AcceptConnection):
+                sock.sendall(ws.send(Message(data="40/board,")))
+            elif isinstance(event, Message):
+                messages.append(event.data)
+    return sock, ws
+
+
+FRAMES = 40  # 1.6 MB for a client that does not read: far more than the kernel buffers on both sides
+
+
+def test_a_client_that_stops_reading_blocks_neither_the_emitter_nor_the_others(broadcaster, monkeypatch):
+    sio, url, port = broadcaster
+    short = []  # writes the kernel did not take whole: the rest went to the writer thread
+    send_now = wire.WireSocket.send_now
+
+    def noting_short_writes(self, data):
+        taken = send_now(self, data)
+        if taken < len(data):
+            short.append(taken)
+        return taken
+
+    monkeypatch.setattr(wire.WireSocket, "send_now", noting_short_writes)
+    stalled, ws = raw_client(port)
+    heard = []
+    reader = socketio.Client(reconnection=False)
+    reader.on("update", heard.append, namespace="/board")
+    reader.connect(url, namespaces=["/board"], transports=["websocket"], wait_timeout=5)
+    connected(sio, 2)
+    # Small kernel buffers on both sides of the stalled connection, so that a few frames fill them.
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    server_side = [s.queue.wire.ws.sock for s in list(sio.server.eio.sockets.values())
+                   if s.queue.wire is not None and s.queue.wire.ws.sock.getpeername() == stalled.getsockname()]
+    assert len(server_side) == 1
+    server_side[0].setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+    big = "я" * 20_000  # 40 KB a frame: the stalled client's buffers fill after some
+    emitted = threading.Event()
+
+    def emit_all():
+        for seq in range(FRAMES):
+            sio.emit("update", {"seq": seq, "pad": big}, namespace="/board")
+        emitted.set()
+
+    threading.Thread(target=emit_all, daemon=True).start()
+    assert emitted.wait(20), "the emitter was held up by the client that does not read"
+    end = time.monotonic() + 20
+    while len(heard) < FRAMES and time.monotonic() < end:
+        time.sleep(0.01)
+    assert [update["seq"] for update in heard] == list(range(FRAMES))
+    assert short, "the stalled client's socket never filled up"
+    # Now the stalled client reads: every frame whole, in order (partly taken frames finished by the writer).
+    stalled.settimeout(10)
+    seqs: list[int] = []
+    part = ""
+    try:
+        while len(seqs) < FRAMES:
+            ws.receive_data(stalled.recv(1 << 20))
+            for event in ws.events():
+                if not isinstance(event, Message):
+                    continue
+                part += event.data  # wsproto hands a long message over in pieces
+                if event.message_finished and part.startswith("42/board,"):
+                    name, payload = json.loads(part[len("42/board,"):])
+                    assert name == "update" and payload["pad"] == big
+                    seqs.append(payload["seq"])
+                if event.message_finished:
+                    part = ""
+    finally:
+        disconnect(reader)
+        stalled.close()
+    assert seqs == list(range(FRAMES))
