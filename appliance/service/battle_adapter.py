@@ -217,6 +217,7 @@ class BattleAdapter:
     def __init__(self) -> None:
         self._worded: dict[tuple, dict] = {}  # allowed(): refusals worded before, by (code, rule, message, ...)
         self._questions_shown: tuple = ((), [], [])  # the last view's (questions, theme names, rows)
+        self._board_shown: tuple | None = None  # the last view's (setup, profile, themes, played, board)
 
     # ------------------------------------------------------------ setup and profiles
     def profiles(self) -> list[dict]:
@@ -450,24 +451,20 @@ class BattleAdapter:
         self._questions_shown = (state.questions, names, rows)
         return list(rows)
 
-    def view(self, state, battle_id: str, now_ns: int) -> dict:
-        """The pages' view of ``state`` (docs/socketio-events.md, "view")."""
-        question = state.current_question
-        last = state.last_question
-        shown = question or last
-        profile = state.profile
-        answered = question.answered if question else frozenset()
-        eligible = set(state.eligible_players)
-        players = [{
-            "index": i, "name": name, "score": state.scores[i], "led": LED_COLOURS[i % len(LED_COLOURS)],
-            "eligible": i in eligible, "answered": i in answered, "answering": state.answerer == i,
-            "absent": i in state.setup.absent,
-        } for i, name in enumerate(state.players)]
-        # One pass over the questions and the themes (not one per theme): prices played by theme index, and
-        # the first regular theme started at each board number.
+    def _theme_board(self, state) -> list[dict]:
+        """The view's ``themes``: the board, every theme with its prices and the prices played.
+
+        It depends on the setup, the themes started and the prices played by theme only, so it is reused as a
+        whole while those stay the same (a press, a ruling, a deadline); views are never mutated."""
         played_by_theme: dict[int, list] = {}
         for q in state.questions:
             played_by_theme.setdefault(q.theme, []).append(q.value_points)
+        known = self._board_shown
+        if (known is not None and known[0] is state.setup and known[1] is state.profile
+                and known[2] is state.themes and known[3] == played_by_theme):
+            return known[4]
+        profile = state.profile
+        # One pass over the themes (not one per theme): the first regular theme started at each board number.
         started_at: dict[int, Any] = {}
         for t in state.themes:
             if not t.shootout:
@@ -489,6 +486,24 @@ class BattleAdapter:
                 themes.append({"index": theme.index, "name": theme.name or "⚔", "red": False, "shootout": True,
                                "prices": list(profile.questions_values), "played": played,
                                "current": theme is state.theme})
+        # Held, so the identities compared above are never reused by other objects.
+        self._board_shown = (state.setup, state.profile, state.themes, played_by_theme, themes)
+        return themes
+
+    def view(self, state, battle_id: str, now_ns: int) -> dict:
+        """The pages' view of ``state`` (docs/socketio-events.md, "view")."""
+        question = state.current_question
+        last = state.last_question
+        shown = question or last
+        profile = state.profile
+        answered = question.answered if question else frozenset()
+        eligible = set(state.eligible_players)
+        players = [{
+            "index": i, "name": name, "score": state.scores[i], "led": LED_COLOURS[i % len(LED_COLOURS)],
+            "eligible": i in eligible, "answered": i in answered, "answering": state.answerer == i,
+            "absent": i in state.setup.absent,
+        } for i, name in enumerate(state.players)]
+        themes = self._theme_board(state)
         presses = []
         if shown is not None:
             for press in state.press_order(shown):
