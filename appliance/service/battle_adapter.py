@@ -142,6 +142,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
     # the battle log
     "bad_event_record": ("Запись журнала боя повреждена", "A battle log record is not a valid event"),
 }
+WORDED_CACHE_SIZE = 256  # distinct refusals kept worded for allowed(); a battle meets a few dozen
+_NO_ARGS: dict = {}  # never mutated: command_events only reads its args
 _NAMED = ("player", "first", "answerer")   # player indexes shown by name
 _COUNTED = ("question", "appeal")          # 0-based indexes shown from 1
 
@@ -211,6 +213,11 @@ def _int(args: dict, key: str) -> int:
 
 class BattleAdapter:
     """The engine's events, view and plans for :class:`appliance.service.session.Session`."""
+
+    def __init__(self) -> None:
+        self._worded: dict[tuple, dict] = {}  # allowed(): refusals worded before, by (code, rule, message, ...)
+        self._questions_shown: tuple = ((), [], [])  # the last view's (questions, theme names, rows)
+        self._board_shown: tuple | None = None  # the last view's (setup, profile, themes, played, board)
 
     # ------------------------------------------------------------ setup and profiles
     def profiles(self) -> list[dict]:
@@ -369,35 +376,119 @@ class BattleAdapter:
 
     # ------------------------------------------------------------ view
     def allowed(self, state, at_ns: int) -> dict[str, dict | None]:
-        """For each host command: ``None`` if the engine accepts it now, else the worded refusal."""
+        """For each host command: ``None`` if the engine accepts it now, else the worded refusal.
+
+        Built on every view (every press), so the work shared by the commands is done once: the probe
+        arguments come from one look at the state, and a refusal met before is worded from a small cache (the
+        same code, params, rule, message and names always give the same lines). The verdicts are the engine's
+        own, event by event (tests/appliance/service/test_battle_adapter.py replays battles against a plain
+        command-by-command dry run).
+        """
         out: dict[str, dict | None] = {}
         at_ns = max(at_ns, state.last_at_ns)
+        probes = self._probe_args(state)
+        players = state.players
         for name in HOST_COMMANDS:
-            args = self._probe_args(name, state)
             try:
-                self.check(state, self.command_events(name, state, args, at_ns))
+                self.check(state, self.command_events(name, state, probes.get(name, _NO_ARGS), at_ns))
                 out[name] = None
             except engine.BattleRuleError as error:
-                out[name] = self.word_rule_error(error, state.players)
+                out[name] = self._word_refusal_cached(error, players)
             except (CommandError, IndexError, ValueError) as error:
                 out[name] = {"rule": None, "ru": str(error), "en": str(error)}
         return out
 
-    def _probe_args(self, name: str, state) -> dict:
+    def _word_refusal_cached(self, error, players) -> dict:
+        """:meth:`word_rule_error` for :meth:`allowed`, memoised. The lines are shared by the views that show
+        them: views are never mutated (appliance/service/session.py), and ``word_rule_error`` itself (the
+        replies to a refused command) always builds a fresh dict."""
+        params = getattr(error, "params", None) or {}
+        try:
+            # the figures' types too: True == 1 as a key, but "{count}" words them differently
+            key = (getattr(error, "code", None), getattr(error, "rule", ""), getattr(error, "message", str(error)),
+                   tuple((name, type(value), value) for name, value in params.items()), players)
+            cached = self._worded.get(key)
+        except TypeError:  # a param that is not hashable (a list): word it afresh
+            return self.word_rule_error(error, players)
+        if cached is None:
+            if len(self._worded) >= WORDED_CACHE_SIZE:
+                self._worded.clear()  # figures in messages (ns, ms) vary: keep the cache small, not clever
+            cached = self._worded[key] = self.word_rule_error(error, players)
+        return cached
+
+    def _probe_args(self, state) -> dict[str, dict]:
+        """The arguments :meth:`allowed` tries the commands that need some with (the rest take none)."""
         eligible = state.eligible_players
         last = state.last_question
-        if name == "pick":
-            return {"player": eligible[0] if eligible else 0}
-        if name == "correct":
-            ruling = last.rulings[-1] if last is not None and last.rulings else None
-            return {"player": ruling.player if ruling else 0, "correct": not ruling.effective if ruling else True}
-        if name == "appeal":
-            ruling = last.rulings[-1] if last is not None and last.rulings else None
-            return {"player": ruling.player if ruling else 0}
-        if name == "appeal_decide":
-            open_appeals = [i for i, appeal in enumerate(state.appeals) if not appeal.decided]
-            return {"appeal": open_appeals[0] if open_appeals else -1, "accepted": True}
-        return {}
+        ruling = last.rulings[-1] if last is not None and last.rulings else None
+        open_appeals = [i for i, appeal in enumerate(state.appeals) if not appeal.decided]
+        return {
+            "pick": {"player": eligible[0] if eligible else 0},
+            "correct": {"player": ruling.player if ruling else 0, "correct": not ruling.effective if ruling else True},
+            "appeal": {"player": ruling.player if ruling else 0},
+            "appeal_decide": {"appeal": open_appeals[0] if open_appeals else -1, "accepted": True},
+        }
+
+    def _question_rows(self, state) -> list[dict]:
+        """The view's ``questions``: one row per question played. A press or a ruling replaces only the current
+        question in the state (the records are frozen and the engine keeps the others), so the rows of the
+        questions that are the very same objects as last time, under the same theme name, are reused as they
+        are (views are never mutated); the others are built."""
+        known_questions, known_names, known_rows = self._questions_shown
+        rows = []
+        names = []
+        for i, q in enumerate(state.questions):
+            name = state.themes[q.theme].name or f"{q.theme + 1}"
+            if i < len(known_questions) and known_questions[i] is q and known_names[i] == name:
+                row = known_rows[i]
+            else:
+                row = {"index": q.index, "theme_name": name, "price": q.value_points, "outcome": q.outcome,
+                       "withdrawn": q.withdrawn,
+                       "answers": [{"player": r.player, "correct": r.effective} for r in q.rulings]}
+            rows.append(row)
+            names.append(name)
+        # The questions are held, so an id is never reused while it is compared against.
+        self._questions_shown = (state.questions, names, rows)
+        return list(rows)
+
+    def _theme_board(self, state) -> list[dict]:
+        """The view's ``themes``: the board, every theme with its prices and the prices played.
+
+        It depends on the setup, the themes started and the prices played by theme only, so it is reused as a
+        whole while those stay the same (a press, a ruling, a deadline); views are never mutated."""
+        played_by_theme: dict[int, list] = {}
+        for q in state.questions:
+            played_by_theme.setdefault(q.theme, []).append(q.value_points)
+        known = self._board_shown
+        if (known is not None and known[0] is state.setup and known[1] is state.profile
+                and known[2] is state.themes and known[3] == played_by_theme):
+            return known[4]
+        profile = state.profile
+        # One pass over the themes (not one per theme): the first regular theme started at each board number.
+        started_at: dict[int, Any] = {}
+        for t in state.themes:
+            if not t.shootout:
+                started_at.setdefault(t.index, t)
+        themes = []
+        for number in range(state.setup.themes):
+            started = started_at.get(number)
+            name = (started.name if started else "") or (
+                state.setup.theme_names[number] if number < len(state.setup.theme_names) else "")
+            red = number in state.setup.red_themes
+            multiplier = profile.questions_red_theme_multiplier if red else 1
+            played = list(played_by_theme.get(started.index, ())) if started is not None else []
+            themes.append({"index": number, "name": name or f"{number + 1}", "red": red,
+                           "prices": [v * multiplier for v in profile.questions_values], "played": played,
+                           "current": state.theme is not None and started is state.theme})
+        for theme in state.themes:
+            if theme.shootout:
+                played = list(played_by_theme.get(theme.index, ()))
+                themes.append({"index": theme.index, "name": theme.name or "⚔", "red": False, "shootout": True,
+                               "prices": list(profile.questions_values), "played": played,
+                               "current": theme is state.theme})
+        # Held, so the identities compared above are never reused by other objects.
+        self._board_shown = (state.setup, state.profile, state.themes, played_by_theme, themes)
+        return themes
 
     def view(self, state, battle_id: str, now_ns: int) -> dict:
         """The pages' view of ``state`` (docs/socketio-events.md, "view")."""
@@ -412,23 +503,7 @@ class BattleAdapter:
             "eligible": i in eligible, "answered": i in answered, "answering": state.answerer == i,
             "absent": i in state.setup.absent,
         } for i, name in enumerate(state.players)]
-        themes = []
-        for number in range(state.setup.themes):
-            started = next((t for t in state.themes if not t.shootout and t.index == number), None)
-            name = (started.name if started else "") or (
-                state.setup.theme_names[number] if number < len(state.setup.theme_names) else "")
-            red = number in state.setup.red_themes
-            multiplier = profile.questions_red_theme_multiplier if red else 1
-            played = [q.value_points for q in state.questions if started is not None and q.theme == started.index]
-            themes.append({"index": number, "name": name or f"{number + 1}", "red": red,
-                           "prices": [v * multiplier for v in profile.questions_values], "played": played,
-                           "current": state.theme is not None and started is state.theme})
-        for theme in state.themes:
-            if theme.shootout:
-                played = [q.value_points for q in state.questions if q.theme == theme.index]
-                themes.append({"index": theme.index, "name": theme.name or "⚔", "red": False, "shootout": True,
-                               "prices": list(profile.questions_values), "played": played,
-                               "current": theme is state.theme})
+        themes = self._theme_board(state)
         presses = []
         if shown is not None:
             for press in state.press_order(shown):
@@ -475,10 +550,7 @@ class BattleAdapter:
             "deadlines": deadlines,
             "allowed": self.allowed(state, now_ns),
             "standings": standings_rows,
-            "questions": [{"index": q.index, "theme_name": (state.themes[q.theme].name or f"{q.theme + 1}"),
-                           "price": q.value_points, "outcome": q.outcome, "withdrawn": q.withdrawn,
-                           "answers": [{"player": r.player, "correct": r.effective} for r in q.rulings]}
-                          for q in state.questions],
+            "questions": self._question_rows(state),
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
         }

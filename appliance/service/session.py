@@ -127,14 +127,25 @@ class Session:
         return acquired
 
     def subscribe(self, callback: Callable[[dict], None]) -> None:
-        """``callback(update)`` for every numbered update, in order, from the publisher thread."""
+        """``callback(update)`` for every numbered update, in order, from the publisher thread.
+
+        The update is read-only: its ``changes`` are the session's own view values (views are built fresh
+        for every change and never mutated after, so no copy is made on the press path), shared with the
+        other subscribers. A subscriber that needs to edit one copies it first (``web.sync.Hub.broadcast``
+        builds a new, filtered ``changes`` dict).
+        """
         self._subscribers.append(callback)
 
     # ------------------------------------------------------------------ reads
     def snapshot(self) -> dict:
-        """``{seq, server_now_ns, view}``: the full view and the number of the last update it includes."""
+        """``{seq, server_now_ns, view}``: the full view and the number of the last update it includes.
+
+        The view is the caller's own copy. It is copied outside the lock: ``self._view`` is replaced, never
+        mutated, so the reference taken under the lock stays the view of ``seq``.
+        """
         with self._lock:
-            return {"seq": self._seq, "server_now_ns": self.clock(), "view": copy.deepcopy(self._view)}
+            seq, now_ns, view = self._seq, self.clock(), self._view
+        return {"seq": seq, "server_now_ns": now_ns, "view": copy.deepcopy(view)}
 
     @property
     def seq(self) -> int:
@@ -324,12 +335,14 @@ class Session:
             for key, at_ns in due.items():
                 if pending.get(key) != at_ns:
                     self.deadlines.set(key, at_ns, self._on_deadline)
+        # A fresh view every time, never mutated after: the update carries its values without a copy, and
+        # a later update cannot change an earlier one (tests/appliance/service/test_session.py).
         new_view = self._build_view()
         changes, removed = diff(self._view, new_view)
         self._view = new_view
         self._seq += 1
         self._outbox.put({"seq": self._seq, "server_now_ns": self.clock(), "event": event,
-                          "changes": copy.deepcopy(changes), "removed": removed})
+                          "changes": changes, "removed": removed})
         if self._publisher is None:
             self._drain()
 

@@ -1,6 +1,7 @@
 """The adapter words every refusal the engine can give as one short line per language, keyed by its code."""
 
 import ast
+import json
 import pathlib
 import re
 import string
@@ -161,3 +162,154 @@ def test_the_button_reading_done_cites_its_own_rule_not_the_short_form():
     refused = adapter.allowed(state, 6)["reading_done"]
     assert refused["ru"].startswith("Вопрос прерван — сначала укажите отвечающего (")
     assert "краткая" not in refused["ru"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The view is built on every press, so BattleAdapter.view and allowed() share work and reuse rows between calls.
+# Their output must stay exactly what the plain computation gives: random battles, command by command, compared
+# at every step with (1) the plain computation written out below (the code before the shortcuts) and (2) a fresh
+# adapter, which has nothing to reuse.
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from appliance.rules import battle as engine  # noqa: E402
+from appliance.rules.battle import events as ev  # noqa: E402
+from appliance.service.battle_adapter import HOST_COMMANDS, CommandError  # noqa: E402
+
+
+def plain_allowed(adapter, state, at_ns):
+    """Each host command tried on its own, worded afresh: what ``allowed`` must equal."""
+    out = {}
+    at_ns = max(at_ns, state.last_at_ns)
+    for name in HOST_COMMANDS:
+        eligible = state.eligible_players
+        last = state.last_question
+        ruling = last.rulings[-1] if last is not None and last.rulings else None
+        args = {}
+        if name == "pick":
+            args = {"player": eligible[0] if eligible else 0}
+        elif name == "correct":
+            args = {"player": ruling.player if ruling else 0, "correct": not ruling.effective if ruling else True}
+        elif name == "appeal":
+            args = {"player": ruling.player if ruling else 0}
+        elif name == "appeal_decide":
+            open_appeals = [i for i, appeal in enumerate(state.appeals) if not appeal.decided]
+            args = {"appeal": open_appeals[0] if open_appeals else -1, "accepted": True}
+        try:
+            check = state
+            for event in adapter.command_events(name, state, args, at_ns):
+                check = engine.apply(check, event)
+            out[name] = None
+        except engine.BattleRuleError as error:
+            out[name] = adapter.word_rule_error(error, state.players)
+        except (CommandError, IndexError, ValueError) as error:
+            out[name] = {"rule": None, "ru": str(error), "en": str(error)}
+    return out
+
+
+def plain_themes(state):
+    profile = state.profile
+    themes = []
+    for number in range(state.setup.themes):
+        started = next((t for t in state.themes if not t.shootout and t.index == number), None)
+        name = (started.name if started else "") or (
+            state.setup.theme_names[number] if number < len(state.setup.theme_names) else "")
+        red = number in state.setup.red_themes
+        multiplier = profile.questions_red_theme_multiplier if red else 1
+        played = [q.value_points for q in state.questions if started is not None and q.theme == started.index]
+        themes.append({"index": number, "name": name or f"{number + 1}", "red": red,
+                       "prices": [v * multiplier for v in profile.questions_values], "played": played,
+                       "current": state.theme is not None and started is state.theme})
+    for theme in state.themes:
+        if theme.shootout:
+            played = [q.value_points for q in state.questions if q.theme == theme.index]
+            themes.append({"index": theme.index, "name": theme.name or "⚔", "red": False, "shootout": True,
+                           "prices": list(profile.questions_values), "played": played,
+                           "current": theme is state.theme})
+    return themes
+
+
+def plain_questions(state):
+    return [{"index": q.index, "theme_name": (state.themes[q.theme].name or f"{q.theme + 1}"),
+             "price": q.value_points, "outcome": q.outcome, "withdrawn": q.withdrawn,
+             "answers": [{"player": r.player, "correct": r.effective} for r in q.rulings]}
+            for q in state.questions]
+
+
+def natural_command(state, player):
+    """What a host would most likely do next, so random battles reach their end and their shoot-outs."""
+    question = state.current_question
+    if question is None:
+        return "next", {}
+    if question.answerer is not None:
+        return ("point", {}) if question.pointed_ns is None else (("right" if player % 2 else "wrong"), {})
+    if state.mode == "claps":
+        return "pick", {"player": player}
+    if question.reading == "reading" and player % 3 == 0:
+        return "reading_done", {}
+    return "press", {}
+
+
+STEP = st.tuples(st.sampled_from(["natural"] * 12 + ["press", "expire", "undo", "pick", "correct", "appeal",
+                                                    "appeal_decide", "withdraw", "announce", "claps", "extend",
+                                                    "time", "resume_reading", "short_form", "clarify"]),
+                 st.integers(min_value=0, max_value=3),            # a player, question or appeal number
+                 st.integers(min_value=1, max_value=12_000),       # ms to the step
+                 st.booleans())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(profile=st.sampled_from(sorted(engine.profile_names())), players=st.integers(min_value=2, max_value=4),
+       themes=st.integers(min_value=1, max_value=3), named=st.booleans(), red=st.booleans(),
+       steps=st.lists(STEP, min_size=30, max_size=160))
+def test_the_view_and_its_verdicts_equal_the_plain_computation_at_every_step(profile, players, themes, named, red,
+                                                                             steps):
+    adapter = BattleAdapter()
+    loaded = engine.load_profile(profile)
+    count = min(max(players, loaded.players_min), loaded.players_max)
+    red = red and loaded.questions_red_theme_multiplier != 1
+    state = engine.apply(None, adapter.setup_event({
+        "profile": profile, "players": [f"P{i}" for i in range(count)],
+        "themes": [{"name": f"Тема {i}" if named else "", "red": red and i == 0} for i in range(themes)]}, 1))
+    now = state.last_at_ns
+    for kind, number, gap_ms, flag in steps:
+        now += gap_ms * 1_000_000
+        name, args = (natural_command(state, number) if kind == "natural" else (kind, {}))
+        if name == "pick":
+            args = {"player": number}
+        elif name == "correct":
+            args = {"question": max(0, len(state.questions) - 1 - number % 2), "player": number, "correct": flag}
+        elif name == "appeal":
+            args = {"player": number}
+        elif name == "appeal_decide":
+            args = {"appeal": max(0, len(state.appeals) - 1), "accepted": flag, "correct": flag if number else None}
+        if name == "press":
+            events = [ev.ButtonPressed(at_ns=now - (gap_ms // 2) * 1_000_000 * flag, player=number % count,
+                                       source="button")]
+        elif name == "expire":
+            events = [ev.PressWindowExpired(at_ns=max(now, state.press_window_closes_ns or now))]
+        else:
+            events = adapter.command_events(name, state, args, now)
+        try:
+            state = adapter.check(state, events)
+        except (engine.BattleRuleError, CommandError):
+            pass  # refused: the same state is shown again (and must give the same view)
+        shown_at = now + (number * 2_500_000_000 if flag else 0)  # some views later: deadlines have passed
+        view = adapter.view(state, "b1", shown_at)
+        assert view["allowed"] == plain_allowed(adapter, state, shown_at)
+        assert view["themes"] == plain_themes(state)
+        assert view["questions"] == plain_questions(state)
+        assert json.dumps(view, sort_keys=True) == json.dumps(BattleAdapter().view(state, "b1", shown_at),
+                                                              sort_keys=True)
+
+
+def test_verdicts_worded_for_one_battle_are_not_shown_in_the_next():
+    adapter = BattleAdapter()  # one per box: it serves battle after battle
+    for names in (["Анна", "Борис"], ["Вера", "Глеб"]):
+        state = engine.apply(None, adapter.setup_event({"profile": "eurocup", "players": names, "themes": 2}, 1))
+        for at_ns in (2, 3):
+            state = adapter.check(state, adapter.command_events("next", state, {}, at_ns))
+        state = engine.apply(state, ev.ButtonPressed(at_ns=5, player=0, source="button"))
+        refused = adapter.view(state, "b", 6)["allowed"]["pick"]  # the page offers the next in play
+        assert refused == plain_allowed(adapter, state, 6)["pick"]
+        assert refused["ru"] == f"Первым нажал {names[0]}, не {names[1]} (2.6)"

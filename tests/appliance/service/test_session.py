@@ -3,6 +3,8 @@ window's deadline, numbered updates. Real engine, in-memory store, a clock moved
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from appliance.rules.battle import BattleRuleError
@@ -79,6 +81,54 @@ def test_updates_are_numbered_without_gaps_and_carry_only_changes(session):
     last = session.updates[-1]
     assert "players" not in last["changes"]                     # unchanged keys are not resent
     assert last["event"]["type"] == "ThemeStarted"
+
+
+def test_a_later_update_leaves_an_earlier_one_unchanged(session, capture, clock):
+    # Updates carry the view's own values, uncopied: only safe because every view is built fresh and never
+    # mutated after. Kept updates must read the same after the battle has moved on (a slow subscriber's queue).
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    clock.advance(800)
+    capture.press(2, t_ns=clock.now_ns)
+    kept = [(update, json.dumps(update, sort_keys=True)) for update in session.updates]
+    command(session, "point")
+    command(session, "wrong")
+    clock.advance(300)
+    capture.press(1, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "right")
+    command(session, "correct", question=0, player=1, correct=True)
+    command(session, "undo")
+    command(session, "next")
+    command(session, "reading_done")
+    clock.advance(10_000)
+    session.deadlines.run_due()
+    assert len(session.updates) > len(kept) + 8
+    for update, text in kept:
+        assert json.dumps(update, sort_keys=True) == text
+
+
+def test_a_snapshot_is_the_callers_own_copy(session, capture, clock):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    before = json.dumps(session.snapshot(), sort_keys=True)
+    mine = session.snapshot()["view"]
+    mine["players"][1]["score"] = 999
+    mine["allowed"]["right"] = None
+    mine["themes"][0]["played"].append(40)
+    mine["presses"].append({"player": 0})
+    again = session.snapshot()
+    again["server_now_ns"] = json.loads(before)["server_now_ns"]
+    assert json.dumps(again, sort_keys=True) == before
+    clock.advance(500)
+    capture.press(2, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "right")
+    # the diffs still start from the session's own view, not from the edited copy
+    assert session.updates[-1]["changes"]["players"][1]["score"] == 10
+    assert session.snapshot()["view"]["themes"][0]["played"] == [10]
 
 
 def test_a_repeated_command_id_is_applied_once(session):
