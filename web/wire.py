@@ -104,13 +104,25 @@ class WireQueue(queue.Queue):
     """An engineio connection's outgoing queue that writes straight to the WebSocket while the writer is idle.
 
     ``in_hand`` counts packets the writer thread has taken but not yet written (``_get`` runs under the
-    queue's mutex, so no packet can slip past one the writer holds).
+    queue's mutex, so no packet can slip past one the writer holds). ``direct`` counts the packets written
+    straight away: engineio's writer takes a wait of ``ping_interval + ping_timeout`` with nothing to send
+    as a dead connection and closes it, so a wait only times out if nothing was written directly either.
     """
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.wire: "WireSocket | None" = None
         self.in_hand = 0
+        self.direct = 0
+
+    def get(self, block: bool = True, timeout: float | None = None):
+        while True:
+            direct_before = self.direct
+            try:
+                return super().get(block, timeout)
+            except queue.Empty:
+                if not block or timeout is None or self.direct == direct_before:
+                    raise
 
     def put(self, item, block: bool = True, timeout: float | None = None) -> None:
         wire = self.wire
@@ -121,6 +133,7 @@ class WireQueue(queue.Queue):
                 data = _frames.frame_of(item)
                 sent = wire.send_now(data)
                 if sent == len(data):
+                    self.direct += 1
                     return
                 if sent:
                     item = _Rest(data[sent:])

@@ -119,18 +119,31 @@ def test_without_a_websocket_the_queue_is_engineios_own():
 # --------------------------------------------------------------------------- a real server
 
 
+class Broadcaster:
+    """A bare Flask-SocketIO server with the wire installed and a ``/board`` namespace, on a random port."""
+
+    def __init__(self, ping_interval: float, ping_timeout: float) -> None:
+        app = Flask(__name__)
+        self.sio = SocketIO(app, async_mode="threading", serializer=wire.JsonPacket,
+                            ping_interval=ping_interval, ping_timeout=ping_timeout)
+        assert wire.install(self.sio.server.eio)
+        self.sio.on_namespace(Namespace("/board"))
+        self.http = make_server("127.0.0.1", 0, app, threaded=True)
+        self.port = self.http.server_port
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.http.shutdown()
+        self.thread.join(timeout=5)
+
+
 @pytest.fixture()
 def broadcaster():
-    app = Flask(__name__)
-    sio = SocketIO(app, async_mode="threading", serializer=wire.JsonPacket, ping_interval=60, ping_timeout=60)
-    assert wire.install(sio.server.eio)
-    sio.on_namespace(Namespace("/board"))
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    yield sio, f"http://127.0.0.1:{http.server_port}", http.server_port
-    http.shutdown()
-    thread.join(timeout=5)
+    server = Broadcaster(ping_interval=60, ping_timeout=60)  # a client that stops reading is kept
+    yield server.sio, server.url, server.port
+    server.close()
 
 
 def connected(sio, count: int, deadline: float = 5.0) -> None:
@@ -251,3 +264,25 @@ def test_a_client_that_stops_reading_blocks_neither_the_emitter_nor_the_others(b
         disconnect(reader)
         stalled.close()
     assert seqs == list(range(FRAMES))
+
+
+def test_a_connection_with_only_direct_writes_stays_open():
+    """engineio's writer closes a connection whose queue stayed empty for ping_interval + ping_timeout;
+    with every ping written directly the queue always is, and the connection must live on."""
+    server = Broadcaster(ping_interval=1, ping_timeout=1)
+    heard, gone = [], []
+    client = socketio.Client(reconnection=False)
+    client.on("update", heard.append, namespace="/board")
+    client.on("disconnect", lambda *reason: gone.append(reason), namespace="/board")
+    try:
+        client.connect(server.url, namespaces=["/board"], transports=["websocket"], wait_timeout=5)
+        connected(server.sio, 1)
+        time.sleep(5)  # 2.5 times the writer's wait: several pings, all written directly
+        server.sio.emit("update", {"seq": 1}, namespace="/board")
+        end = time.monotonic() + 5
+        while not heard and time.monotonic() < end:
+            time.sleep(0.01)
+        assert gone == [] and heard == [{"seq": 1}]
+    finally:
+        disconnect(client)
+        server.close()
