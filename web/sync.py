@@ -1,6 +1,6 @@
 """State sync over Socket.IO: a full snapshot on (re)connect, then numbered updates; a gap asks for a resync.
 
-:class:`Hub` receives the session's numbered updates (from its publisher thread: threading mode lets a
+:class:`Hub` receives the session's numbered updates (in the thread that made them: threading mode lets a
 native thread emit) and broadcasts them to every role namespace. :class:`SyncNamespace` is the base of each
 role's namespace: it checks the role on connect, sends ``hello`` and ``snapshot``, and answers ``resync``.
 Rejections are worded here, Russian then English (style.md: the web layer words errors).

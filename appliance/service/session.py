@@ -9,8 +9,10 @@ numbered updates). Everything that changes the battle passes through :meth:`Sess
 2. ``Battles.submit`` validates and appends it durably, or raises and nothing changes;
 3. the capture is told who is eligible and armed, derived from the new state;
 4. the deadlines of the new state (press window, answer countdown) are scheduled;
-5. the new view is diffed against the last one and queued as update ``seq + 1``; a publisher thread hands
-   updates to subscribers in order, so a slow client never holds the lock.
+5. the new view is diffed against the last one and handed to the subscribers as update ``seq + 1``, at
+   once and in order, still under the lock. A subscriber must not wait: the web's emits write to an idle
+   connection without blocking or queue for its writer thread (``web/wire.py``). A publisher thread used to
+   hand updates over; waking it cost a press 0.3-0.5 ms on the way to the scoreboards (bench/bench_web.py).
 
 Command ids make a resend or a double tap harmless: a known id returns its first result and applies nothing.
 Engine-specific shapes live in the adapter (``appliance/service/battle_adapter.py``); this module is generic.
@@ -21,7 +23,6 @@ from __future__ import annotations
 import collections
 import copy
 import logging
-import queue
 import threading
 import time
 from typing import Any, Callable
@@ -91,13 +92,12 @@ class Session:
         self._capture_plan = None
         self._results: collections.OrderedDict[str, dict] = collections.OrderedDict()
         self._subscribers: list[Callable[[dict], None]] = []
-        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._publisher: threading.Thread | None = None
         self._view = self._build_view()
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self, publisher_thread: bool = True) -> "Session":
-        """Resume the newest unfinished battle, start deadlines and the publisher thread."""
+    def start(self, timer_thread: bool = True) -> "Session":
+        """Resume the newest unfinished battle and start the deadlines' timer (tests with a hand clock pass
+        ``timer_thread=False`` and run the deadlines themselves: ``deadlines.run_due()``)."""
         with self._lock:
             self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)
@@ -105,29 +105,22 @@ class Session:
                 self._battle_id = resumable
                 self._state = self.battles.state(resumable)
                 self._after_change(event=None)
-        if publisher_thread:
+        if timer_thread:
             self.deadlines.start()
-            self._publisher = threading.Thread(target=self._publish_loop, name="svoyak-publisher", daemon=True)
-            self._publisher.start()
         return self
 
     def close(self) -> None:
-        self._outbox.put(None)
         self.deadlines.close()
-        if self._publisher is not None:
-            self._publisher.join(timeout=2)
 
     def is_healthy(self) -> bool:
-        """For the systemd watchdog: the publisher is alive and the lock can be taken."""
-        if self._publisher is not None and not self._publisher.is_alive():
-            return False
+        """For the systemd watchdog: the lock can be taken (nothing is stuck holding it)."""
         acquired = self._lock.acquire(timeout=5)
         if acquired:
             self._lock.release()
         return acquired
 
     def subscribe(self, callback: Callable[[dict], None]) -> None:
-        """``callback(update)`` for every numbered update, in order, from the publisher thread.
+        """``callback(update)`` for every numbered update, in order, under the session's lock: it must not wait.
 
         The update is read-only: its ``changes`` are the session's own view values (views are built fresh
         for every change and never mutated after, so no copy is made on the press path), shared with the
@@ -341,10 +334,8 @@ class Session:
         changes, removed = diff(self._view, new_view)
         self._view = new_view
         self._seq += 1
-        self._outbox.put({"seq": self._seq, "server_now_ns": self.clock(), "event": event,
-                          "changes": changes, "removed": removed})
-        if self._publisher is None:
-            self._drain()
+        self._deliver({"seq": self._seq, "server_now_ns": self.clock(), "event": event,
+                       "changes": changes, "removed": removed})
 
     def _sync_capture(self) -> None:
         if self.capture is None or self._button_test_on:
@@ -372,22 +363,6 @@ class Session:
                            **self._capture_status}
         view["simulator"] = self.simulator
         return view
-
-    def _publish_loop(self) -> None:
-        while True:
-            update = self._outbox.get()
-            if update is None:
-                return
-            self._deliver(update)
-
-    def _drain(self) -> None:
-        while True:
-            try:
-                update = self._outbox.get_nowait()
-            except queue.Empty:
-                return
-            if update is not None:
-                self._deliver(update)
 
     def _deliver(self, update: dict) -> None:
         for callback in list(self._subscribers):

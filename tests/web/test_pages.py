@@ -19,7 +19,7 @@ BOX = {"Host": "10.42.0.1"}
 
 @pytest.fixture
 def client(settings, memory_battles):
-    session = Session(memory_battles, BattleAdapter(), simulator=True).start(publisher_thread=False)
+    session = Session(memory_battles, BattleAdapter(), simulator=True).start(timer_thread=False)
     return create_app(settings, Services(session=session, identity=IDENTITY)).test_client()
 
 
@@ -75,7 +75,7 @@ def test_the_wifi_qr_is_an_svg_made_on_the_box(client):
 
 def test_the_simulator_page_exists_only_on_a_simulator(settings, memory_battles):
     box_settings = settings.replace(simulator=False)
-    session = Session(memory_battles, BattleAdapter()).start(publisher_thread=False)
+    session = Session(memory_battles, BattleAdapter()).start(timer_thread=False)
     client = create_app(box_settings, Services(session=session, identity=IDENTITY)).test_client()
     assert client.get("/sim", headers=BOX).status_code == 404
 

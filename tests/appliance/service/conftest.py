@@ -27,7 +27,7 @@ def session(clock, capture, memory_battles):
     capture.session = live
     live.updates = []
     live.subscribe(live.updates.append)
-    return live.start(publisher_thread=False)
+    return live.start(timer_thread=False)
 
 
 def setup_args(profile="eurocup", players=("Аня", "Борис", "Вера"), themes=("Реки", "Кино", "Химия", "Спорт")):

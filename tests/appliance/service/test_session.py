@@ -237,7 +237,7 @@ def test_a_new_session_resumes_the_unfinished_battle(session, memory_battles, ca
     command(session, "setup", **setup_args())
     command(session, "next")
     again = Session(memory_battles, BattleAdapter(), capture=capture, clock=clock, deadlines=Deadlines(clock))
-    again.start(publisher_thread=False)
+    again.start(timer_thread=False)
     assert again.battle_id == session.battle_id
     assert again.snapshot()["view"]["theme"]["name"] == "Реки"
 
