@@ -74,9 +74,12 @@ class Hub:
         self.session.subscribe(self.broadcast)
 
     def broadcast(self, update: dict) -> None:
-        """One update to every role; host-only keys (the commands' verdicts) stay off the read-only roles."""
+        """One update to every role; host-only keys (the commands' verdicts) stay off the read-only roles.
+
+        The read-only roles go first: the scoreboards' update is the small one, and the hall watches them (the
+        host's, three times larger with the verdicts, follows a millisecond or two later)."""
         public = None
-        for name, namespace in self.namespaces.items():
+        for name, namespace in sorted(self.namespaces.items(), key=lambda item: item[1].host_keys):
             if namespace.host_keys:
                 payload = update
             else:

@@ -14,7 +14,7 @@
       $("pin").textContent = hello.pin || "";
     },
     onHostPresent: () => document.querySelectorAll(".pin-row").forEach((n) => { n.hidden = true; }),
-    onView: (v, event) => { const before = shown; view = v; announce(event, before); render(); },
+    onView: (v, event, seq, changed) => { const before = shown; view = v; announce(event, before); render(changed); },
   });
 
   /* How a question ended, said for a few seconds: «+50 Вера», «Минус: Вера», «Вопрос снят», «Время!».
@@ -49,7 +49,10 @@
     resultTimer = setTimeout(() => { box.hidden = true; }, 3500);
   }
 
-  function render() {
+  /* Only the parts whose view keys changed are rebuilt (``changed`` null: all of them). A press changes the
+     players and the press list, not the theme board: fewer nodes to make before the press shows. */
+  function render(changed) {
+    const touched = (...keys) => !changed || keys.some((key) => changed.includes(key));
     const battle = view.battle;
     $("waiting").hidden = !!battle;
     $("scoreboard").hidden = !battle || !!battle.finished;
@@ -61,14 +64,14 @@
     $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, th.name) : "",
       battle.shootout && (!th || th.complete) ? el("span", { class: "shootout" }, t("board.shootout")) : "");
     $("board-price").textContent = q && !q.over ? String(q.price) : "";
-    $("board-players").replaceChildren(...view.players.map((p) => el("li", {
+    if (touched("players")) $("board-players").replaceChildren(...view.players.map((p) => el("li", {
         class: "board-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : ""),
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index } },
       el("span", { class: "led" }),
       el("span", { class: "name", title: p.name }, p.name),
       el("span", { class: "score" }, String(p.score)))));
-    S.renderPresses($("board-presses"), view);
-    $("board-themes").replaceChildren(...(view.themes || []).map((th) => el("li", {
+    if (touched("presses", "players", "question", "answerer")) S.renderPresses($("board-presses"), view);
+    if (touched("themes")) $("board-themes").replaceChildren(...(view.themes || []).map((th) => el("li", {
         class: "board-theme-chip" + (th.red ? " red" : "") + (th.current ? " current" : "") +
                (th.played.length === th.prices.length ? " done" : "") },
       el("span", { class: "theme-chip-name" }, th.name),

@@ -53,7 +53,8 @@
     S._toastTimer = setTimeout(() => { el.hidden = true; }, 3000);
   };
 
-  /* connect(namespace, {auth(): object, onHello(h), onView(view, event, seq), onRefused(err)}) */
+  /* connect(namespace, {auth(): object, onHello(h), onView(view, event, seq, changed), onRefused(err)});
+     ``changed``: the view keys this update changed, or null after a snapshot (everything may have). */
   S.connect = function (namespace, options) {
     const socket = io(namespace, {
       auth: (cb) => cb(options.auth ? options.auth() : {}),
@@ -111,7 +112,7 @@
       link.seq = update.seq;
       setCapture(link.view);
       document.body.dataset.seq = String(link.seq);
-      options.onView(link.view, update.event, link.seq);
+      options.onView(link.view, update.event, link.seq, Object.keys(update.changes).concat(update.removed));
     });
 
     /* emit with an id, resent with the same id until acknowledged; resolves with the ack.
