@@ -7,9 +7,12 @@ import re
 import string
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from appliance.rules import battle as engine
+from appliance.rules.battle import events as ev
 from appliance.rules.battle.errors import REFUSAL_CODES
-from appliance.service.battle_adapter import REFUSALS, BattleAdapter, word_refusal
+from appliance.service.battle_adapter import HOST_COMMANDS, REFUSALS, BattleAdapter, CommandError, word_refusal
 
 ROOT = pathlib.Path(__file__).parents[3]
 SOURCES = [ROOT / "appliance" / "rules" / "battle" / name for name in ("engine.py", "events.py")]
@@ -169,12 +172,6 @@ def test_the_button_reading_done_cites_its_own_rule_not_the_short_form():
 # Their output must stay exactly what the plain computation gives: random battles, command by command, compared
 # at every step with (1) the plain computation written out below (the code before the shortcuts) and (2) a fresh
 # adapter, which has nothing to reuse.
-
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
-
-from appliance.rules import battle as engine  # noqa: E402
-from appliance.rules.battle import events as ev  # noqa: E402
-from appliance.service.battle_adapter import HOST_COMMANDS, CommandError  # noqa: E402
 
 
 def plain_allowed(adapter, state, at_ns):
