@@ -23,13 +23,14 @@ HOST_PRESENT = "host_present"  # /board: {}: a host has logged in: the waiting s
 # --- client -> server
 RESYNC = "resync"          # {}: "I missed a number": the server answers with SNAPSHOT
 COMMAND = "command"        # host: {id, name, args}; ack {ok, seq, duplicate} or {ok: false, error}
-PRESS = "press"            # player phone: {id}; ack {ok} or {ok: false, error}
+PRESS = "press"            # player phone: {player, code, id}; ack {ok, seq, duplicate, counted} or {ok: false, error}
+CLAIM = "claim"            # player phone: {player, code}; ack {ok} or {ok: false, error}: the seat's code is right
 SIMULATE = "simulate"      # simulator page: {player, action: "press"|"release"}; ack {ok}
 CLOCK = "clock"            # any: {}; ack {server_now_ns}: the round trip and the server's monotonic clock
 
 CLIENT_NAMES = {
     "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "host_present": HOST_PRESENT,
-    "resync": RESYNC, "command": COMMAND, "press": PRESS, "simulate": SIMULATE, "clock": CLOCK,
+    "resync": RESYNC, "command": COMMAND, "press": PRESS, "claim": CLAIM, "simulate": SIMULATE, "clock": CLOCK,
 }
 
 # Roles a connection asks for in its ``auth`` ({"role": ..., "pin": ...}).

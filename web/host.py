@@ -70,6 +70,8 @@ STRINGS = {
     "cmd.button_test_off": ("Закончить проверку кнопок", "End the button test"),
     "cmd.phones_on": ("Включить телефоны-кнопки", "Enable phone buzzers"),
     "cmd.phones_off": ("Выключить телефоны-кнопки", "Disable phone buzzers"),
+    "host.seat_codes": ("Коды мест для телефонов (скажите каждому игроку его код)",
+                        "Seat codes for the phones (tell each player theirs)"),
     "host.presses": ("Порядок нажатий", "Press order"),
     "host.window": ("Окно нажатий", "Press window"),
     "host.answer": ("Ответ", "Answer"),
@@ -88,25 +90,60 @@ STRINGS = {
 
 
 class PinGuard:
-    """Counts wrong PINs per address; after :data:`MAX_PIN_FAILURES` the address waits :data:`PIN_LOCKOUT_NS`."""
+    """Counts wrong PINs per address; after :data:`MAX_PIN_FAILURES` the address waits :data:`PIN_LOCKOUT_NS`.
 
-    def __init__(self, clock=time.monotonic_ns) -> None:
+    The host's PIN uses :meth:`check`; a secret checked elsewhere (the seat codes, checked by the session) uses
+    :meth:`locked` before and :meth:`record` after. ``locked_code`` words the wait.
+
+    >>> now = [0]
+    >>> guard = PinGuard(clock=lambda: now[0], locked_code="error.seat_code_locked")
+    >>> [guard.record("10.42.0.9", False) for _ in range(MAX_PIN_FAILURES)][-1], guard.locked("10.42.0.9")
+    (None, 'error.seat_code_locked')
+    >>> guard.locked("10.42.0.10") is None
+    True
+    >>> now[0] = PIN_LOCKOUT_NS; guard.locked("10.42.0.9") is None
+    True
+    """
+
+    def __init__(self, clock=time.monotonic_ns, locked_code: str = "error.pin_locked") -> None:
         self._clock = clock
         self._failures: dict[str, tuple[int, int]] = {}
         self._lock = threading.Lock()
+        self.locked_code = locked_code
 
     def check(self, address: str, offered: str, expected: str) -> str | None:
         """``None`` if the PIN is right; else the string key of the refusal."""
         with self._lock:
-            count, since = self._failures.get(address, (0, 0))
-            if count >= MAX_PIN_FAILURES and self._clock() - since < PIN_LOCKOUT_NS:
-                return "error.pin_locked"
-            if hmac.compare_digest(str(offered).encode(), expected.encode()):
-                self._failures.pop(address, None)
-                return None
-            count = 0 if count >= MAX_PIN_FAILURES else count
-            self._failures[address] = (count + 1, self._clock())
-            return "error.pin"
+            refusal = self._locked(address)
+            if refusal:
+                return refusal
+            right = hmac.compare_digest(str(offered).encode(), expected.encode())
+            self._record(address, right)
+            return None if right else "error.pin"
+
+    def locked(self, address: str) -> str | None:
+        """The refusal key while ``address`` must wait, else ``None``."""
+        with self._lock:
+            return self._locked(address)
+
+    def record(self, address: str, right: bool) -> None:
+        """Count one attempt from ``address``: a right one clears its failures, a wrong one adds to them."""
+        with self._lock:
+            self._record(address, right)
+
+    def _locked(self, address: str) -> str | None:
+        count, since = self._failures.get(address, (0, 0))
+        if count >= MAX_PIN_FAILURES and self._clock() - since < PIN_LOCKOUT_NS:
+            return self.locked_code
+        return None
+
+    def _record(self, address: str, right: bool) -> None:
+        if right:
+            self._failures.pop(address, None)
+            return
+        count, _ = self._failures.get(address, (0, 0))
+        count = 0 if count >= MAX_PIN_FAILURES else count
+        self._failures[address] = (count + 1, self._clock())
 
 
 class HostNamespace(SyncNamespace):

@@ -106,8 +106,9 @@ class Hub:
         return {"ok": False, "error": body}
 
 
-# View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small.
-HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions"})
+# View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small,
+# and the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows).
+HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes"})
 
 
 class SyncNamespace(Namespace):

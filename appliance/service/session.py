@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import collections
 import copy
+import hmac
 import logging
+import secrets
 import threading
 import time
 from typing import Any, Callable
@@ -33,6 +35,7 @@ from appliance.service.timers import Deadlines
 log = logging.getLogger(__name__)
 
 REMEMBERED_COMMANDS = 2048  # command ids kept for duplicate detection (a battle has a few hundred commands)
+SEAT_CODE_DIGITS = 4        # a seat's code, told by the host to its player (the web layer rate-limits guesses)
 
 
 class CommandRejected(WebError, ValueError):
@@ -63,6 +66,24 @@ def diff(old: dict, new: dict) -> tuple[dict, list]:
     return changes, sorted(key for key in old if key not in new)
 
 
+def make_seat_codes(seats: int, avoid=(), draw: Callable[[int], int] = secrets.randbelow) -> tuple[str, ...]:
+    """``seats`` distinct random codes of :data:`SEAT_CODE_DIGITS` digits, none of them in ``avoid`` (the
+    codes they replace: a phone holding an old code never finds it valid again).
+
+    >>> draws = iter([1, 7, 7, 42])
+    >>> make_seat_codes(2, avoid={"0001"}, draw=lambda below: next(draws))
+    ('0007', '0042')
+    >>> len(set(make_seat_codes(4))), all(len(code) == 4 and code.isdigit() for code in make_seat_codes(4))
+    (4, True)
+    """
+    codes: list[str] = []
+    while len(codes) < seats:
+        code = f"{draw(10 ** SEAT_CODE_DIGITS):0{SEAT_CODE_DIGITS}d}"
+        if code not in codes and code not in avoid:
+            codes.append(code)
+    return tuple(codes)
+
+
 class Session:
     """The one live battle of this box and everything that follows from it.
 
@@ -85,6 +106,7 @@ class Session:
         self._battle_id: str | None = None
         self._state = None
         self._phones_enabled = False
+        self._seat_codes: tuple[str, ...] = ()  # one per seat while phones are enabled (access, not battle events)
         self._button_test_on = False
         self._fired: set[tuple[str, int]] = set()  # deadlines already handled: never scheduled again
         self._capture_connected = False
@@ -174,8 +196,7 @@ class Session:
                 if name == "setup":
                     self._setup(args, at_ns)
                 elif name == "phones":
-                    self._phones_enabled = bool(args.get("enabled"))
-                    self._after_change(event={"type": "PhonesEnabled" if self._phones_enabled else "PhonesDisabled"})
+                    self._phones(bool(args.get("enabled")))
                 elif name == "button_test":
                     self._button_test(args)
                 else:
@@ -195,16 +216,27 @@ class Session:
                 self._results.popitem(last=False)
             return result
 
-    def phone_press(self, player: int, press_id: str) -> dict:
-        """A press from a player's phone (lower precision: stamped at receipt, source "phone")."""
+    def check_seat_code(self, player: int, code: str, command: str = "claim") -> None:
+        """Raise :class:`CommandRejected` unless phones are on, a battle is set up and ``code`` is the current
+        code of seat ``player`` (``error.seat_code``: wrong, stale or no such seat). Changes nothing."""
+        with self._lock:
+            if not self._phones_enabled:
+                raise CommandRejected("error.phones_off", command=command)
+            if self._battle_id is None:
+                raise CommandRejected("error.no_battle", command=command)
+            expected = self._seat_codes[player] if 0 <= player < len(self._seat_codes) else ""
+            # compare_digest: the time taken does not tell how many digits were right
+            if not expected or not hmac.compare_digest(str(code).encode(), expected.encode()):
+                raise CommandRejected("error.seat_code", command=command)
+
+    def phone_press(self, player: int, press_id: str, code: str) -> dict:
+        """A press from a player's phone (lower precision: stamped at receipt, source "phone"), with the code
+        the host gave that seat; a wrong or stale code is refused (``error.seat_code``) and changes nothing."""
         if not isinstance(press_id, str) or not 1 <= len(press_id) <= 100:
             raise CommandRejected("error.bad_command", "a press has an id of 1-100 characters", "press")
         with self._lock:
             at_ns = self.clock()
-            if not self._phones_enabled:
-                raise CommandRejected("error.phones_off", command="press")
-            if self._battle_id is None:
-                raise CommandRejected("error.no_battle", command="press")
+            self.check_seat_code(player, code, "press")
             key = f"phone:{press_id}"
             if key in self._results:
                 return {**self._results[key], "duplicate": True}
@@ -281,7 +313,24 @@ class Session:
         battle_id = self.battles.create(event)
         self._battle_id = battle_id
         self._state = self.battles.state(battle_id)
+        if self._phones_enabled:
+            self._new_seat_codes()  # new seats, maybe new people in them: last battle's phones do not carry over
         self._after_change(event=self.adapter.event_dict(event))
+
+    def _phones(self, enabled: bool) -> None:
+        """Phones as fallback buzzers. Each time they are switched on every seat gets a fresh code (a phone
+        from before must be told the new one); off, the codes are gone. Not battle events: nothing is logged."""
+        if enabled and not self._phones_enabled:
+            self._phones_enabled = True
+            self._new_seat_codes()
+        elif not enabled:
+            self._phones_enabled = False
+            self._seat_codes = ()
+        self._after_change(event={"type": "PhonesEnabled" if self._phones_enabled else "PhonesDisabled"})
+
+    def _new_seat_codes(self) -> None:
+        seats = len(getattr(self._state, "players", ())) if self._state is not None else 0
+        self._seat_codes = make_seat_codes(seats, avoid=set(self._seat_codes))
 
     def _button_test(self, args: dict) -> None:
         """The capture's button test: each press lights its own LED while held. Off: the plan is re-sent."""
@@ -357,6 +406,7 @@ class Session:
         view = self.adapter.view(self._state, self._battle_id, self.clock()) if self._state is not None else {
             "battle": None}
         view["phones_enabled"] = self._phones_enabled
+        view["seat_codes"] = list(self._seat_codes) if self._phones_enabled else None  # host only (web/sync.py)
         view["button_test"] = self._button_test_on
         view["expired"] = sorted(key for key, _ in self._fired)  # deadlines passed and still in the state
         view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected,

@@ -85,7 +85,7 @@ def test_a_dropped_client_resyncs_from_a_snapshot(server, connect):
     expected = server.session.snapshot()["view"]
     assert "allowed" not in snapshot["view"] and "allowed" in expected   # the host's verdicts stay on the host
     assert snapshot["view"] == {key: value for key, value in expected.items()
-                                if key not in ("allowed", "appeals", "questions")}
+                                if key not in ("allowed", "appeals", "questions", "seat_codes")}
 
 
 def test_a_client_that_missed_a_number_asks_again(server, connect):
@@ -99,19 +99,84 @@ def test_a_client_that_missed_a_number_asks_again(server, connect):
     assert snapshot["view"]["battle"]["profile"] == "eurocup"
 
 
+def press(phone, press_id, player, code):
+    return phone.sio.call("press", {"id": press_id, "player": player, "code": code}, namespace="/player", timeout=5)
+
+
 def test_phones_press_only_when_the_host_allows(server, connect):
     host = connect("/host", pin=PIN)
     phone = connect("/player")
     host.command("setup", "c1", **SETUP)
     host.command("next", "c2")
-    host.command("next", "c3")
-    refused = phone.sio.call("press", {"id": "p1", "player": 2}, namespace="/player", timeout=5)
+    refused = press(phone, "p1", 2, "0000")
     assert refused["ok"] is False and refused["error"]["code"] == "error.phones_off"
-    host.command("phones", "c4", enabled=True)
-    counted = phone.sio.call("press", {"id": "p2", "player": 2}, namespace="/player", timeout=5)
-    assert counted["ok"] and counted["counted"]
+    ack = host.command("phones", "c4", enabled=True)
+    code = host.until_seq(ack["seq"])["seat_codes"][2]      # the host page shows it; the host tells Вера
+    host.command("next", "c3")
+    assert phone.sio.call("claim", {"player": 2, "code": code}, namespace="/player", timeout=5) == {"ok": True}
+    counted = press(phone, "p2", 2, code)
+    assert counted == {"ok": True, "seq": server.session.seq, "duplicate": False, "counted": True}
+    assert press(phone, "p2", 2, code)["duplicate"]         # a resend of the same press: applied once
     view = server.session.snapshot()["view"]
     assert view["answerer"] == 2 and view["presses"][0]["source"] == "phone"
+
+
+def test_only_the_host_sees_the_seat_codes(server, connect):
+    host = connect("/host", pin=PIN)
+    board, phone = connect("/board"), connect("/player")
+    board.next("snapshot")
+    phone.next("snapshot")
+    host.command("setup", "c1", **SETUP)
+    ack = host.command("phones", "c2", enabled=True)
+    codes = host.until_seq(ack["seq"])["seat_codes"]
+    assert len(codes) == 3 and len(set(codes)) == 3
+    updates = []
+    while not updates or updates[-1]["seq"] < ack["seq"]:
+        updates.append(board.next("update"))
+    for client in (board, phone):
+        assert "seat_codes" not in client.until_seq(ack["seq"])
+        client.sio.emit("resync", {}, namespace=client.namespace)
+        assert "seat_codes" not in client.next("snapshot")["view"]
+    for late in (connect("/board"), connect("/player"), connect("/sim")):   # a fresh snapshot leaves them out too
+        assert "seat_codes" not in late.next("snapshot")["view"]
+    assert not any(repr(code) in repr(update) for update in updates for code in codes)   # nor in any event
+
+
+def test_a_spectator_guessing_seat_codes_is_locked_out(server, connect):
+    host = connect("/host", pin=PIN)
+    host.command("setup", "c1", **SETUP)
+    host.command("next", "c2")
+    host.command("next", "c3")
+    ack = host.command("phones", "c4", enabled=True)
+    code = host.until_seq(ack["seq"])["seat_codes"][0]
+    guesser = connect("/player")
+    before = server.session.seq
+    wrong = [guess for guess in ("0000", "1111", "2222", "3333", "4444", "5555") if guess != code][:5]
+    for number, guess in enumerate(wrong):
+        refused = press(guesser, f"g{number}", 0, guess)
+        assert refused["ok"] is False and refused["error"]["code"] == "error.seat_code"
+        assert refused["error"]["ru"] == "Неверный код места: спросите код у ведущего"
+        assert refused["error"]["en"] == "Wrong seat code: ask the host for your code"
+    # now even the right code waits: 4 digits must not be guessable over the hotspot
+    locked = press(guesser, "g-right", 0, code)
+    assert locked["ok"] is False and locked["error"]["code"] == "error.seat_code_locked"
+    claim = guesser.sio.call("claim", {"player": 0, "code": code}, namespace="/player", timeout=5)
+    assert claim["error"]["code"] == "error.seat_code_locked"
+    assert server.session.seq == before and server.session.snapshot()["view"]["presses"] == []   # nothing changed
+
+
+def test_a_phone_with_a_stale_code_is_refused_after_phones_are_enabled_again(server, connect):
+    host = connect("/host", pin=PIN)
+    phone = connect("/player")
+    host.command("setup", "c1", **SETUP)
+    host.command("next", "c2")
+    host.command("next", "c3")
+    old = host.until_seq(host.command("phones", "c4", enabled=True)["seq"])["seat_codes"][1]
+    host.command("phones", "c5", enabled=False)
+    new = host.until_seq(host.command("phones", "c6", enabled=True)["seq"])["seat_codes"][1]
+    stale = press(phone, "p1", 1, old)
+    assert stale["ok"] is False and stale["error"]["code"] == "error.seat_code"
+    assert press(phone, "p2", 1, new)["counted"]
 
 
 def test_the_simulator_presses_through_the_capture(server, connect):
@@ -164,8 +229,11 @@ def test_malformed_requests_get_a_worded_refusal_not_a_crash(server, connect):
 def test_malformed_presses_are_refused_too(server, connect):
     phone = connect("/player")
     sim = connect("/sim")
-    for payload in (None, {"player": "x", "id": "p1"}, {"player": 1}):
+    for payload in (None, {"player": "x", "id": "p1"}, {"player": 1}, {"player": 1, "id": "p2", "code": None}):
         ack = phone.sio.call("press", payload, namespace="/player", timeout=5)
+        assert ack["ok"] is False and ack["error"]["code"] in ("error.bad_command", "error.phones_off"), payload
+    for payload in (None, "7", {"player": "x", "code": "1234"}):
+        ack = phone.sio.call("claim", payload, namespace="/player", timeout=5)
         assert ack["ok"] is False and ack["error"]["code"] in ("error.bad_command", "error.phones_off"), payload
     for payload in (None, {"player": "x"}, {"player": 9, "action": "press"}, {"player": 0, "action": "dance"}):
         ack = sim.sio.call("simulate", payload, namespace="/sim", timeout=5)

@@ -174,13 +174,60 @@ def test_phone_presses_only_when_the_host_enables_them(session, clock):
     command(session, "next")
     command(session, "next")
     with pytest.raises(CommandRejected) as refused:
-        session.phone_press(0, "p1")
+        session.phone_press(0, "p1", "0000")
     assert refused.value.code == "error.phones_off"
     command(session, "phones", enabled=True)
-    result = session.phone_press(0, "p2")
+    code = session.snapshot()["view"]["seat_codes"][0]
+    result = session.phone_press(0, "p2", code)
     assert result["counted"]
-    assert session.phone_press(0, "p2")["duplicate"]
+    assert session.phone_press(0, "p2", code)["duplicate"]
     assert session.snapshot()["view"]["presses"][0]["source"] == "phone"
+
+
+def test_enabling_phones_makes_one_fresh_code_per_seat_off_the_battle_log(session, memory_battles):
+    command(session, "setup", **setup_args(profile="irkutsk", players=("Аня", "Борис", "Вера", "Глеб")))
+    assert session.snapshot()["view"]["seat_codes"] is None                 # phones off: no codes at all
+    logged = len(memory_battles.events[session.battle_id])
+    command(session, "phones", enabled=True)
+    codes = session.snapshot()["view"]["seat_codes"]
+    assert len(codes) == 4 and len(set(codes)) == 4                         # one per seat, distinct
+    assert all(len(code) == 4 and code.isdigit() for code in codes)
+    assert session.updates[-1]["event"] == {"type": "PhonesEnabled"}        # the update names no code
+    command(session, "phones", enabled=True)                                # already on (a resend): kept
+    assert session.snapshot()["view"]["seat_codes"] == codes
+    command(session, "phones", enabled=False)
+    assert session.snapshot()["view"]["seat_codes"] is None
+    command(session, "phones", enabled=True)
+    fresh = session.snapshot()["view"]["seat_codes"]
+    assert all(new != old for new, old in zip(fresh, codes))                # every old code is dead
+    assert len(memory_battles.events[session.battle_id]) == logged          # access control, not battle events
+    command(session, "setup", **setup_args(players=("Дима", "Женя")))       # a new battle: new seats, new codes
+    assert len(session.snapshot()["view"]["seat_codes"]) == 2
+    assert not set(session.snapshot()["view"]["seat_codes"]) & set(fresh[:2])
+
+
+def test_a_wrong_or_stale_seat_code_changes_nothing(session):
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    command(session, "next")
+    command(session, "phones", enabled=True)
+    old = session.snapshot()["view"]["seat_codes"]
+    command(session, "phones", enabled=False)
+    command(session, "phones", enabled=True)
+    codes = session.snapshot()["view"]["seat_codes"]
+    before, updates = session.snapshot(), len(session.updates)
+    wrong = str((int(codes[1]) + 1) % 10000).zfill(4)
+    for player, code in ((1, wrong), (1, old[1]), (1, codes[0]), (1, ""), (7, codes[1]), (-1, codes[2])):
+        with pytest.raises(CommandRejected) as refused:
+            session.phone_press(player, f"p-{player}-{code}", code)
+        assert refused.value.code == "error.seat_code", (player, code)
+        with pytest.raises(CommandRejected):
+            session.check_seat_code(player, code)
+    after = session.snapshot()
+    assert (after["seq"], after["view"]) == (before["seq"], before["view"]) and len(session.updates) == updates
+    session.check_seat_code(1, codes[1])                                    # the right one: no refusal
+    assert session.phone_press(1, "p-right", codes[1])["counted"]
+    assert session.snapshot()["view"]["answerer"] == 1
 
 
 def test_the_simulator_presses_through_the_capture_link(session, capture):
