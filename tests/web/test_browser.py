@@ -331,7 +331,23 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
     host.locator(".extras").evaluate("details => { details.open = true; }")
     host.click("#phones")
     expect(player.locator("#phones-off")).to_be_hidden(timeout=STEP_MS)
+    # the host page shows each seat's code next to the toggle; the host tells Gleb his
+    expect(host.locator("#seat-code-list li")).to_have_count(4, timeout=STEP_MS)
+    code = host.locator("#seat-code-list li", has_text="Gleb").locator(".code").inner_text()
+    assert re.fullmatch(r"\d{4}", code)
+    shot(host, "10-host-seat-codes")
     player.locator(".seat", has_text="Gleb").click()
+    expect(player.locator("#code-form")).to_be_visible()
+    expect(player.locator("#buzz")).to_be_disabled()           # no code, no press
+    player.fill("#code", str((int(code) + 1) % 10000).zfill(4))
+    player.click("#code-submit")
+    expect(player.locator("#code-error")).to_have_text(
+        "Неверный код места: спросите код у ведущего / Wrong seat code: ask the host for your code", timeout=STEP_MS)
+    expect(player.locator("#buzz")).to_be_disabled()
+    player.fill("#code", code)
+    player.click("#code-submit")
+    expect(player.locator("#code-form")).to_be_hidden(timeout=STEP_MS)
+    expect(player.locator("#code-error")).to_have_text("")
     expect(player.locator("#buzz")).to_be_enabled()
     player.locator("#buzz").dispatch_event("pointerdown")
     expect(player.locator("#buzz-result")).to_have_text("Нажатие принято", timeout=STEP_MS)

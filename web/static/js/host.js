@@ -188,6 +188,12 @@
     });
     $("claps").classList.toggle("on", !!view.battle.on_claps);
     $("phones").textContent = t(view.phones_enabled ? "cmd.phones_off" : "cmd.phones_on");
+    // each seat's code, for the host to tell its player (a phone presses only for the seat whose code it knows)
+    const codes = view.phones_enabled && view.seat_codes ? view.seat_codes : [];
+    $("seat-codes").hidden = !codes.length;
+    $("seat-code-list").replaceChildren(...codes.map((code, i) => el("li", {
+      style: "--led:" + ((view.players[i] || {}).led || "#888"), dataset: { player: i } },
+      el("span", { class: "name" }, (view.players[i] || {}).name || String(i + 1)), el("b", { class: "code" }, code))));
     $("button-test").textContent = t(view.button_test ? "cmd.button_test_off" : "cmd.button_test");
     $("button-test").classList.toggle("on", !!view.button_test);
     $("host-players").replaceChildren(...view.players.map((p) => el("li", {
