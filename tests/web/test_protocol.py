@@ -248,3 +248,16 @@ def test_the_pin_leaves_the_waiting_screen_once_a_host_logs_in(server, connect):
     connect("/host", pin=PIN)
     assert board.next("host_present") == {}                  # the open waiting screen hides it now
     assert "pin" not in connect("/board").next("hello")      # and a board opened later never gets it
+
+
+def test_the_doc_names_the_host_only_keys_and_the_access_refusals():
+    import pathlib
+    import re
+
+    from web import strings
+    from web.sync import HOST_ONLY_KEYS
+
+    doc = (pathlib.Path(__file__).parents[2] / "docs" / "socketio-events.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"^\| `(\w+)` \*host\* \|", doc, flags=re.M)) == HOST_ONLY_KEYS
+    for code in ("error.seat_code", "error.seat_code_locked", "error.pin", "error.pin_locked"):
+        assert f"| `{code}` |" in doc and code in strings.STRINGS
