@@ -286,3 +286,23 @@ def test_a_connection_with_only_direct_writes_stays_open():
     finally:
         disconnect(client)
         server.close()
+
+
+@pytest.mark.parametrize("timeout", [None, 60.0], ids=["blocking socket", "socket with a timeout"])
+def test_a_full_socket_takes_what_fits_and_never_waits(timeout):
+    """gunicorn hands over blocking sockets, other servers sockets with a timeout: neither may hold the
+    emitting thread once the peer's buffers are full."""
+    ours, peer = socket.socketpair()
+    ours.settimeout(timeout)
+    connection = wire.WireSocket(None, None)
+    connection.ws = type("Ws", (), {"sock": ours})()
+    taken = []
+    worker = threading.Thread(target=lambda: taken.extend(connection.send_now(b"x" * 1_000_000) for _ in range(3)))
+    worker.start()
+    worker.join(timeout=20)
+    try:
+        assert not worker.is_alive(), "send_now waited for the peer"
+        assert 0 < taken[0] < 1_000_000 and taken[1:] == [0, 0]
+    finally:
+        ours.close()
+        peer.close()
