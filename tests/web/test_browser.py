@@ -406,3 +406,20 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
     sim.goto(box["url"] + "/sim")
     expect(sim.locator(".sim-button")).to_have_count(4, timeout=STEP_MS)
     shot(sim, "13-simulator")
+
+    # Phones on again: every seat has a new code; Gleb's phone forgets the old one and asks for the new one.
+    host.click("#phones")
+    expect(host.locator("#seat-code-list li")).to_have_count(4, timeout=STEP_MS)
+    expect(host.locator("#seat-code-list li", has_text="Gleb").locator(".code")).not_to_have_text(code)
+    expect(player.locator("#code-form")).to_be_visible(timeout=STEP_MS)
+    expect(player.locator("#buzz")).to_be_disabled()
+    fresh = host.locator("#seat-code-list li", has_text="Gleb").locator(".code").inner_text()
+    player.fill("#code", fresh)
+    player.click("#code-submit")
+    expect(player.locator("#buzz")).to_be_enabled(timeout=STEP_MS)
+    # A code the box no longer takes (as if renewed while the phone slept): the press is refused, the page asks again.
+    player.evaluate("sessionStorage.setItem('svoyak.player.code', '" + code + "')")
+    player.locator("#buzz").dispatch_event("pointerdown")
+    expect(player.locator("#code-error")).to_contain_text("Неверный код места", timeout=STEP_MS)
+    expect(player.locator("#code-form")).to_be_visible()
+    expect(player.locator("#buzz")).to_be_disabled()
