@@ -21,38 +21,27 @@ from __future__ import annotations
 import os
 import queue
 import socket
-import struct
 
 import simple_websocket
-from socketio.packet import Packet
 from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
+from socketio.packet import Packet
+from wsproto.frame_protocol import FrameProtocol
 
 # engineio releases this was written against (its socket's queue/writer structure); others fall back.
 TESTED_ENGINEIO = ("4.",)
 
-_TEXT, _BINARY = 0x1, 0x2
-
 
 def frame(message: str | bytes) -> bytes:
-    """One final, unmasked WebSocket frame carrying ``message`` (RFC 6455 5.2: text for str, binary for bytes).
+    """One final, unmasked, uncompressed WebSocket frame carrying ``message`` (text for str, binary for bytes),
+    framed by wsproto, the WebSocket library simple-websocket already uses (a fresh framer per frame: its
+    state is per message, and frames are made in many threads).
 
     >>> frame("4hi")
     b'\\x81\\x034hi'
     >>> frame(b"x" * 200)[:4]
     b'\\x82~\\x00\\xc8'
     """
-    if isinstance(message, str):
-        payload, opcode = message.encode(), _TEXT
-    else:
-        payload, opcode = bytes(message), _BINARY
-    size = len(payload)
-    if size < 126:
-        header = struct.pack("!BB", 0x80 | opcode, size)
-    elif size < 1 << 16:
-        header = struct.pack("!BBH", 0x80 | opcode, 126, size)
-    else:
-        header = struct.pack("!BBQ", 0x80 | opcode, 127, size)
-    return header + payload
+    return bytes(FrameProtocol(client=False, extensions=[]).send_data(message, fin=True))
 
 
 class JsonPacket(Packet):
