@@ -68,6 +68,8 @@ class Hub:
     def add_namespace(self, namespace: "SyncNamespace") -> None:
         namespace.hub = self
         self.namespaces[namespace.namespace] = namespace
+        # Kept in broadcast order: the read-only roles first (see broadcast).
+        self.namespaces = dict(sorted(self.namespaces.items(), key=lambda item: item[1].host_keys))
         self.socketio.on_namespace(namespace)
 
     def start(self) -> None:
@@ -79,7 +81,7 @@ class Hub:
         The read-only roles go first: the scoreboards' update is the small one, and the hall watches them (the
         host's, three times larger with the verdicts, follows a millisecond or two later)."""
         public = None
-        for name, namespace in sorted(self.namespaces.items(), key=lambda item: item[1].host_keys):
+        for name, namespace in self.namespaces.items():
             if namespace.host_keys:
                 payload = update
             else:
