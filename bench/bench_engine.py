@@ -47,7 +47,7 @@ def battle_events(themes: int, presses_per_question: int = 6):
                     add(AnswererPointed(at_ns=now + 400_000, player=state.answerer))
                     add(AnswerJudged(at_ns=now + 500_000, correct=False))
                 if state.current_question is not None and state.answerer is None:
-                    add(PressWindowExpired(at_ns=state.press_window_closes_ns))
+                    add(PressWindowExpired(at_ns=state.press_window_over_ns))
             now = state.last_at_ns + 1
     return events, state
 

@@ -48,6 +48,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "last_run": ("Прогон {run} из {runs} — последний", "Run {run} of {runs} is the last"),
     "unknown_mode": ("Нет такого режима", "No such mode"),
     "no_fallback_mode": ("В этом регламенте нет игры без кнопок", "This regulation has no play without buttons"),
+    "unknown_rules_version": ("Бой записан более новой версией программы (правила версии {version})",
+                              "The battle was recorded by a newer version (rules version {version})"),
     "bad_timestamp": ("Неверная отметка времени", "Wrong timestamp"),
     "stamped_before_last_event": ("Команда пришла со старым временем", "The command is stamped before the last event"),
     "already_set_up": ("Бой уже начат", "The battle is already set up"),
@@ -131,6 +133,10 @@ REFUSALS: dict[str, tuple[str, str]] = {
                            "An appeal is lodged after its theme, before the next one"),
     "appeal_after_question": ("Оспорить можно после вопроса, до следующего",
                               "An answer is disputed after its question, before the next one"),
+    "appeal_before_ruling": ("Оспорить ответ можно, когда ведущий его оценил",
+                             "An answer can be disputed once the host has judged it"),
+    "appeal_decided_ruling_final": ("По этому ответу апелляция уже решена — решение окончательно",
+                                    "An appeal on this answer is decided: the decision is final"),
     "no_such_appeal": ("Нет открытых апелляций", "No open appeal"),
     "appeal_already_decided": ("Апелляция уже решена", "This appeal is decided already"),
     "bad_appeal_decision": ("Решение по апелляции — принять или отклонить", "An appeal is accepted or rejected"),
@@ -346,21 +352,22 @@ class BattleAdapter:
     def deadlines(self, state) -> dict[str, int]:
         """The state's running deadlines: the press window (fed to the engine) and the answer countdown."""
         out = {}
-        if state.press_window_closes_ns is not None:
-            out["press_window"] = state.press_window_closes_ns
-        if state.answer_deadline_ns is not None:
-            out["answer"] = state.answer_deadline_ns
+        # the first instant after each deadline: a signal at the deadline itself is in time (eurocup 2.5, 2.8)
+        if state.press_window_over_ns is not None:
+            out["press_window"] = state.press_window_over_ns
+        if state.answer_time_up_ns is not None:
+            out["answer"] = state.answer_time_up_ns
         return out
 
     def capture_plan(self, state, battle_id: str) -> tuple:
         """What the capture must do now: ``("arm", eligible, round_id)`` or ``("disarm",)``."""
         question = state.current_question
-        if not state.buttons_armed or question is None:
+        if not engine.buttons_armed(state) or question is None:
             return ("disarm",)
         # A new round whenever the set of players in play changes (a wrong answer, a pointing).
         round_id = f"{battle_id}/q{question.index}/r{len(question.rulings)}" + (
             "/p" if question.pointed_ns is not None else "")
-        return ("arm", tuple(state.eligible_players), round_id)
+        return ("arm", tuple(engine.eligible_players(state)), round_id)
 
     def event_dict(self, event) -> dict:
         data = engine.event_to_dict(event)
@@ -418,7 +425,7 @@ class BattleAdapter:
 
     def _probe_args(self, state) -> dict[str, dict]:
         """The arguments :meth:`allowed` tries the commands that need some with (the rest take none)."""
-        eligible = state.eligible_players
+        eligible = engine.eligible_players(state)
         last = state.last_question
         ruling = last.rulings[-1] if last is not None and last.rulings else None
         open_appeals = [i for i, appeal in enumerate(state.appeals) if not appeal.decided]
@@ -497,7 +504,7 @@ class BattleAdapter:
         shown = question or last
         profile = state.profile
         answered = question.answered if question else frozenset()
-        eligible = set(state.eligible_players)
+        eligible = set(engine.eligible_players(state))
         players = [{
             "index": i, "name": name, "score": state.scores[i], "led": LED_COLOURS[i % len(LED_COLOURS)],
             "eligible": i in eligible, "answered": i in answered, "answering": state.answerer == i,

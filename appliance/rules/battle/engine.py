@@ -24,9 +24,13 @@ import dataclasses
 from typing import Callable
 
 from appliance.rules.battle import events as ev
+from appliance.rules.battle import queries
 from appliance.rules.battle.errors import BattleRuleError
+from appliance.rules.battle.queries import press_outcome
+from appliance.rules.battle.standings import standings
 from appliance.rules.battle.state import (NEVER_NS, UNDO_DEPTH, Appeal, BattleState, Correction, Press, Question, Ruling, Theme,
                                           Undone)
+from appliance.rules.battle.versions import RULES_VERSIONS
 
 def replace(obj, **changes):
     """``dataclasses.replace`` for the engine's own frozen records, without re-running ``__init__`` (the
@@ -106,8 +110,24 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
         refuse("fallback", "no_fallback_mode", "this regulation has no play without buttons")
     if isinstance(event.at_ns, bool) or not isinstance(event.at_ns, int) or event.at_ns < 0:
         refuse("players", "bad_timestamp", "at_ns is a CLOCK_MONOTONIC timestamp in ns, 0 or more")
-    return BattleState(setup=event, profile=profile, players=players, scores=(0,) * len(players), mode=event.mode,
-                       seq=1, last_at_ns=event.at_ns)
+    rules = RULES_VERSIONS.get(event.rules_version) if type(event.rules_version) is int else None
+    if rules is None:  # a log from a newer engine: say so rather than play it by other rules
+        raise BattleRuleError("battle setup", f"rules version {event.rules_version!r} is not one this engine knows "
+                              f"({', '.join(map(str, RULES_VERSIONS))})", event=event, code="unknown_rules_version",
+                              params={"version": event.rules_version, "known": list(RULES_VERSIONS)})
+    return _settled(BattleState(setup=event, profile=profile, players=players, scores=(0,) * len(players),
+                                mode=event.mode, rules=rules, seq=1, last_at_ns=event.at_ns))
+
+
+def _settled(state: BattleState) -> BattleState:
+    """``state``, just built by this module and not yet seen by anyone, with what the rules say of it stored on
+    it (queries.py): the phase, whether the battle is over, the next price. Records hold values, not rules."""
+    over = queries.is_over(state)
+    fields = state.__dict__
+    fields["is_over"] = over
+    fields["phase"] = queries.phase(state, over)
+    fields["next_value_points"] = queries.expected_value(state)
+    return state
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -122,46 +142,9 @@ def _end_question(state: BattleState, question: Question, outcome: str, at_ns: i
     theme = state.theme
     if theme is not None and theme.shootout and state.profile.shootout_method == "shootout_question":
         # northern-owl 3.3: single questions until the first answer; the theme closes once the tie is broken.
-        from appliance.rules.battle.standings import standings
-
         if standings(state).shootout is None:
             state = replace(state, themes=state.themes[:-1] + (replace(theme, closed=True),))
     return state
-
-
-def press_outcome(state: BattleState, question: Question, player: int, at_ns: int) -> str:
-    """How the rules take a press by ``player`` at ``at_ns`` during ``question`` (see ``PRESS_OUTCOMES``)."""
-    profile = state.profile
-    if player not in question.participants:
-        return "not_playing"  # absent (mubc 3.5) or outside a shoot-out
-    if player in question.answered or player == question.answerer:
-        return "answered"  # one answer per player per question (eurocup 2.9, irkutsk 3.6)
-    for locked, until in question.locked:
-        if locked == player and at_ns < until:
-            return "locked"
-    opens = {"price_announced": question.announced_ns, "reading_started": question.reading_started_ns,
-             "reading_finished": question.reading_finished_ns}[profile.presses_open_at]
-    if opens is None or at_ns < opens:
-        return "early"
-    after_reset = question.answerer is not None and profile.presses_during_answer == "queue" \
-        and question.pointed_ns is not None and at_ns >= question.pointed_ns
-    if question.window_closes_ns is not None and at_ns >= question.window_closes_ns and not after_reset:
-        # timestamps decide, not arrival (eurocup 2.5, 2.9). A signal after the host's reset during an answer is
-        # never late: its deadline is 7 s after the later of "wrong" and the end of reading (eurocup 2.9,
-        # youth-cup прил. 9), and "wrong" has not come yet.
-        return "late"
-    if question.answerer is not None:
-        if question.pointed_ns is None and question.answerer_press_ns is not None \
-                and at_ns < question.answerer_press_ns \
-                and (question.reopened_ns is None or at_ns >= question.reopened_ns):
-            return "answerer"  # it arrived later but happened first: the earliest edge wins
-        if after_reset:
-            return "queued"  # eurocup 2.6, 2.9: after the host's reset a signal counts as the next one
-        return "blocked" if profile.presses_blocker else "during_answer"
-    if question.reopened_ns is not None and at_ns < question.reopened_ns:
-        # irkutsk 3.4: presses before "Минус" do not count; northern-owl 3.9: before "неверно"
-        return "blocked" if profile.presses_blocker else "during_answer"
-    return "answerer"
 
 
 # ------------------------------------------------------------------------------------------------ handlers
@@ -184,8 +167,6 @@ def _theme_started(state: BattleState, event: ev.ThemeStarted) -> BattleState:
         theme = Theme(index=index, name=name, red=number in setup.red_themes, shootout=False,
                       participants=state.present_players, started_ns=event.at_ns)
     else:
-        from appliance.rules.battle.standings import standings
-
         call = standings(state).shootout
         if call is None:
             _refuse(state, "tie_break", "no_shootout_needed",
@@ -214,8 +195,6 @@ def _price_announced(state: BattleState, event: ev.PriceAnnounced) -> BattleStat
                 expected=expected)
     participants = theme.participants
     if theme.shootout and state.profile.shootout_method == "shootout_question":
-        from appliance.rules.battle.standings import standings
-
         call = standings(state).shootout
         if call is None:
             _refuse(state, "tie_break", "tie_broken", "the tie is broken: no more shoot-out questions", event)
@@ -347,7 +326,8 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
             _refuse(state, "one_answer", "already_answered", f"{state.players[player]} may not answer this question",
                     event, player, question=question.index)
         closes = question.window_closes_ns
-        if question.answerer is None and closes is not None and event.at_ns >= closes:
+        if question.answerer is None and closes is not None \
+                and event.at_ns >= closes + state.rules.deadline_in_time_ns:
             # a clap counts within the same window as a signal: after it the question is over
             _refuse(state, "fallback", "press_window_closed",
                     f"the press window closed {(event.at_ns - closes) / 1e9:.1f} s ago; "
@@ -448,7 +428,8 @@ def _time_called(state: BattleState, event: ev.TimeCalled) -> BattleState:
             _refuse(state, "answer_limit", "answerer_not_pointed",
                     "the answer time starts when the host points to the answerer", event, answerer=question.answerer,
                     question=question.index)
-        if deadline is not None and event.at_ns < deadline:
+        if deadline is not None and event.at_ns < deadline + state.rules.deadline_in_time_ns:
+            # eurocup 2.8 «с задержкой не более 3 секунд»: an answer at the 3rd second is in time (version 2)
             _refuse(state, "answer_limit", "answer_time_running",
                     f"the answer time runs {(deadline - event.at_ns) / 1e9:.1f} s more", event,
                     remaining_ms=(deadline - event.at_ns) // 1_000_000, question=question.index)
@@ -461,7 +442,8 @@ def _window_over(state: BattleState, event: ev.Event, question: Question) -> Bat
     if closes is None:
         _refuse(state, "window_after_reading", "window_not_started",
                 "the press window has not started: the reading has not ended", event, question=question.index)
-    if event.at_ns < closes:
+    if event.at_ns < closes + state.rules.deadline_in_time_ns:
+        # irkutsk 3.4, northern-owl 3.10 «в течение 5 секунд»: the window is over only after its last instant
         _refuse(state, "window_after_reading", "window_open",
                 f"the press window is open {(closes - event.at_ns) / 1e9:.1f} s more", event,
                 remaining_ms=(closes - event.at_ns) // 1_000_000, question=question.index)
@@ -491,6 +473,7 @@ def _question_withdrawn(state: BattleState, event: ev.QuestionWithdrawn) -> Batt
         barrier = correction_barrier(state, question.index)
         if barrier is not None:  # withdrawing a played question revises its rulings
             _refuse(state, "corrections", _barrier_code(state), barrier, event, question=question.index)
+        _refuse_if_appeal_decided(state, event, question.index)
     old = question
     question = replace(question, withdrawn=True, withdrawn_reason=event.reason if isinstance(event.reason, str) else "")
     scores = _rescored(state.scores, old, question)
@@ -616,12 +599,34 @@ def _barrier_code(state: BattleState) -> str:
             "appeal_window": "correction_outside_appeal_window"}[state.profile.corrections_host]
 
 
+def _decided_appeal(state: BattleState, question: int, player: int | None = None) -> int | None:
+    """The first decided appeal on ``player``'s ruling of ``question`` (any player's if None; a decision voiding
+    the question counts for every ruling), if the rules make decided appeals final (youth-cup 3.3), else None."""
+    if not state.rules.decided_appeals_final:
+        return None
+    for number, appeal in enumerate(state.appeals):
+        if appeal.decided and appeal.question == question and (
+                player is None or appeal.player == player or (appeal.accepted and appeal.correct is None)):
+            return number
+    return None
+
+
+def _refuse_if_appeal_decided(state: BattleState, event: ev.Event, question: int, player: int | None = None) -> None:
+    decided = _decided_appeal(state, question, player)
+    if decided is not None:
+        # youth-cup 3.3 «Принятые решения по апелляциям не оспариваются и в дальнейшем не пересматриваются»
+        _refuse(state, "appeal_decisions", "appeal_decided_ruling_final",
+                f"appeal {decided} on this ruling has been decided; the decision is final", event, player,
+                question=question, appeal=decided)
+
+
 def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleState:
     index = _check_question_index(state, event, event.question, "corrections")
     player = _check_player(state, event, event.player)
     barrier = correction_barrier(state, index)
     if barrier is not None:
         _refuse(state, "corrections", _barrier_code(state), barrier, event, player, question=index)
+    _refuse_if_appeal_decided(state, event, index, player)
     if not isinstance(event.correct, bool):
         _refuse(state, "corrections", "bad_corrected_ruling", "a corrected ruling is right (true) or wrong (false)",
                 event, player, question=index)
@@ -643,10 +648,16 @@ def _appeal_lodged(state: BattleState, event: ev.AppealLodged) -> BattleState:
                     "an appeal is lodged after its theme ends and before the next one starts", event, player,
                     question=index)
     elif policy == "before_next_question":
-        # mubc 4.2: only if disputed before the next question is announced (even if that was undone)
-        if index != state.questions_reached - 1 or not question.is_over:
+        # mubc 4.2 «оспорил ответ до оглашения следующего вопроса»: before the next question is announced (even
+        # if that was undone); from the moment an answer is judged (rules version 2), or once the question ended
+        judged = question.is_over or (state.rules.dispute_once_judged and bool(question.rulings))
+        if index != state.questions_reached - 1 or not judged:
+            if state.rules.dispute_once_judged and index == state.questions_reached - 1:
+                _refuse(state, "appeals", "appeal_before_ruling", "an answer is disputed once it has been judged",
+                        event, player, question=index)
             _refuse(state, "appeals", "appeal_after_question",
                     "an answer is disputed after its question and before the next one", event, player, question=index)
+    _refuse_if_appeal_decided(state, event, index, player)
     appeal = Appeal(player=player, question=index, claim=event.claim if isinstance(event.claim, str) else "",
                     lodged_ns=event.at_ns)
     return replace(state, appeals=state.appeals + (appeal,))
@@ -664,6 +675,8 @@ def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
     if not isinstance(event.accepted, bool) or (event.correct is not None and not isinstance(event.correct, bool)):
         _refuse(state, "appeals", "bad_appeal_decision", "a decision is accepted true/false, correct true/false/null",
                 event, appeal=index)
+    if event.accepted:  # a decision that would reverse an earlier one on the same ruling (youth-cup 3.3)
+        _refuse_if_appeal_decided(state, event, appeal.question, None if event.correct is None else appeal.player)
     decided = replace(appeal, decided=True, accepted=event.accepted, correct=event.correct, decided_ns=event.at_ns)
     appeals = state.appeals[:index] + (decided,) + state.appeals[index + 1:]
     if not event.accepted:
@@ -815,10 +828,10 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
                               params={"at_ns": at_ns, "last_at_ns": state.last_at_ns})
     new = handler(state, event)
     if isinstance(event, ev.ActionUndone):
-        return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))
-    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=_remember(state, event),
-                   themes_reached=max(state.themes_reached, len(new.themes)),
-                   questions_reached=max(state.questions_reached, len(new.questions)))
+        return _settled(replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns)))
+    return _settled(replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns),
+                            history=_remember(state, event), themes_reached=max(state.themes_reached, len(new.themes)),
+                            questions_reached=max(state.questions_reached, len(new.questions))))
 
 
 def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:

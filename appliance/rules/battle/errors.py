@@ -31,6 +31,8 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
     "last_run": ("runs", "next_run: the slot has no further run; params: run, runs"),
     "unknown_mode": ("fallback", "the mode is not buttons or claps; params: modes"),
     "no_fallback_mode": ("fallback", "the regulation has no play without buttons"),
+    "unknown_rules_version": ("battle setup", "the setup names a rules version this engine does not know (a log "
+                              "from a newer engine); params: version, known"),
     "bad_timestamp": ("players / event order", "at_ns is not a CLOCK_MONOTONIC timestamp in ns, 0 or more"),
     # event order
     "stamped_before_last_event": ("event order", "a host action is stamped earlier than the last event; "
@@ -113,6 +115,9 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
     "appeal_after_theme": ("appeals", "an appeal is lodged after its theme, before the next; params: player, question"),
     "appeal_after_question": ("appeals", "an answer is disputed after its question, before the next; "
                               "params: player, question"),
+    "appeal_before_ruling": ("appeals", "an answer is disputed once it has been judged; params: player, question"),
+    "appeal_decided_ruling_final": ("appeal_decisions", "an appeal on this ruling has been decided and the decision "
+                                    "is final; params: question, appeal, player (if one ruling)"),
     "no_such_appeal": ("appeals", "there is no such appeal; params: appeals (count)"),
     "appeal_already_decided": ("appeals", "the appeal has been decided; params: appeal, question"),
     "bad_appeal_decision": ("appeals", "a decision is not accepted true/false, correct true/false/null; "

@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from appliance.rules.battle.engine import apply
 from appliance.rules.battle.events import Event, event_to_dict
+from appliance.rules.battle.queries import buttons_armed, eligible_players
 from appliance.rules.battle.standings import standings
 from appliance.rules.battle.state import BattleState, Question
 
@@ -63,8 +64,8 @@ def snapshot(state: BattleState, with_questions: bool = False) -> dict[str, Any]
         "question": None if current is None else question_dict(state, current),
         "last_question": None if state.last_question is None else question_dict(state, state.last_question),
         "answerer": state.answerer,
-        "eligible_players": list(state.eligible_players),
-        "buttons_armed": state.buttons_armed,
+        "eligible_players": list(eligible_players(state)),
+        "buttons_armed": buttons_armed(state),
         "press_window_closes_ns": state.press_window_closes_ns,
         "answer_deadline_ns": state.answer_deadline_ns,
         "is_over": state.is_over,

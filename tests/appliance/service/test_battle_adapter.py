@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from appliance.rules import battle as engine
+from appliance.rules.battle.queries import eligible_players
 from appliance.rules.battle import events as ev
 from appliance.rules.battle.errors import REFUSAL_CODES
 from appliance.service.battle_adapter import HOST_COMMANDS, REFUSALS, BattleAdapter, CommandError, word_refusal
@@ -179,7 +180,7 @@ def plain_allowed(adapter, state, at_ns):
     out = {}
     at_ns = max(at_ns, state.last_at_ns)
     for name in HOST_COMMANDS:
-        eligible = state.eligible_players
+        eligible = eligible_players(state)
         last = state.last_question
         ruling = last.rulings[-1] if last is not None and last.rulings else None
         args = {}
@@ -284,7 +285,7 @@ def test_the_view_and_its_verdicts_equal_the_plain_computation_at_every_step(pro
             events = [ev.ButtonPressed(at_ns=now - (gap_ms // 2) * 1_000_000 * flag, player=number % count,
                                        source="button")]
         elif name == "expire":
-            events = [ev.PressWindowExpired(at_ns=max(now, state.press_window_closes_ns or now))]
+            events = [ev.PressWindowExpired(at_ns=max(now, state.press_window_over_ns or now))]
         else:
             events = adapter.command_events(name, state, args, now)
         try:

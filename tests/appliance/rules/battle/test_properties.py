@@ -199,7 +199,7 @@ def play_to_the_end(state):
         elif state.current_question.reading == "reading":
             event = ReadingFinished(at_ns=now)
         else:
-            event = PressWindowExpired(at_ns=max(now, state.press_window_closes_ns or now))
+            event = PressWindowExpired(at_ns=max(now, state.press_window_over_ns or now))
         state = apply(state, event)
     raise AssertionError("the battle never ended")
 

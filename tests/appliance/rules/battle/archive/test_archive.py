@@ -47,3 +47,60 @@ def test_a_version_1_log_replays_to_the_same_battle(path):
     for _line, event in rows:
         state = apply(state, event)
     assert digest(state) == expected
+
+
+def test_an_archived_log_imports_into_the_battle_desk_and_survives_a_restart(tmp_path):
+    from appliance.service.battles import Battles
+    from appliance.store import EventStore
+
+    path = HERE / "v1-youth-cup.jsonl"
+    expected = json.loads((HERE / "v1-expected.json").read_text(encoding="utf-8"))["youth-cup"]
+    store = EventStore(tmp_path / "events.sqlite")
+    with path.open(encoding="utf-8") as file:
+        battle = Battles(store).import_log(file)
+    store.close()
+    store = EventStore(tmp_path / "events.sqlite")  # a restart replays it from the store
+    desk = Battles(store)
+    assert desk.broken == {} and digest(desk.state(battle)) == expected
+    assert desk.state(battle).rules.number == 1
+    store.close()
+
+
+def test_a_setup_without_rules_version_is_version_1_and_a_new_battle_takes_the_current_one():
+    from appliance.rules.battle import (RULES_VERSION, BattleSetUp, event_from_dict, event_to_dict, load_profile)
+
+    with (HERE / "v1-eurocup.jsonl").open(encoding="utf-8") as file:
+        first = file.readlines()[1]
+    old = json.loads(first)
+    assert "rules_version" not in old and event_from_dict(old).rules_version == 1
+    new = BattleSetUp(at_ns=0, profile=load_profile("eurocup"), players=("А", "Б", "В"), themes=1)
+    assert new.rules_version == RULES_VERSION == 2
+    assert event_to_dict(new)["rules_version"] == 2 and event_from_dict(event_to_dict(new)) == new
+
+
+def test_a_version_1_battle_keeps_its_reading_of_the_deadline_and_version_2_counts_the_signal():
+    """eurocup 2.5 «не позднее чем через 7 секунд»: version 2 takes a signal at the deadline as in time;
+    a battle played by version 1 keeps taking it as late, so its log replays as it was played."""
+    from appliance.rules.battle import (BattleSetUp, ButtonPressed, PriceAnnounced, ReadingFinished, ReadingStarted,
+                                        ThemeStarted, load_profile)
+
+    outcomes = {}
+    for version in (1, 2):
+        state = apply(None, BattleSetUp(at_ns=0, profile=load_profile("eurocup"), players=("А", "Б", "В"),
+                                        themes=1, rules_version=version))
+        for event in (ThemeStarted(at_ns=1), PriceAnnounced(at_ns=2, value_points=10), ReadingStarted(at_ns=3),
+                      ReadingFinished(at_ns=4), ButtonPressed(at_ns=4 + 7 * 10**9, player=0)):
+            state = apply(state, event)
+        outcomes[version] = state.last_question.presses[-1].outcome
+    assert outcomes == {1: "late", 2: "answerer"}
+
+
+def test_a_log_from_a_newer_engine_is_refused_by_name_not_played_by_other_rules():
+    from appliance.rules.battle import BattleRuleError, BattleSetUp, load_profile
+
+    for version in (0, 3, "2", True):
+        with pytest.raises(BattleRuleError) as info:
+            apply(None, BattleSetUp(at_ns=0, profile=load_profile("eurocup"), players=("А", "Б", "В"), themes=1,
+                                    rules_version=version))
+        assert info.value.code == "unknown_rules_version" and info.value.rule == "battle setup"
+        assert info.value.params == {"version": version, "known": [1, 2]}
