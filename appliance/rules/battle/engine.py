@@ -108,7 +108,7 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
                modes=list(ev.MODES))
     if event.mode == "claps" and not profile.corrections_fallback_without_buttons:
         refuse("fallback", "no_fallback_mode", "this regulation has no play without buttons")
-    if isinstance(event.at_ns, bool) or not isinstance(event.at_ns, int) or event.at_ns < 0:
+    if type(event.at_ns) is not int or not 0 <= event.at_ns <= NEVER_NS:
         refuse("players", "bad_timestamp", "at_ns is a CLOCK_MONOTONIC timestamp in ns, 0 or more")
     rules = RULES_VERSIONS.get(event.rules_version) if type(event.rules_version) is int else None
     if rules is None:  # a log from a newer engine: say so rather than play it by other rules
@@ -122,17 +122,20 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
 def _settled(state: BattleState) -> BattleState:
     """``state``, just built by this module and not yet seen by anyone, with what the rules say of it stored on
     it (queries.py): the phase, whether the battle is over, the next price. Records hold values, not rules."""
-    over = queries.is_over(state)
     fields = state.__dict__
-    fields["is_over"] = over
-    fields["phase"] = queries.phase(state, over)
-    fields["next_value_points"] = queries.expected_value(state)
+    fields["phase"], fields["is_over"], fields["next_value_points"] = queries.conclusions(state)
     return state
 
 
 # ------------------------------------------------------------------------------------------------ helpers
 def _with_question(state: BattleState, question: Question, **changes) -> BattleState:
-    return replace(state, questions=state.questions[:-1] + (question,), **changes)
+    new = object.__new__(BattleState)  # replace(state, questions=..., **changes), inlined: every press comes here
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields["questions"] = state.questions[:-1] + (question,)
+    if changes:
+        fields.update(changes)
+    return new
 
 
 def _end_question(state: BattleState, question: Question, outcome: str, at_ns: int, scores: tuple) -> BattleState:
@@ -257,7 +260,7 @@ def _reading_resumed(state: BattleState, event: ev.ReadingResumed) -> BattleStat
 
 
 def _check_player(state: BattleState, event: ev.Event, player: object) -> int:
-    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < len(state.players):
+    if type(player) is not int or not 0 <= player < len(state.players):  # a bool is no player
         _refuse(state, "players", "no_such_player",
                 f"there is no player {player!r}; players are 0-{len(state.players) - 1}", event,
                 players=len(state.players))
@@ -277,7 +280,8 @@ def _button_pressed(state: BattleState, event: ev.ButtonPressed) -> BattleState:
         outcome = "claps"  # mubc 4.4: the host points; stray presses are kept for the protocol only
     else:
         outcome = press_outcome(state, question, player, event.at_ns)
-    press = Press(player=player, at_ns=event.at_ns, source=event.source, outcome=outcome)
+    press = object.__new__(Press)  # Press(...) without the frozen __init__'s setattr per field (the hot path)
+    press.__dict__.update(player=player, at_ns=event.at_ns, source=event.source, outcome=outcome)
     presses = question.presses + (press,)
     changes: dict = {"presses": presses}
     profile = state.profile
@@ -763,7 +767,11 @@ def _remember(state: BattleState, event: ev.Event) -> tuple:
     """The history node for ``event`` applied to ``state``; trims to the newest UNDO_DEPTH when it doubles."""
     older = state.history
     depth = older[3] + 1 if older is not None else 1
-    node = (replace(state, history=None), event, older, depth)
+    before = object.__new__(BattleState)  # replace(state, history=None), inlined: once per event
+    fields = before.__dict__
+    fields.update(state.__dict__)
+    fields["history"] = None
+    node = (before, event, older, depth)
     if depth <= 2 * UNDO_DEPTH:
         return node
     newest = []
@@ -818,20 +826,35 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
         _refuse(state, "players", "not_a_battle_event", f"{type(event).__name__} is not a battle event", event,
                 event_type=type(event).__name__)
     at_ns = event.at_ns
-    if isinstance(at_ns, bool) or not isinstance(at_ns, int) or at_ns < 0:
+    if type(at_ns) is not int or not 0 <= at_ns <= NEVER_NS:  # a bool is no timestamp: type, not isinstance
         raise BattleRuleError("event order", f"at_ns must be a CLOCK_MONOTONIC timestamp in ns, not {at_ns!r}",
                               event=event, code="bad_timestamp")
-    if event.is_host_action and at_ns < state.last_at_ns and not isinstance(event, ev.ButtonPressed):
+    last_at_ns = state.last_at_ns
+    if at_ns < last_at_ns and event.is_host_action and not isinstance(event, ev.ButtonPressed):
         # host commands and timers are stamped on receipt, in order; only presses may carry an earlier edge time
         raise BattleRuleError("event order", "a host action cannot be stamped earlier than the last event",
                               event=event, code="stamped_before_last_event",
-                              params={"at_ns": at_ns, "last_at_ns": state.last_at_ns})
+                              params={"at_ns": at_ns, "last_at_ns": last_at_ns})
     new = handler(state, event)
-    if isinstance(event, ev.ActionUndone):
-        return _settled(replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns)))
-    return _settled(replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns),
-                            history=_remember(state, event), themes_reached=max(state.themes_reached, len(new.themes)),
-                            questions_reached=max(state.questions_reached, len(new.questions))))
+    # what the rules say of the new state (queries.py), stored on it: it depends on the themes and questions only
+    if new.questions is state.questions and new.themes is state.themes:
+        phase, over, next_value = state.phase, state.is_over, state.next_value_points
+    else:
+        phase, over, next_value = queries.conclusions(new)
+    # ``new`` is the handler's own fresh record unless nothing changed: finish it in place rather than copy it
+    # once more (nobody else holds it yet); the state given is never touched
+    result = replace(new) if new is state else new
+    fields = result.__dict__
+    if type(event) is ev.ActionUndone:
+        fields.update(seq=state.seq + 1, last_at_ns=new.last_at_ns if new.last_at_ns > at_ns else at_ns,
+                      phase=phase, is_over=over, next_value_points=next_value)
+    else:
+        themes, questions = len(new.themes), len(new.questions)
+        fields.update(seq=state.seq + 1, last_at_ns=last_at_ns if last_at_ns > at_ns else at_ns,
+                      history=_remember(state, event), phase=phase, is_over=over, next_value_points=next_value,
+                      themes_reached=state.themes_reached if state.themes_reached > themes else themes,
+                      questions_reached=state.questions_reached if state.questions_reached > questions else questions)
+    return result
 
 
 def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:

@@ -116,6 +116,37 @@ def phase(state: BattleState, over: bool | None = None) -> str:
     return "waiting_for_presses"
 
 
+def conclusions(state: BattleState) -> tuple:
+    """``(phase(state), is_over(state), expected_value(state))`` in one pass: the engine stores them on every
+    state it builds, so this is on the path of every event (the same answers, the shared work done once)."""
+    questions = state.questions
+    last = questions[-1] if questions else None
+    if last is not None and last.outcome is None:  # a question is being played: most events
+        if last.answerer is not None:
+            return "answering", False, None
+        reading = last.reading
+        return ("price_announced" if reading == "not_started" else "reading" if reading == "reading"
+                else "waiting_for_presses"), False, None
+    themes = state.themes
+    if not themes:
+        return "between_themes", False, None  # nothing started (a battle has at least one theme)
+    theme = themes[-1]
+    values = state.profile.questions_values
+    in_theme = 0
+    index = theme.index
+    for question in reversed(questions):
+        if question.theme != index:
+            break
+        in_theme += 1
+    if not (theme.closed or in_theme >= len(values)):  # the theme goes on
+        phase_now = "question_over" if last is not None and last.theme == len(themes) - 1 else "between_questions"
+        if theme.shootout and state.profile.shootout_method == "shootout_question":
+            return phase_now, False, values[len(values) - 1 - in_theme]  # dearest first (northern-owl 3.3)
+        return phase_now, False, values[in_theme] * (state.profile.questions_red_theme_multiplier if theme.red else 1)
+    over = len(themes) >= state.setup.themes and is_over(state)
+    return ("over" if over else "between_themes"), over, None
+
+
 def expected_value(state: BattleState) -> int | None:
     """The value the next question of the current theme must be announced at, or None."""
     theme = state.theme

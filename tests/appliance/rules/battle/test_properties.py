@@ -115,6 +115,8 @@ def make_event(state, kind, number, gap, flag):
 
 
 def check_invariants(state):
+    from appliance.rules.battle import queries
+
     # what the battle has reached never falls behind what it shows (undo does not lower it)
     assert state.themes_reached >= len(state.themes) and state.questions_reached >= len(state.questions)
     # the score is the sum of the rulings that count (withdrawn questions count nothing)
@@ -149,6 +151,9 @@ def check_invariants(state):
                 assert better.place_to < worse.place
     assert all(line.place <= line.place_to for line in table.lines)
     json.dumps(snapshot(state, with_questions=True))  # always JSON-able for the web layer
+    # what the engine stores (queries.conclusions, one pass) is what each query answers on its own
+    assert (state.phase, state.is_over, state.expected_value()) == (
+        queries.phase(state), queries.is_over(state), queries.expected_value(state))
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -212,3 +217,4 @@ def test_a_battle_where_nobody_answers_always_ends(profile, spares):
     state = apply(None, BattleSetUp(at_ns=0, profile=profile_object, players=players, themes=1, spare_themes=spares))
     state = play_to_the_end(state)
     assert state.is_over and state.phase == "over"
+
