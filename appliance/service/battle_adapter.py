@@ -8,6 +8,7 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from appliance.rules import battle as engine
@@ -34,6 +35,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
                      "{count} players; this regulation plays {min}-{max}"),
     "duplicate_player_name": ("У двух игроков одно имя", "Two players have the same name"),
     "bad_theme_count": ("Нужна хотя бы одна тема", "A battle needs at least one theme"),
+    "too_many_themes": ("Тем {themes}, а в этом регламенте не больше {max}",
+                        "{themes} themes; this regulation sets up at most {max}"),
     "bad_theme_names": ("Названия тем — текст", "Theme names are text"),
     "bad_red_themes": ("Красные темы — разные номера от 1 до {themes}", "Red themes are distinct numbers 1-{themes}"),
     "no_red_themes": ("В этом регламенте нет красных тем", "This regulation has no red themes"),
@@ -42,9 +45,9 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "bad_absent_players": ("Отсутствующие — номера игроков от 1 до {players}",
                            "Absent players are numbers 1-{players}"),
     "nobody_present": ("Нет ни одного игрока", "Nobody is present"),
-    "bad_spare_themes": ("Запасных тем — 0 или больше", "Spare themes: 0 or more"),
+    "bad_spare_themes": ("Запасных тем — от 0 до {max}", "Spare themes: 0 to {max}"),
     "bad_cuts": ("Места отсечения — от 1 до {players}", "Cut places are 1-{players}"),
-    "bad_run": ("Неверный номер прогона", "Wrong run number"),
+    "bad_run": ("Неверный номер прогона (прогонов — не больше {max})", "Wrong run number (at most {max} runs)"),
     "last_run": ("Прогон {run} из {runs} — последний", "Run {run} of {runs} is the last"),
     "unknown_mode": ("Нет такого режима", "No such mode"),
     "no_fallback_mode": ("В этом регламенте нет игры без кнопок", "This regulation has no play without buttons"),
@@ -94,6 +97,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "no_clarify": ("В этом регламенте нет «Уточните»", "This regulation has no \"clarify\""),
     "no_extension": ("В этом регламенте нет доп. времени", "This regulation gives no extra time"),
     "bad_extension": ("Доп. время — положительное число мс", "Extra time is a positive number of ms"),
+    "extension_too_long": ("Продлить время можно не больше чем на {max_s} с", "Extra time is at most {max_s} s"),
     "bad_ruling": ("Решение — «Плюс» или «Минус»", "A ruling is right or wrong"),
     "answerer_not_pointed": ("Время на ответ пойдёт, когда укажете отвечающего",
                              "The answer time starts when you point to the answerer"),
@@ -210,9 +214,13 @@ class CommandError(ValueError):
     """Arguments a command cannot be built from (the session words it as ``error.bad_command``)."""
 
 
-def _int(args: dict, key: str) -> int:
-    value = args.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+def _int(args: dict, key: str, default: int | None = None) -> int:
+    """``args[key]`` as a whole number (a JSON 3.0 too); ``default`` if absent. Any size passes here: the engine
+    bounds every figure by the profile and refuses by code; only what is no whole number at all (Infinity, NaN,
+    text, a bool) is a bad command."""
+    value = args.get(key, default) if default is not None else args.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or (isinstance(value, float) and not (math.isfinite(value) and value.is_integer())):
         raise CommandError(f"{key} must be a whole number, not {value!r}")
     return int(value)
 
@@ -303,8 +311,9 @@ class BattleAdapter:
         if name == "clarify":
             return [ev.ClarificationRequested(at_ns=at_ns)]
         if name == "extend":
-            return [ev.AnswerTimeExtended(at_ns=at_ns, extra_ms=int(args.get("extra_ms") or
-                                                                    state.profile.answer_limit_ms or 3000))]
+            default_ms = state.profile.answer_limit_ms or 3000  # one more answer time, unless the host says how long
+            extra_ms = _int(args, "extra_ms") if args.get("extra_ms") else default_ms
+            return [ev.AnswerTimeExtended(at_ns=at_ns, extra_ms=extra_ms)]
         if name == "time":
             return [ev.TimeCalled(at_ns=at_ns)]
         if name == "withdraw":
@@ -319,12 +328,12 @@ class BattleAdapter:
                 "buttons" if state.mode == "claps" else "claps")
             return [ev.ModeChanged(at_ns=at_ns, mode=mode)]
         if name == "correct":
-            question = args.get("question", len(state.questions) - 1)
-            return [ev.RulingCorrected(at_ns=at_ns, question=int(question), player=_int(args, "player"),
+            question = _int(args, "question", len(state.questions) - 1)
+            return [ev.RulingCorrected(at_ns=at_ns, question=question, player=_int(args, "player"),
                                        correct=bool(args.get("correct")), reason=str(args.get("reason", "")))]
         if name == "appeal":
-            question = args.get("question", len(state.questions) - 1)
-            return [ev.AppealLodged(at_ns=at_ns, player=_int(args, "player"), question=int(question),
+            question = _int(args, "question", len(state.questions) - 1)
+            return [ev.AppealLodged(at_ns=at_ns, player=_int(args, "player"), question=question,
                                     claim=str(args.get("claim", "")))]
         if name == "appeal_decide":
             correct = args.get("correct")

@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 
 Callback = Callable[[str, int], None]
 
+# The longest the thread sleeps at once: a deadline further away (or one no clock can reach) is looked at again
+# after this, so no value given to ``set`` can make ``Condition.wait`` overflow and kill the thread.
+MAX_WAIT_S = 60.0
+
 
 class Deadlines:
     """Named one-shot deadlines in monotonic nanoseconds; setting a name again replaces its deadline."""
@@ -39,7 +43,12 @@ class Deadlines:
         self._closed = False
 
     def set(self, key: str, at_ns: int, callback: Callback) -> None:
-        """Run ``callback(key, at_ns)`` once the clock reaches ``at_ns`` (at once if already past)."""
+        """Run ``callback(key, at_ns)`` once the clock reaches ``at_ns`` (at once if already past).
+
+        ``at_ns`` is a whole number of ns (a bool or a float is a bug of the caller: TypeError); however far
+        away, it never stops the thread (it just never comes)."""
+        if type(at_ns) is not int:
+            raise TypeError(f"a deadline is a whole number of ns, not {at_ns!r}")
         with self._changed:
             self._due[key] = (at_ns, callback)
             self._changed.notify()
@@ -89,12 +98,20 @@ class Deadlines:
 
     def _serve(self) -> None:
         while True:
-            with self._changed:
-                if self._closed:
-                    return
-                next_ns = min((at_ns for at_ns, _ in self._due.values()), default=None)
-                wait_s = None if next_ns is None else max(0.0, (next_ns - self._clock()) / 1e9)
-                if wait_s is None or wait_s > 0:
-                    self._changed.wait(timeout=wait_s)
-                    continue
-            self.run_due()
+            try:
+                with self._changed:
+                    if self._closed:
+                        return
+                    next_ns = min((at_ns for at_ns, _ in self._due.values()), default=None)
+                    # in whole ns first: (next_ns - now) / 1e9 of a huge deadline is still a finite float, but
+                    # capped it is always one wait() accepts
+                    wait_s = None if next_ns is None else min(MAX_WAIT_S, max(0, next_ns - self._clock()) / 1e9)
+                    if wait_s is None or wait_s > 0:
+                        self._changed.wait(timeout=MAX_WAIT_S if wait_s is None else wait_s)
+                        continue
+                self.run_due()
+            except Exception:  # a process edge: the thread that serves every deadline must outlive any one
+                log.exception("deadlines: serving failed; going on")
+                with self._changed:
+                    if not self._closed:
+                        self._changed.wait(timeout=0.1)  # no busy loop if the failure repeats

@@ -32,6 +32,9 @@ from appliance.rules.battle.state import (NEVER_NS, UNDO_DEPTH, Appeal, BattleSt
                                           Undone)
 from appliance.rules.battle.versions import RULES_VERSIONS
 
+RUNS_MAX = 8  # runs of one battle slot (youth-cup 2.4 plays the 1/16 in two): the bound on BattleSetUp.runs
+
+
 def replace(obj, **changes):
     """``dataclasses.replace`` for the engine's own frozen records, without re-running ``__init__`` (the
     engine validates before it builds; measured: about 5x faster, the bulk of an event's cost)."""
@@ -73,6 +76,9 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
         refuse("players", "duplicate_player_name", "two players have the same name")
     if isinstance(event.themes, bool) or not isinstance(event.themes, int) or event.themes < 1:
         refuse("themes", "bad_theme_count", f"a battle needs at least one theme, not {event.themes!r}")
+    if event.themes > profile.themes_max:  # the profile's bound: no number reaches the view or the store unbounded
+        refuse("themes", "too_many_themes", f"{event.themes} themes; this profile sets up at most {profile.themes_max}",
+               themes=event.themes, max=profile.themes_max)
     red = event.red_themes
     if any(isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < event.themes for t in red) \
             or len(set(red)) != len(red):
@@ -94,15 +100,16 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
                players=len(players))
     if len(players) - len(set(absent)) < 1:
         refuse("absent", "nobody_present", "nobody is present")
-    if event.spare_themes is not None and (isinstance(event.spare_themes, bool)
-                                           or not isinstance(event.spare_themes, int) or event.spare_themes < 0):
-        refuse("tie_break", "bad_spare_themes", "spare_themes is a number of themes, 0 or more")
+    if event.spare_themes is not None and (type(event.spare_themes) is not int
+                                           or not 0 <= event.spare_themes <= profile.themes_max):
+        refuse("tie_break", "bad_spare_themes", f"spare_themes is a number of themes, 0 to {profile.themes_max}",
+               max=profile.themes_max)
     if event.cuts is not None and any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c < len(players)
                                       for c in event.cuts):
         refuse("tie_break", "bad_cuts", f"cuts are places 1-{len(players) - 1} after which the ranking must be strict",
                players=len(players))
-    if not (isinstance(event.run, int) and isinstance(event.runs, int) and 1 <= event.run <= event.runs):
-        refuse("runs", "bad_run", "run must be between 1 and runs")
+    if not (type(event.run) is int and type(event.runs) is int and 1 <= event.run <= event.runs <= RUNS_MAX):
+        refuse("runs", "bad_run", f"run must be between 1 and runs, and runs at most {RUNS_MAX}", max=RUNS_MAX)
     if event.mode not in ev.MODES:
         refuse("fallback", "unknown_mode", f"mode {event.mode!r} is not one of {', '.join(ev.MODES)}",
                modes=list(ev.MODES))
@@ -383,6 +390,11 @@ def _answer_time_extended(state: BattleState, event: ev.AnswerTimeExtended) -> B
     if isinstance(event.extra_ms, bool) or not isinstance(event.extra_ms, int) or event.extra_ms <= 0:
         _refuse(state, "extension", "bad_extension",
                 f"an extension is a positive number of ms, not {event.extra_ms!r}", event)
+    limit_ms = state.profile.answer_extension_max_ms
+    if event.extra_ms > limit_ms:  # «по своему усмотрению» (northern-owl 3.7), within the profile's bound
+        _refuse(state, "extension", "extension_too_long",
+                f"an extension is at most {limit_ms} ms, not {event.extra_ms}", event, max_ms=limit_ms,
+                max_s=limit_ms // 1000)
     base = question.answer_deadline_ns if question.answer_deadline_ns is not None else event.at_ns
     return _with_question(state, replace(question, answer_deadline_ns=base + event.extra_ms * 1_000_000))
 

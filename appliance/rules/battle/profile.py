@@ -47,6 +47,7 @@ SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
     ("questions", "red_theme_multiplier", int, None, 1),
     ("themes", "usual", int, None, 4),
     ("themes", "counts", tuple, None, ()),
+    ("themes", "max", int, None, 24),
     ("presses", "open_at", str, ("price_announced", "reading_started", "reading_finished"), "price_announced"),
     ("presses", "stop_reading", bool, None, True),
     ("presses", "window_after_reading_ms", int, None, 5000),
@@ -59,6 +60,7 @@ SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
     ("answer", "short_form", bool, None, True),
     ("answer", "clarify", bool, None, False),
     ("answer", "extension", bool, None, False),
+    ("answer", "extension_max_ms", int, None, 60000),
     ("corrections", "host", str, ("any_time", "current_question", "appeal_window", "never"), "any_time"),
     ("corrections", "appeals", str, ("none", "after_theme", "before_next_question"), "none"),
     ("corrections", "withdraw", bool, None, True),
@@ -90,6 +92,7 @@ class Profile:
     questions_red_theme_multiplier: int
     themes_usual: int
     themes_counts: tuple
+    themes_max: int
     presses_open_at: str
     presses_stop_reading: bool
     presses_window_after_reading_ms: int
@@ -102,6 +105,7 @@ class Profile:
     answer_short_form: bool
     answer_clarify: bool
     answer_extension: bool
+    answer_extension_max_ms: int
     corrections_host: str
     corrections_appeals: str
     corrections_withdraw: bool
@@ -199,12 +203,16 @@ def _check(profile: Profile, source: str) -> None:
     counts = profile.themes_counts
     if profile.themes_usual < 1 or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in counts):
         problems.append("[themes] usual and counts are positive numbers of themes")
+    if not max((profile.themes_usual, *counts)) <= profile.themes_max <= 1000:
+        problems.append("[themes] max is at least usual and every count, and at most 1000")
+    if profile.answer_extension and not 0 < profile.answer_extension_max_ms <= 3_600_000:
+        problems.append("[answer] extension_max_ms is 1 ms to an hour when extension is on")
     if profile.questions_red_theme_multiplier < 1:
         problems.append("[questions] red_theme_multiplier must be >= 1")
     for name in ("presses_window_after_reading_ms", "presses_window_after_wrong_ms", "presses_lockout_ms",
-                 "answer_limit_ms"):
-        if getattr(profile, name) < 0:
-            problems.append(f"{name} must not be negative")
+                 "answer_limit_ms", "answer_extension_max_ms"):
+        if not 0 <= getattr(profile, name) <= 3_600_000:
+            problems.append(f"{name} must not be negative, nor more than 3,600,000 ms (an hour)")
     if sum(method in SHOOTOUT_METHODS for method in profile.ranking_tie_break) > 1:
         problems.append("[ranking] tie_break may name one shoot-out method")
     if any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 3 for c in profile.ranking_cuts):

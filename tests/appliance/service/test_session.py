@@ -315,3 +315,23 @@ def test_the_capture_status_reaches_every_page_so_a_fallback_factory_is_announce
     capture_view = session.snapshot()["view"]["capture"]
     assert capture_view["connected"] and capture_view["precision"] == "callback"
     assert capture_view["degraded"] == ["RPi.GPIO: no kernel edge timestamps"]
+
+
+def test_a_huge_extension_is_refused_by_code_and_the_deadlines_keep_running(session, capture, clock):
+    """issue 10: ``extend {extra_ms: 10**30}`` killed the deadlines thread; the engine bounds it now (northern-owl
+    3.7, the profile's extension_max_ms) and a non-number is a bad command, never a crash."""
+    live = session
+    command(live, "setup", **setup_args(profile="northern-owl"))
+    command(live, "next"); command(live, "next")
+    clock.advance(500)
+    capture.press(1, t_ns=clock.now_ns)
+    command(live, "point")
+    for extra_ms in (10**30, 60_001):
+        with pytest.raises(BattleRuleError) as refused:
+            command(live, "extend", extra_ms=extra_ms)
+        assert refused.value.code == "extension_too_long" and refused.value.rule == "northern-owl 3.7"
+    for junk in (float("inf"), float("nan"), "много", [1]):
+        with pytest.raises(CommandRejected) as rejected:
+            command(live, "extend", extra_ms=junk)
+        assert rejected.value.code == "error.bad_command"
+    assert all(at_ns < 10**15 for at_ns in live.deadlines.pending().values())
