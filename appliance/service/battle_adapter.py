@@ -349,7 +349,8 @@ class BattleAdapter:
 
     def press_event(self, state, press: dict) -> ev.ButtonPressed:
         """A press from the capture (kernel edge time ``t_ns``) or a phone (stamped at receipt)."""
-        return ev.ButtonPressed(at_ns=int(press["t_ns"]), player=int(press["player"]),
+        # whole numbers or a bad command (a ValueError the session logs): the engine bounds their range
+        return ev.ButtonPressed(at_ns=_int(press, "t_ns"), player=_int(press, "player"),
                                 source="phone" if press.get("source") == "phone" else "button")
 
     def expiry_event(self, state, key: str, at_ns: int):
