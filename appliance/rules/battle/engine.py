@@ -869,6 +869,17 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
     return result
 
 
+def replay(events) -> BattleState:
+    """Apply ``events`` from nothing; raises :class:`BattleRuleError` at the first refused one (each event under
+    the rules version its battle's setup names, docs/battle-log.md)."""
+    state = None
+    for event in events:
+        state = apply(state, event)
+    if state is None:
+        raise ValueError("no events to replay")
+    return state
+
+
 def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:
     """The setup of the next run of a battle slot on the same themes (youth-cup 2.4: the 1/16 is played in two
     runs on the same themes): the same profile, themes, red themes, names and questions, new players.
