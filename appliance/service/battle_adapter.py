@@ -8,6 +8,7 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Any
 
@@ -17,10 +18,50 @@ from appliance.rules.battle import events as ev
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
 
-# Host commands the page offers, in the order the page lists them. Each builds events from the state.
-HOST_COMMANDS = ("next", "reading_done", "resume_reading", "point", "pick", "right", "wrong", "short_form",
-                 "clarify", "extend", "time", "withdraw", "announce", "undo", "claps", "correct", "appeal",
-                 "appeal_decide")
+
+
+class HostCommand(enum.StrEnum):
+    """The host's battle commands, in the order the page lists them (the wire carries the value: a member is its
+    word). Each builds its events from the state (``_BUILDERS``); the pages get these names from
+    :func:`page_names` (web/names.py), never spell them."""
+
+    NEXT = "next"  # the next theme, or the next price and its reading (one gesture, eurocup 2.5)
+    READING_DONE = "reading_done"
+    RESUME_READING = "resume_reading"
+    POINT = "point"
+    PICK = "pick"  # on claps: point to a player by hand (mubc 4.4)
+    RIGHT = "right"
+    WRONG = "wrong"
+    SHORT_FORM = "short_form"
+    CLARIFY = "clarify"
+    EXTEND = "extend"
+    TIME = "time"
+    WITHDRAW = "withdraw"
+    ANNOUNCE = "announce"
+    UNDO = "undo"
+    CLAPS = "claps"
+    CORRECT = "correct"
+    APPEAL = "appeal"
+    APPEAL_DECIDE = "appeal_decide"
+
+
+HOST_COMMANDS = tuple(HostCommand)
+
+
+def page_names() -> dict[str, dict[str, str]]:
+    """Every battle name the pages use, by its Python name: ``window.SVOYAK.names`` (web/names.py renders it),
+    so a page writes ``names.commands.NEXT`` or ``names.outcomes.QUEUED``, and a name changes here or nowhere."""
+    groups = {"commands": HostCommand, "outcomes": engine.PressOutcome, "phases": engine.Phase,
+              "reading": engine.Reading, "question_outcomes": engine.QuestionOutcome, "modes": engine.Mode,
+              "sources": engine.PressSource, "deadlines": Deadline}
+    return {group: {member.name: member.value for member in names} for group, names in groups.items()}
+
+
+class Deadline(enum.StrEnum):
+    """The deadlines the service runs for a battle (``BattleAdapter.deadlines``, the view's ``deadlines``)."""
+
+    PRESS_WINDOW = "press_window"  # fed to the engine as PressWindowExpired (eurocup 2.11.3)
+    ANSWER = "answer"  # shown; the host judges (eurocup 2.8)
 
 # The engine's refusals, worded for people: one short line per refusal code (``BattleRuleError.code``, listed in
 # ``appliance.rules.battle.errors.REFUSAL_CODES`` and docs/battle-engine.md), Russian then English, formatted
@@ -225,6 +266,71 @@ def _int(args: dict, key: str, default: int | None = None) -> int:
     return int(value)
 
 
+def _next(state, args: dict, at_ns: int) -> list:
+    if state.phase == engine.Phase.BETWEEN_THEMES:
+        return [ev.ThemeStarted(at_ns=at_ns, name=str(args.get("name", "")))]
+    value = state.expected_value()
+    if value is None:  # let the engine say why (a question is on, the battle is over...)
+        return [ev.PriceAnnounced(at_ns=at_ns, value_points=10)]
+    # Announcing the price and starting to read are one gesture of the host (eurocup 2.5).
+    return [ev.PriceAnnounced(at_ns=at_ns, value_points=value), ev.ReadingStarted(at_ns=at_ns)]
+
+
+def _extend(state, args: dict, at_ns: int) -> list:
+    default_ms = state.profile.answer_limit_ms or 3000  # one more answer time, unless the host says how long
+    extra_ms = _int(args, "extra_ms") if args.get("extra_ms") else default_ms
+    return [ev.AnswerTimeExtended(at_ns=at_ns, extra_ms=extra_ms)]
+
+
+def _claps(state, args: dict, at_ns: int) -> list:
+    on = args.get("on")
+    claps = bool(on) if on is not None else state.mode != engine.Mode.CLAPS  # no "on": toggle
+    return [ev.ModeChanged(at_ns=at_ns, mode=engine.Mode.CLAPS if claps else engine.Mode.BUTTONS)]
+
+
+def _correct(state, args: dict, at_ns: int) -> list:
+    return [ev.RulingCorrected(at_ns=at_ns, question=_int(args, "question", len(state.questions) - 1),
+                               player=_int(args, "player"), correct=bool(args.get("correct")),
+                               reason=str(args.get("reason", "")))]
+
+
+def _appeal(state, args: dict, at_ns: int) -> list:
+    return [ev.AppealLodged(at_ns=at_ns, player=_int(args, "player"),
+                            question=_int(args, "question", len(state.questions) - 1), claim=str(args.get("claim", "")))]
+
+
+def _appeal_decide(state, args: dict, at_ns: int) -> list:
+    correct = args.get("correct")
+    return [ev.AppealDecided(at_ns=at_ns, appeal=_int(args, "appeal"), accepted=bool(args.get("accepted")),
+                             correct=None if correct is None else bool(correct))]
+
+
+# What each host command stands for: HostCommand -> (state, args, at_ns) -> events.
+_BUILDERS = {
+    HostCommand.NEXT: _next,
+    HostCommand.READING_DONE: lambda state, args, at_ns: [ev.ReadingFinished(at_ns=at_ns)],
+    HostCommand.RESUME_READING: lambda state, args, at_ns: [ev.ReadingResumed(at_ns=at_ns)],
+    HostCommand.POINT: lambda state, args, at_ns: [
+        ev.AnswererPointed(at_ns=at_ns, player=state.answerer if state.answerer is not None else -1)],
+    HostCommand.PICK: lambda state, args, at_ns: [ev.AnswererPointed(at_ns=at_ns, player=_int(args, "player"))],
+    HostCommand.RIGHT: lambda state, args, at_ns: [ev.AnswerJudged(at_ns=at_ns, correct=True)],
+    HostCommand.WRONG: lambda state, args, at_ns: [ev.AnswerJudged(at_ns=at_ns, correct=False)],
+    HostCommand.SHORT_FORM: lambda state, args, at_ns: [ev.ShortFormGiven(at_ns=at_ns)],
+    HostCommand.CLARIFY: lambda state, args, at_ns: [ev.ClarificationRequested(at_ns=at_ns)],
+    HostCommand.EXTEND: _extend,
+    HostCommand.TIME: lambda state, args, at_ns: [ev.TimeCalled(at_ns=at_ns)],
+    HostCommand.WITHDRAW: lambda state, args, at_ns: [
+        ev.QuestionWithdrawn(at_ns=at_ns, reason=str(args.get("reason", "")))],
+    HostCommand.ANNOUNCE: lambda state, args, at_ns: [ev.AnswerAnnounced(at_ns=at_ns)],
+    HostCommand.UNDO: lambda state, args, at_ns: [ev.ActionUndone(at_ns=at_ns)],
+    HostCommand.CLAPS: _claps,
+    HostCommand.CORRECT: _correct,
+    HostCommand.APPEAL: _appeal,
+    HostCommand.APPEAL_DECIDE: _appeal_decide,
+}
+assert set(_BUILDERS) == set(HostCommand)
+
+
 class BattleAdapter:
     """The engine's events, view and plans for :class:`appliance.service.session.Session`."""
 
@@ -245,8 +351,8 @@ class BattleAdapter:
                         "themes": profile.themes_usual,
                         "theme_counts": list(profile.themes_counts),
                         "red_themes": profile.questions_red_theme_multiplier != 1,
-                        "appeals": profile.corrections_appeals != "none",
-                        "host_corrections": profile.corrections_host != "never"})
+                        "appeals": profile.corrections_appeals != engine.Appeals.NONE,
+                        "host_corrections": profile.corrections_host != engine.HostCorrections.NEVER})
         return out
 
     def setup_event(self, args: dict, at_ns: int) -> ev.BattleSetUp:
@@ -275,7 +381,7 @@ class BattleAdapter:
             at_ns=at_ns, profile=profile, players=names, themes=len(themes),
             red_themes=tuple(i for i, theme in enumerate(themes) if theme.get("red")),
             theme_names=tuple(str(theme.get("name", "")).strip() for theme in themes),
-            mode=str(args.get("mode", "buttons")))
+            mode=str(args.get("mode", engine.Mode.BUTTONS)))
 
     def resumable(self, battles) -> str | None:
         """The newest battle that is not over, to resume after a restart (the log is the truth)."""
@@ -288,58 +394,10 @@ class BattleAdapter:
     # ------------------------------------------------------------ commands
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
         """The events one host command stands for (the engine then accepts or refuses them all)."""
-        if name == "next":
-            if state.phase == "between_themes":
-                return [ev.ThemeStarted(at_ns=at_ns, name=str(args.get("name", "")))]
-            value = state.expected_value()
-            if value is None:  # let the engine say why (a question is on, the battle is over...)
-                return [ev.PriceAnnounced(at_ns=at_ns, value_points=10)]
-            # Announcing the price and starting to read are one gesture of the host (eurocup 2.5).
-            return [ev.PriceAnnounced(at_ns=at_ns, value_points=value), ev.ReadingStarted(at_ns=at_ns)]
-        if name == "reading_done":
-            return [ev.ReadingFinished(at_ns=at_ns)]
-        if name == "resume_reading":
-            return [ev.ReadingResumed(at_ns=at_ns)]
-        if name == "point":
-            return [ev.AnswererPointed(at_ns=at_ns, player=state.answerer if state.answerer is not None else -1)]
-        if name == "pick":
-            return [ev.AnswererPointed(at_ns=at_ns, player=_int(args, "player"))]
-        if name in ("right", "wrong"):
-            return [ev.AnswerJudged(at_ns=at_ns, correct=name == "right")]
-        if name == "short_form":
-            return [ev.ShortFormGiven(at_ns=at_ns)]
-        if name == "clarify":
-            return [ev.ClarificationRequested(at_ns=at_ns)]
-        if name == "extend":
-            default_ms = state.profile.answer_limit_ms or 3000  # one more answer time, unless the host says how long
-            extra_ms = _int(args, "extra_ms") if args.get("extra_ms") else default_ms
-            return [ev.AnswerTimeExtended(at_ns=at_ns, extra_ms=extra_ms)]
-        if name == "time":
-            return [ev.TimeCalled(at_ns=at_ns)]
-        if name == "withdraw":
-            return [ev.QuestionWithdrawn(at_ns=at_ns, reason=str(args.get("reason", "")))]
-        if name == "announce":
-            return [ev.AnswerAnnounced(at_ns=at_ns)]
-        if name == "undo":
-            return [ev.ActionUndone(at_ns=at_ns)]
-        if name == "claps":
-            on = args.get("on")
-            mode = ("claps" if on else "buttons") if on is not None else (
-                "buttons" if state.mode == "claps" else "claps")
-            return [ev.ModeChanged(at_ns=at_ns, mode=mode)]
-        if name == "correct":
-            question = _int(args, "question", len(state.questions) - 1)
-            return [ev.RulingCorrected(at_ns=at_ns, question=question, player=_int(args, "player"),
-                                       correct=bool(args.get("correct")), reason=str(args.get("reason", "")))]
-        if name == "appeal":
-            question = _int(args, "question", len(state.questions) - 1)
-            return [ev.AppealLodged(at_ns=at_ns, player=_int(args, "player"), question=question,
-                                    claim=str(args.get("claim", "")))]
-        if name == "appeal_decide":
-            correct = args.get("correct")
-            return [ev.AppealDecided(at_ns=at_ns, appeal=_int(args, "appeal"), accepted=bool(args.get("accepted")),
-                                     correct=None if correct is None else bool(correct))]
-        raise CommandError(f"unknown command {name!r}")
+        build = _BUILDERS.get(name) if isinstance(name, str) else None  # a HostCommand is its name
+        if build is None:
+            raise CommandError(f"unknown command {name!r}")
+        return build(state, args, at_ns)
 
     def check(self, state, events: list) -> Any:
         """Apply ``events`` to ``state`` without storing anything; raise the engine's error if refused."""
@@ -355,7 +413,7 @@ class BattleAdapter:
 
     def expiry_event(self, state, key: str, at_ns: int):
         """The event a passed deadline stands for (``None``: only refresh the view)."""
-        if key == "press_window":
+        if key == Deadline.PRESS_WINDOW:
             return ev.PressWindowExpired(at_ns=at_ns)  # eurocup 2.11.3: nobody signalled in time
         return None  # the answer countdown: the host judges (eurocup 2.8), "Время" becomes available
 
@@ -364,9 +422,9 @@ class BattleAdapter:
         out = {}
         # the first instant after each deadline: a signal at the deadline itself is in time (eurocup 2.5, 2.8)
         if state.press_window_over_ns is not None:
-            out["press_window"] = state.press_window_over_ns
+            out[Deadline.PRESS_WINDOW] = state.press_window_over_ns
         if state.answer_time_up_ns is not None:
-            out["answer"] = state.answer_time_up_ns
+            out[Deadline.ANSWER] = state.answer_time_up_ns
         return out
 
     def capture_plan(self, state, battle_id: str) -> tuple:
@@ -440,10 +498,11 @@ class BattleAdapter:
         ruling = last.rulings[-1] if last is not None and last.rulings else None
         open_appeals = [i for i, appeal in enumerate(state.appeals) if not appeal.decided]
         return {
-            "pick": {"player": eligible[0] if eligible else 0},
-            "correct": {"player": ruling.player if ruling else 0, "correct": not ruling.effective if ruling else True},
-            "appeal": {"player": ruling.player if ruling else 0},
-            "appeal_decide": {"appeal": open_appeals[0] if open_appeals else -1, "accepted": True},
+            HostCommand.PICK: {"player": eligible[0] if eligible else 0},
+            HostCommand.CORRECT: {"player": ruling.player if ruling else 0,
+                                  "correct": not ruling.effective if ruling else True},
+            HostCommand.APPEAL: {"player": ruling.player if ruling else 0},
+            HostCommand.APPEAL_DECIDE: {"appeal": open_appeals[0] if open_appeals else -1, "accepted": True},
         }
 
     def _question_rows(self, state) -> list[dict]:
@@ -527,14 +586,14 @@ class BattleAdapter:
                 presses.append({"player": press["player"], "t_ns": press["at_ns"],
                                 "gap_ms": press["gap_ns"] / 1e6, "source": press["source"],
                                 "outcome": press["outcome"]})
-        deadlines = {"press_window": None, "answer": None}
+        deadlines = {Deadline.PRESS_WINDOW: None, Deadline.ANSWER: None}
         if state.press_window_closes_ns is not None and question is not None:
             opened = max(question.reading_finished_ns or 0, question.reopened_ns or 0)
-            deadlines["press_window"] = {"at_ns": state.press_window_closes_ns,
+            deadlines[Deadline.PRESS_WINDOW] = {"at_ns": state.press_window_closes_ns,
                                          "total_ms": (state.press_window_closes_ns - opened) / 1e6}
         if state.answer_deadline_ns is not None and question is not None:
             started = question.pointed_ns or question.answer_deadline_ns - profile.answer_limit_ms * 10**6
-            deadlines["answer"] = {"at_ns": state.answer_deadline_ns,
+            deadlines[Deadline.ANSWER] = {"at_ns": state.answer_deadline_ns,
                                    "total_ms": max(1.0, (state.answer_deadline_ns - started) / 1e6)}
         theme = state.theme
         standings_rows = None
@@ -550,7 +609,7 @@ class BattleAdapter:
         standings_rows = rows
         return {
             "battle": {"id": battle_id, "profile": profile.name, "profile_title": profile.title,
-                       "finished": state.is_over, "on_claps": state.mode == "claps", "phase": state.phase,
+                       "finished": state.is_over, "on_claps": state.mode == engine.Mode.CLAPS, "phase": state.phase,
                        "shootout": table.shootout is not None and not state.is_over},
             "players": players,
             "themes": themes,

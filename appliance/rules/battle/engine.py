@@ -25,6 +25,8 @@ from typing import Callable
 
 from appliance.rules.battle import events as ev
 from appliance.rules.battle import queries
+from appliance.rules.battle.choices import (Appeals, CorrectionKind, HostCorrections, Mode, OutsideWindow,
+                                            PressOutcome, QuestionOutcome, Reading, TieBreak)
 from appliance.rules.battle.errors import BattleRuleError
 from appliance.rules.battle.queries import press_outcome
 from appliance.rules.battle.standings import standings
@@ -113,7 +115,7 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
     if event.mode not in ev.MODES:
         refuse("fallback", "unknown_mode", f"mode {event.mode!r} is not one of {', '.join(ev.MODES)}",
                modes=list(ev.MODES))
-    if event.mode == "claps" and not profile.corrections_fallback_without_buttons:
+    if event.mode == Mode.CLAPS and not profile.corrections_fallback_without_buttons:
         refuse("fallback", "no_fallback_mode", "this regulation has no play without buttons")
     if type(event.at_ns) is not int or not 0 <= event.at_ns <= NEVER_NS:
         refuse("players", "bad_timestamp", "at_ns is a CLOCK_MONOTONIC timestamp in ns, 0 or more")
@@ -123,7 +125,7 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
                               f"({', '.join(map(str, RULES_VERSIONS))})", event=event, code="unknown_rules_version",
                               params={"version": event.rules_version, "known": list(RULES_VERSIONS)})
     return _settled(BattleState(setup=event, profile=profile, players=players, scores=(0,) * len(players),
-                                mode=event.mode, rules=rules, seq=1, last_at_ns=event.at_ns))
+                                mode=Mode(event.mode), rules=rules, seq=1, last_at_ns=event.at_ns))
 
 
 def _settled(state: BattleState) -> BattleState:
@@ -150,7 +152,7 @@ def _end_question(state: BattleState, question: Question, outcome: str, at_ns: i
                        scores_after=scores)
     state = _with_question(state, question, scores=scores)
     theme = state.theme
-    if theme is not None and theme.shootout and state.profile.shootout_method == "shootout_question":
+    if theme is not None and theme.shootout and state.profile.shootout_method == TieBreak.SHOOTOUT_QUESTION:
         # northern-owl 3.3: single questions until the first answer; the theme closes once the tie is broken.
         if standings(state).shootout is None:
             state = replace(state, themes=state.themes[:-1] + (replace(theme, closed=True),))
@@ -204,7 +206,7 @@ def _price_announced(state: BattleState, event: ev.PriceAnnounced) -> BattleStat
                 f"the next question of this theme is worth {expected}, not {value}", event, value=value,
                 expected=expected)
     participants = theme.participants
-    if theme.shootout and state.profile.shootout_method == "shootout_question":
+    if theme.shootout and state.profile.shootout_method == TieBreak.SHOOTOUT_QUESTION:
         call = standings(state).shootout
         if call is None:
             _refuse(state, "tie_break", "tie_broken", "the tie is broken: no more shoot-out questions", event)
@@ -224,20 +226,20 @@ def _open_question(state: BattleState, event: ev.Event, key: str = "question_end
 
 def _reading_started(state: BattleState, event: ev.ReadingStarted) -> BattleState:
     question = _open_question(state, event)
-    if question.reading != "not_started":
+    if question.reading != Reading.NOT_STARTED:
         _refuse(state, "press_open", "reading_already_started", "the reading has already started", event,
                 question=question.index)
     if question.answerer is not None:
         _refuse(state, "press_open", "press_before_reading",
                 "someone signalled before the reading: rule on the answer first", event, question=question.index,
                 answerer=question.answerer)
-    return _with_question(state, replace(question, reading="reading", reading_started_ns=event.at_ns))
+    return _with_question(state, replace(question, reading=Reading.READING, reading_started_ns=event.at_ns))
 
 
 def _window_after(state: BattleState, question: Question) -> int | None:
     """When the press window closes: the later of the end of reading and the last "wrong" plus their windows
     (eurocup 2.5, 2.9; irkutsk 3.4; northern-owl 3.10). None while the question is still being read."""
-    if question.reading != "finished":
+    if question.reading != Reading.FINISHED:
         return None
     profile = state.profile
     closes = question.reading_finished_ns + profile.presses_window_after_reading_ms * 1_000_000
@@ -248,22 +250,22 @@ def _window_after(state: BattleState, question: Question) -> int | None:
 
 def _reading_finished(state: BattleState, event: ev.ReadingFinished) -> BattleState:
     question = _open_question(state, event)
-    if question.reading != "reading":
+    if question.reading != Reading.READING:
         _refuse(state, "stop_reading",
-                {"interrupted": "reading_interrupted", "finished": "reading_already_finished"}.get(
+                {Reading.INTERRUPTED: "reading_interrupted", Reading.FINISHED: "reading_already_finished"}.get(
                     question.reading, "reading_not_started"),
                 f"the question is not being read (reading {question.reading})", event, question=question.index,
                 reading=question.reading)
-    question = replace(question, reading="finished", reading_finished_ns=event.at_ns)
+    question = replace(question, reading=Reading.FINISHED, reading_finished_ns=event.at_ns)
     return _with_question(state, replace(question, window_closes_ns=_window_after(state, question)))
 
 
 def _reading_resumed(state: BattleState, event: ev.ReadingResumed) -> BattleState:
     question = _open_question(state, event)
-    if question.reading != "interrupted" or question.answerer is not None:
+    if question.reading != Reading.INTERRUPTED or question.answerer is not None:
         _refuse(state, "resume_reading", "resume_not_allowed",
                 "reading resumes only after an interrupted question's wrong answer", event, question=question.index)
-    return _with_question(state, replace(question, reading="reading"))
+    return _with_question(state, replace(question, reading=Reading.READING))
 
 
 def _check_player(state: BattleState, event: ev.Event, player: object) -> int:
@@ -272,6 +274,14 @@ def _check_player(state: BattleState, event: ev.Event, player: object) -> int:
                 f"there is no player {player!r}; players are 0-{len(state.players) - 1}", event,
                 players=len(state.players))
     return player  # type: ignore[return-value]
+
+
+# The members a press meets, bound once (every press comes here; on Python 3.11 an Enum attribute costs about
+# twice a module global).
+_BUTTONS, _CLAPS, _READING, _INTERRUPTED = Mode.BUTTONS, PressOutcome.CLAPS, Reading.READING, Reading.INTERRUPTED
+_ANSWERER, _BEATEN, _QUEUED, _EARLY, _BLOCKED = (PressOutcome.ANSWERER, PressOutcome.BEATEN, PressOutcome.QUEUED,
+                                                 PressOutcome.EARLY, PressOutcome.BLOCKED)
+_LOCKOUT = OutsideWindow.LOCKOUT
 
 
 def _button_pressed(state: BattleState, event: ev.ButtonPressed) -> BattleState:
@@ -283,8 +293,8 @@ def _button_pressed(state: BattleState, event: ev.ButtonPressed) -> BattleState:
     question = state.current_question
     if question is None:
         return state  # between questions a press means nothing (eurocup 2.5): recorded in the log only
-    if state.mode != "buttons":
-        outcome = "claps"  # mubc 4.4: the host points; stray presses are kept for the protocol only
+    if state.mode != _BUTTONS:
+        outcome = _CLAPS  # mubc 4.4: the host points; stray presses are kept for the protocol only
     else:
         outcome = press_outcome(state, question, player, event.at_ns)
     press = object.__new__(Press)  # Press(...) without the frozen __init__'s setattr per field (the hot path)
@@ -292,22 +302,22 @@ def _button_pressed(state: BattleState, event: ev.ButtonPressed) -> BattleState:
     presses = question.presses + (press,)
     changes: dict = {"presses": presses}
     profile = state.profile
-    if outcome == "answerer":
+    if outcome == _ANSWERER:
         if question.answerer is not None:  # an earlier edge arrived late: it takes the turn back
-            presses = tuple(replace(p, outcome="beaten") if p.player == question.answerer
+            presses = tuple(replace(p, outcome=_BEATEN) if p.player == question.answerer
                             and p.at_ns == question.answerer_press_ns else p for p in presses)
             changes["presses"] = presses
         changes.update(answerer=player, answerer_press_ns=event.at_ns, pointed_ns=None, answer_deadline_ns=None,
                        queue=())
-        if question.reading == "reading" and profile.presses_stop_reading:
-            changes["reading"] = "interrupted"  # eurocup 2.7, irkutsk 3.3, northern-owl 3.6
-    elif outcome == "queued":
+        if question.reading == _READING and profile.presses_stop_reading:
+            changes["reading"] = _INTERRUPTED  # eurocup 2.7, irkutsk 3.3, northern-owl 3.6
+    elif outcome == _QUEUED:
         if all(queued != player for _, queued in question.queue):
             changes["queue"] = tuple(sorted(question.queue + ((event.at_ns, player),)))
-    elif outcome == "early" and profile.presses_outside_window == "lockout":
+    elif outcome == _EARLY and profile.presses_outside_window == _LOCKOUT:
         until = event.at_ns + profile.presses_lockout_ms * 1_000_000 if profile.presses_lockout_ms else NEVER_NS
         changes["locked"] = question.locked + ((player, until),)
-    elif outcome == "blocked":
+    elif outcome == _BLOCKED:
         changes["locked"] = question.locked + ((player, NEVER_NS),)
     return _with_question(state, replace(question, **changes))
 
@@ -317,7 +327,7 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
     player = _check_player(state, event, event.player)
     profile = state.profile
     changes: dict = {}
-    if state.mode == "buttons":
+    if state.mode == Mode.BUTTONS:
         if question.answerer is None:
             _refuse(state, "during_answer", "nobody_signalled", "nobody has signalled", event, player,
                     question=question.index)
@@ -345,8 +355,8 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
                     "on claps too a player is pointed to only within it", event, player,
                     late_ms=(event.at_ns - closes) // 1_000_000, question=question.index)
         changes.update(answerer=player, answerer_press_ns=event.at_ns)
-        if question.reading == "reading" and profile.presses_stop_reading:
-            changes["reading"] = "interrupted"
+        if question.reading == Reading.READING and profile.presses_stop_reading:
+            changes["reading"] = Reading.INTERRUPTED
     changes.update(pointed_ns=event.at_ns, answer_deadline_ns=_answer_deadline(state, event.at_ns))
     return _with_question(state, replace(question, **changes))
 
@@ -369,7 +379,7 @@ def _short_form_given(state: BattleState, event: ev.ShortFormGiven) -> BattleSta
     if not state.profile.answer_short_form:
         _refuse(state, "short_form", "no_short_form", "this regulation gives no short form of the question", event)
     question = _answering(state, event)
-    if question.reading != "interrupted":
+    if question.reading != Reading.INTERRUPTED:
         _refuse(state, "short_form", "short_form_not_interrupted",
                 "the short form is given only when the reading was interrupted", event, question=question.index)
     # eurocup 2.8: the 3 s count from the short form
@@ -408,12 +418,12 @@ def _judge(state: BattleState, event: ev.Event, question: Question, correct: boo
     scores = tuple(scores)
     question = replace(question, rulings=question.rulings + (ruling,))
     if correct:
-        return _end_question(state, question, "right", event.at_ns, scores)
-    if question.shootout and state.profile.shootout_method == "shootout_question":
-        return _end_question(state, question, "first_answer", event.at_ns, scores)  # northern-owl 3.3
+        return _end_question(state, question, QuestionOutcome.RIGHT, event.at_ns, scores)
+    if question.shootout and state.profile.shootout_method == TieBreak.SHOOTOUT_QUESTION:
+        return _end_question(state, question, QuestionOutcome.FIRST_ANSWER, event.at_ns, scores)  # northern-owl 3.3
     answered = question.answered
     if all(p in answered for p in question.participants):
-        return _end_question(state, question, "all_wrong", event.at_ns, scores)  # eurocup 2.11.2
+        return _end_question(state, question, QuestionOutcome.ALL_WRONG, event.at_ns, scores)  # eurocup 2.11.2
     question = replace(question, answerer=None, answerer_press_ns=None, pointed_ns=None, answer_deadline_ns=None,
                        reopened_ns=event.at_ns)
     # the window is recomputed at every "wrong": 7 s after the later of "wrong" and the end of reading (2.9)
@@ -463,7 +473,7 @@ def _window_over(state: BattleState, event: ev.Event, question: Question) -> Bat
         _refuse(state, "window_after_reading", "window_open",
                 f"the press window is open {(closes - event.at_ns) / 1e9:.1f} s more", event,
                 remaining_ms=(closes - event.at_ns) // 1_000_000, question=question.index)
-    return _end_question(state, question, "unanswered", event.at_ns, state.scores)  # eurocup 2.11.3
+    return _end_question(state, question, QuestionOutcome.UNANSWERED, event.at_ns, state.scores)  # eurocup 2.11.3
 
 
 def _press_window_expired(state: BattleState, event: ev.PressWindowExpired) -> BattleState:
@@ -494,7 +504,7 @@ def _question_withdrawn(state: BattleState, event: ev.QuestionWithdrawn) -> Batt
     question = replace(question, withdrawn=True, withdrawn_reason=event.reason if isinstance(event.reason, str) else "")
     scores = _rescored(state.scores, old, question)
     if not question.is_over:
-        return _end_question(state, question, "withdrawn", event.at_ns, scores)
+        return _end_question(state, question, QuestionOutcome.WITHDRAWN, event.at_ns, scores)
     return _with_question(state, question, scores=scores)
 
 
@@ -559,13 +569,13 @@ def _correct(state: BattleState, event: ev.Event, index: int, player: int, corre
     if not question.is_over and correct:
         # the answer was right after all: the question ends (eurocup 2.11.1)
         state = replace(state, questions=state.questions[:index] + (question,) + state.questions[index + 1:])
-        return _end_question(state, question, "right", event.at_ns, scores)
-    if question.is_over and question.outcome in ("right", "all_wrong", "unanswered"):
+        return _end_question(state, question, QuestionOutcome.RIGHT, event.at_ns, scores)
+    if question.is_over and question.outcome in (QuestionOutcome.RIGHT, QuestionOutcome.ALL_WRONG, QuestionOutcome.UNANSWERED):
         if correct:
-            question = replace(question, outcome="right")
+            question = replace(question, outcome=QuestionOutcome.RIGHT)
         elif not any(r.effective and not r.void for r in question.rulings):
             everyone = all(p in question.answered for p in question.participants)
-            question = replace(question, outcome="all_wrong" if everyone else "unanswered")
+            question = replace(question, outcome=QuestionOutcome.ALL_WRONG if everyone else QuestionOutcome.UNANSWERED)
     return replace(state, scores=scores,
                    questions=state.questions[:index] + (question,) + state.questions[index + 1:])
 
@@ -586,18 +596,18 @@ def correction_barrier(state: BattleState, index: int) -> str | None:
     ``PriceAnnounced`` or ``ThemeStarted`` returns the host to between questions, but what it closed stays
     closed (irkutsk 3.7 «задним числом не пересматриваются»)."""
     policy = state.profile.corrections_host
-    if policy == "any_time":
+    if policy == HostCorrections.ANY_TIME:
         return None
-    if policy == "never":
+    if policy == HostCorrections.NEVER:
         return "the host's rulings are final"
-    if policy == "current_question":
+    if policy == HostCorrections.CURRENT_QUESTION:
         # irkutsk 3.7: the host may check at once; rulings are not revised afterwards. mubc 4.2: later only an
         # answer disputed before the next question (AppealLodged), decided with AppealDecided
         if index != state.questions_reached - 1:
             later = "; a dispute lodged in time is decided by AppealDecided" \
-                if state.profile.corrections_appeals != "none" else ""
+                if state.profile.corrections_appeals != Appeals.NONE else ""
             return f"a ruling may be corrected only before the next question is announced{later}"
-    if policy == "appeal_window":
+    if policy == HostCorrections.APPEAL_WINDOW:
         # youth-cup 3.1: disputes are heard right after the theme of the question ends, before the next theme
         # starts; "in other cases disputed answers are not considered". The question in play may be fixed at once.
         question = state.questions[index]
@@ -611,8 +621,8 @@ def correction_barrier(state: BattleState, index: int) -> str | None:
 
 def _barrier_code(state: BattleState) -> str:
     """The refusal code of :func:`correction_barrier`'s reason, by the profile's ``corrections.host`` policy."""
-    return {"never": "rulings_final", "current_question": "correction_after_next_question",
-            "appeal_window": "correction_outside_appeal_window"}[state.profile.corrections_host]
+    return {HostCorrections.NEVER: "rulings_final", HostCorrections.CURRENT_QUESTION: "correction_after_next_question",
+            HostCorrections.APPEAL_WINDOW: "correction_outside_appeal_window"}[state.profile.corrections_host]
 
 
 def _decided_appeal(state: BattleState, question: int, player: int | None = None) -> int | None:
@@ -646,24 +656,24 @@ def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleSt
     if not isinstance(event.correct, bool):
         _refuse(state, "corrections", "bad_corrected_ruling", "a corrected ruling is right (true) or wrong (false)",
                 event, player, question=index)
-    return _correct(state, event, index, player, event.correct, "host", event.reason)
+    return _correct(state, event, index, player, event.correct, CorrectionKind.HOST, event.reason)
 
 
 def _appeal_lodged(state: BattleState, event: ev.AppealLodged) -> BattleState:
     policy = state.profile.corrections_appeals
-    if policy == "none":
+    if policy == Appeals.NONE:
         _refuse(state, "appeals", "no_appeals", "this regulation has no appeals; the host's ruling is final", event)
     player = _check_player(state, event, event.player)
     index = _check_question_index(state, event, event.question, "appeals")
     question = state.questions[index]
-    if policy == "after_theme":
+    if policy == Appeals.AFTER_THEME:
         # youth-cup 3.1: right after the theme of the disputed question ends, before the next theme is read
         # (a next theme started, even if undone, has closed the window: themes_reached)
         if question.theme != state.themes_reached - 1 or not state.is_theme_complete:
             _refuse(state, "appeals", "appeal_after_theme",
                     "an appeal is lodged after its theme ends and before the next one starts", event, player,
                     question=index)
-    elif policy == "before_next_question":
+    elif policy == Appeals.BEFORE_NEXT_QUESTION:
         # mubc 4.2 «оспорил ответ до оглашения следующего вопроса»: before the next question is announced (even
         # if that was undone); from the moment an answer is judged (rules version 2), or once the question ended
         judged = question.is_over or (state.rules.dispute_once_judged and bool(question.rulings))
@@ -707,7 +717,7 @@ def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
         scores = _rescored(state.scores, old, question)
         return replace(state, appeals=appeals, scores=scores, questions=state.questions[:appeal.question]
                        + (question,) + state.questions[appeal.question + 1:])
-    state = _correct(state, event, appeal.question, appeal.player, event.correct, "appeal", appeal.claim)
+    state = _correct(state, event, appeal.question, appeal.player, event.correct, CorrectionKind.APPEAL, appeal.claim)
     return replace(state, appeals=appeals)
 
 
@@ -718,13 +728,13 @@ def _mode_changed(state: BattleState, event: ev.ModeChanged) -> BattleState:
     if event.mode == state.mode:
         _refuse(state, "fallback", "mode_already_on", f"the battle is already in {event.mode} mode", event,
                 mode=event.mode)
-    if event.mode == "claps" and not state.profile.corrections_fallback_without_buttons:
+    if event.mode == Mode.CLAPS and not state.profile.corrections_fallback_without_buttons:
         _refuse(state, "fallback", "no_fallback_mode", "this regulation has no play without buttons", event)
     question = state.current_question
     if question is not None and question.answerer is not None:
         _refuse(state, "fallback", "mode_change_while_answering", "change the mode when nobody is answering", event,
                 answerer=question.answerer)
-    return replace(state, mode=event.mode)
+    return replace(state, mode=Mode(event.mode))
 
 
 def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
@@ -758,7 +768,7 @@ def _check_undo(state: BattleState, before: BattleState, undone: ev.Event, event
     if isinstance(undone, ev.AppealDecided):
         _refuse(state, "appeal_decisions", "appeal_decision_final",
                 "an appeal's decision is final and is not revisited", event)
-    if state.profile.corrections_host == "any_time":
+    if state.profile.corrections_host == HostCorrections.ANY_TIME:
         return
     name = type(undone).__name__
     for index, old in enumerate(before.questions[:len(state.questions)]):

@@ -17,12 +17,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping
 
+from appliance.rules.battle.choices import Mode, PressSource
 from appliance.rules.battle.errors import BattleRuleError
 from appliance.rules.battle.profile import Profile, profile_from_dict, profile_to_dict
 from appliance.rules.battle.versions import LOG_WITHOUT_VERSION, RULES_VERSION
 
-PRESS_SOURCES = ("button", "phone", "host")
-MODES = ("buttons", "claps")
+# The fields hold the plain words of the battle log; choices.py names them (a member equals its word)
+PRESS_SOURCES = tuple(PressSource)
+MODES = tuple(Mode)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,7 +108,7 @@ class ButtonPressed(Event):
 
     @property
     def is_host_action(self) -> bool:
-        return self.source == "host"
+        return self.source == PressSource.HOST
 
 
 @dataclasses.dataclass(frozen=True)

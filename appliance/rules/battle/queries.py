@@ -11,31 +11,41 @@ The engine stores what every screen reads (``phase``, ``is_over``, the next pric
 
 from __future__ import annotations
 
+from appliance.rules.battle.choices import (COUNTED_OUTCOMES, DuringAnswer, Mode, Phase, PressesOpenAt, PressOutcome,
+                                            Reading, TieBreak)
 from appliance.rules.battle.standings import standings
 from appliance.rules.battle.state import BattleState, Question
 
-# How a press was taken. "answerer": it won the right to answer; "queued": it counts as the next signal
-# (eurocup 2.9); every other outcome is ignored and says why.
-PRESS_OUTCOMES = ("answerer", "queued", "beaten", "early", "late", "during_answer", "blocked", "answered",
-                  "locked", "not_playing", "claps", "no_question")
-COUNTED_OUTCOMES = frozenset({"answerer", "queued"})
+PRESS_OUTCOMES = tuple(PressOutcome)  # how a press was taken: choices.PressOutcome
+
+# The members press_outcome returns, bound once: it runs on every press, and on Python 3.11 an Enum attribute
+# costs about twice a module global.
+_ANSWERER, _QUEUED, _EARLY, _LATE = PressOutcome.ANSWERER, PressOutcome.QUEUED, PressOutcome.EARLY, PressOutcome.LATE
+_BLOCKED, _DURING_ANSWER = PressOutcome.BLOCKED, PressOutcome.DURING_ANSWER
+_OPENS_AT_PRICE, _OPENS_AT_READING = PressesOpenAt.PRICE_ANNOUNCED, PressesOpenAt.READING_STARTED
+_QUEUE = DuringAnswer.QUEUE
+# conclusions() while a question is played (most events), likewise
+_NOT_STARTED, _READING = Reading.NOT_STARTED, Reading.READING
+_ANSWERING_NOW, _NOT_STARTED_NOW = (Phase.ANSWERING, False, None), (Phase.PRICE_ANNOUNCED, False, None)
+_READING_NOW, _WAITING_NOW = (Phase.READING, False, None), (Phase.WAITING_FOR_PRESSES, False, None)
 
 
-def press_outcome(state: BattleState, question: Question, player: int, at_ns: int) -> str:
+def press_outcome(state: BattleState, question: Question, player: int, at_ns: int) -> PressOutcome:
     """How the rules take a press by ``player`` at ``at_ns`` during ``question`` (see ``PRESS_OUTCOMES``)."""
     profile = state.profile
     if player not in question.participants:
-        return "not_playing"  # absent (mubc 3.5) or outside a shoot-out
+        return PressOutcome.NOT_PLAYING  # absent (mubc 3.5) or outside a shoot-out
     if player in question.answered or player == question.answerer:
-        return "answered"  # one answer per player per question (eurocup 2.9, irkutsk 3.6)
+        return PressOutcome.ANSWERED  # one answer per player per question (eurocup 2.9, irkutsk 3.6)
     for locked, until in question.locked:
         if locked == player and at_ns < until:
-            return "locked"
-    opens = {"price_announced": question.announced_ns, "reading_started": question.reading_started_ns,
-             "reading_finished": question.reading_finished_ns}[profile.presses_open_at]
+            return PressOutcome.LOCKED
+    open_at = profile.presses_open_at
+    opens = question.announced_ns if open_at == _OPENS_AT_PRICE else question.reading_started_ns \
+        if open_at == _OPENS_AT_READING else question.reading_finished_ns  # PressesOpenAt
     if opens is None or at_ns < opens:
-        return "early"
-    after_reset = question.answerer is not None and profile.presses_during_answer == "queue" \
+        return _EARLY
+    after_reset = question.answerer is not None and profile.presses_during_answer == _QUEUE \
         and question.pointed_ns is not None and at_ns >= question.pointed_ns
     if question.window_closes_ns is not None and at_ns >= question.window_closes_ns + state.rules.deadline_in_time_ns \
             and not after_reset:
@@ -43,25 +53,25 @@ def press_outcome(state: BattleState, question: Question, player: int, at_ns: in
         # deadline itself is in time (rules version 2). A signal after the host's reset during an answer is
         # never late: its deadline is 7 s after the later of "wrong" and the end of reading (eurocup 2.9,
         # youth-cup прил. 9), and "wrong" has not come yet.
-        return "late"
+        return _LATE
     if question.answerer is not None:
         if question.pointed_ns is None and question.answerer_press_ns is not None \
                 and at_ns < question.answerer_press_ns \
                 and (question.reopened_ns is None or at_ns >= question.reopened_ns):
-            return "answerer"  # it arrived later but happened first: the earliest edge wins
+            return _ANSWERER  # it arrived later but happened first: the earliest edge wins
         if after_reset:
-            return "queued"  # eurocup 2.6, 2.9: after the host's reset a signal counts as the next one
-        return "blocked" if profile.presses_blocker else "during_answer"
+            return _QUEUED  # eurocup 2.6, 2.9: after the host's reset a signal counts as the next one
+        return _BLOCKED if profile.presses_blocker else _DURING_ANSWER
     if question.reopened_ns is not None and at_ns < question.reopened_ns:
         # irkutsk 3.4: presses before "Минус" do not count; northern-owl 3.9: before "неверно"
-        return "blocked" if profile.presses_blocker else "during_answer"
-    return "answerer"
+        return _BLOCKED if profile.presses_blocker else _DURING_ANSWER
+    return _ANSWERER
 
 
 def can_press(state: BattleState, player: int, at_ns: int | None = None) -> bool:
     """Would a press by ``player`` now (at the last event, or at ``at_ns``) count as a signal?"""
     question = state.current_question
-    if question is None or state.mode != "buttons":
+    if question is None or state.mode != Mode.BUTTONS:
         return False
     when = state.last_at_ns if at_ns is None else at_ns
     return press_outcome(state, question, player, when) in COUNTED_OUTCOMES
@@ -84,7 +94,7 @@ def buttons_armed(state: BattleState) -> bool:
     the engine's own rule: the window is open, or the profile queues signals during an answer after the host's
     reset, eurocup 2.6)."""
     question = state.current_question
-    if question is None or state.mode != "buttons":
+    if question is None or state.mode != Mode.BUTTONS:
         return False
     now = state.last_at_ns
     return any(press_outcome(state, question, player, now) in COUNTED_OUTCOMES for player in question.participants)
@@ -97,23 +107,22 @@ def is_over(state: BattleState) -> bool:
     return standings(state).shootout is None
 
 
-def phase(state: BattleState, over: bool | None = None) -> str:
-    """One of: "between_themes", "between_questions", "price_announced", "reading", "answering",
-    "waiting_for_presses", "question_over", "over". ``over``: :func:`is_over`, if known already."""
+def phase(state: BattleState, over: bool | None = None) -> Phase:
+    """Where the battle is (choices.Phase). ``over``: :func:`is_over`, if known already."""
     question = state.current_question
     if question is None:
         if state.questions and state.questions[-1].theme == len(state.themes) - 1 and not state.is_theme_complete:
-            return "question_over"
+            return Phase.QUESTION_OVER
         if not state.is_theme_complete:
-            return "between_questions"
-        return "over" if (is_over(state) if over is None else over) else "between_themes"
+            return Phase.BETWEEN_QUESTIONS
+        return Phase.OVER if (is_over(state) if over is None else over) else Phase.BETWEEN_THEMES
     if question.answerer is not None:
-        return "answering"
-    if question.reading == "not_started":
-        return "price_announced"
-    if question.reading == "reading":
-        return "reading"
-    return "waiting_for_presses"
+        return Phase.ANSWERING
+    if question.reading == Reading.NOT_STARTED:
+        return Phase.PRICE_ANNOUNCED
+    if question.reading == Reading.READING:
+        return Phase.READING
+    return Phase.WAITING_FOR_PRESSES
 
 
 def conclusions(state: BattleState) -> tuple:
@@ -123,13 +132,13 @@ def conclusions(state: BattleState) -> tuple:
     last = questions[-1] if questions else None
     if last is not None and last.outcome is None:  # a question is being played: most events
         if last.answerer is not None:
-            return "answering", False, None
+            return _ANSWERING_NOW
         reading = last.reading
-        return ("price_announced" if reading == "not_started" else "reading" if reading == "reading"
-                else "waiting_for_presses"), False, None
+        return _NOT_STARTED_NOW if reading == _NOT_STARTED else _READING_NOW if reading == _READING \
+            else _WAITING_NOW
     themes = state.themes
     if not themes:
-        return "between_themes", False, None  # nothing started (a battle has at least one theme)
+        return Phase.BETWEEN_THEMES, False, None  # nothing started (a battle has at least one theme)
     theme = themes[-1]
     values = state.profile.questions_values
     in_theme = 0
@@ -139,12 +148,13 @@ def conclusions(state: BattleState) -> tuple:
             break
         in_theme += 1
     if not (theme.closed or in_theme >= len(values)):  # the theme goes on
-        phase_now = "question_over" if last is not None and last.theme == len(themes) - 1 else "between_questions"
-        if theme.shootout and state.profile.shootout_method == "shootout_question":
+        phase_now = Phase.QUESTION_OVER if last is not None and last.theme == len(themes) - 1 \
+            else Phase.BETWEEN_QUESTIONS
+        if theme.shootout and state.profile.shootout_method == TieBreak.SHOOTOUT_QUESTION:
             return phase_now, False, values[len(values) - 1 - in_theme]  # dearest first (northern-owl 3.3)
         return phase_now, False, values[in_theme] * (state.profile.questions_red_theme_multiplier if theme.red else 1)
     over = len(themes) >= state.setup.themes and is_over(state)
-    return ("over" if over else "between_themes"), over, None
+    return (Phase.OVER if over else Phase.BETWEEN_THEMES), over, None
 
 
 def expected_value(state: BattleState) -> int | None:
@@ -156,7 +166,7 @@ def expected_value(state: BattleState) -> int | None:
     number = state.questions_in_theme
     if number >= len(values):
         return None
-    if theme.shootout and state.profile.shootout_method == "shootout_question":
+    if theme.shootout and state.profile.shootout_method == TieBreak.SHOOTOUT_QUESTION:
         return values[len(values) - 1 - number]  # dearest first (northern-owl 3.3)
     multiplier = state.profile.questions_red_theme_multiplier if theme.red else 1
     return values[number] * multiplier

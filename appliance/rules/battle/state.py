@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from appliance.rules.battle.choices import CorrectionKind, Mode, Phase, PressOutcome, QuestionOutcome, Reading
 from appliance.rules.battle.events import BattleSetUp, Event
 from appliance.rules.battle.profile import Profile
 from appliance.rules.battle.versions import RULES_VERSION, RULES_VERSIONS, RulesVersion
@@ -25,17 +26,17 @@ class Press:
 
     player: int
     at_ns: int
-    source: str
-    outcome: str
+    source: str  # a choices.PressSource word
+    outcome: PressOutcome
 
 
 @dataclasses.dataclass(frozen=True)
 class Correction:
-    """A later change of a ruling: by the host ("host") or by an accepted appeal ("appeal")."""
+    """A later change of a ruling: by the host or by an accepted appeal (``kind``: choices.CorrectionKind)."""
 
     at_ns: int
     correct: bool
-    kind: str
+    kind: CorrectionKind
     reason: str = ""
 
 
@@ -70,8 +71,8 @@ class Ruling:
 class Question:
     """One question: its value, its reading, every press, every ruling and how it ended.
 
-    ``outcome`` is None while it is played, then "right", "all_wrong", "unanswered" or "first_answer"
-    (a sudden-death question ends at the first answer, northern-owl 3.3).
+    ``outcome`` is None while it is played, then a :class:`QuestionOutcome` (a sudden-death question ends at
+    the first answer, northern-owl 3.3).
     """
 
     index: int
@@ -82,7 +83,7 @@ class Question:
     shootout: bool
     participants: tuple
     announced_ns: int
-    reading: str = "not_started"  # not_started, reading, interrupted, finished
+    reading: Reading = Reading.NOT_STARTED
     reading_started_ns: int | None = None
     reading_finished_ns: int | None = None
     presses: tuple = ()
@@ -95,7 +96,7 @@ class Question:
     queue: tuple = ()  # (at_ns, player) of signals that count as the next (eurocup 2.9)
     window_closes_ns: int | None = None
     locked: tuple = ()  # (player, until_ns)
-    outcome: str | None = None
+    outcome: QuestionOutcome | None = None
     ended_ns: int | None = None
     scores_after: tuple = ()
     answer_announced: bool = False
@@ -166,7 +167,7 @@ class BattleState:
     profile: Profile
     players: tuple
     scores: tuple
-    mode: str
+    mode: Mode
     rules: RulesVersion = RULES_VERSIONS[RULES_VERSION]  # the version the setup names (versions.py)
     themes: tuple = ()
     questions: tuple = ()
@@ -181,7 +182,7 @@ class BattleState:
     questions_reached: int = 0
     # What the rules say of this state, stored by the engine from queries.py when it builds the state (records
     # hold values, not rules): the phase, whether the battle is over, the next question's price.
-    phase: str = "between_themes"  # see queries.phase
+    phase: Phase = Phase.BETWEEN_THEMES  # see queries.phase
     is_over: bool = False
     next_value_points: int | None = None
     # (state before, event, older node, depth): a linked list, so an event adds one node instead of copying

@@ -39,7 +39,7 @@
     } else if (event.type === "TimeCalled") { text = t("board.result_time"); kind = "time"; }
     else if (event.type === "QuestionWithdrawn") { text = t("board.result_withdrawn"); }
     else if (event.type === "PressWindowExpired") { text = t("board.result_nobody"); kind = "time"; }
-    else if (event.type === "DeadlinePassed" && event.deadline === "answer") { text = t("board.result_time"); kind = "time"; }
+    else if (event.type === "DeadlinePassed" && event.deadline === S.names.deadlines.ANSWER) { text = t("board.result_time"); kind = "time"; }
     if (!text) return;
     const box = $("board-result");
     box.textContent = text;
