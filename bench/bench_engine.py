@@ -20,7 +20,7 @@ def battle_events(themes: int, presses_per_question: int = 6):
     import dataclasses
 
     # a long log (200 themes) is beyond any regulation: the bench raises the profile's bound ([themes] max)
-    profile = dataclasses.replace(load_profile("eurocup-final"), themes_max=max(themes, 24))
+    profile = dataclasses.replace(load_profile("eurocup-final"), themes_max=max(themes, 60))
     state = apply(None, BattleSetUp(at_ns=0, profile=profile, players=("A", "B", "C"), themes=themes))
     events = [state.setup]
     now = 1_000_000

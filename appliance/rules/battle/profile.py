@@ -42,7 +42,7 @@ SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
     ("questions", "red_theme_multiplier", int, None, 1),
     ("themes", "usual", int, None, 4),
     ("themes", "counts", tuple, None, ()),
-    ("themes", "max", int, None, 24),
+    ("themes", "max", int, None, 60),
     ("presses", "open_at", str, PressesOpenAt, "price_announced"),
     ("presses", "stop_reading", bool, None, True),
     ("presses", "window_after_reading_ms", int, None, 5000),

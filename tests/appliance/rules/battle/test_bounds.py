@@ -43,9 +43,9 @@ def test_a_timestamp_is_a_64_bit_monotonic_time(game):
 
 
 @pytest.mark.parametrize("changes, code, params", [
-    ({"themes": HUGE}, "too_many_themes", {"themes": HUGE, "max": 24}),
-    ({"themes": 25}, "too_many_themes", {"themes": 25, "max": 24}),
-    ({"spare_themes": HUGE}, "bad_spare_themes", {"max": 24}),
+    ({"themes": HUGE}, "too_many_themes", {"themes": HUGE, "max": 60}),
+    ({"themes": 61}, "too_many_themes", {"themes": 61, "max": 60}),
+    ({"spare_themes": HUGE}, "bad_spare_themes", {"max": 60}),
     ({"runs": HUGE}, "bad_run", {"max": RUNS_MAX}),
     ({"run": 2, "runs": 1}, "bad_run", {"max": RUNS_MAX}),
 ])
@@ -54,7 +54,7 @@ def test_the_setup_bounds_its_figures_by_the_profile(changes, code, params):
     with pytest.raises(BattleRuleError) as info:
         apply(None, BattleSetUp(**{**setup, **changes}))
     assert (info.value.code, info.value.params) == (code, params)
-    apply(None, BattleSetUp(**{**setup, "themes": 24, "spare_themes": 24, "runs": RUNS_MAX}))  # the bounds pass
+    apply(None, BattleSetUp(**{**setup, "themes": 60, "spare_themes": 60, "runs": RUNS_MAX}))  # the bounds pass
 
 
 def test_indexes_out_of_range_are_refused_by_code(game):
