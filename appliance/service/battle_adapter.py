@@ -268,7 +268,7 @@ def _int(args: dict, key: str, default: int | None = None) -> int:
 
 def _next(state, args: dict, at_ns: int) -> list:
     if state.phase == engine.Phase.BETWEEN_THEMES:
-        return [ev.ThemeStarted(at_ns=at_ns, name=str(args.get("name", "")))]
+        return [ev.ThemeStarted(at_ns=at_ns, name=_text(args, "name"))]
     value = state.expected_value()
     if value is None:  # let the engine say why (a question is on, the battle is over...)
         return [ev.PriceAnnounced(at_ns=at_ns, value_points=10)]
@@ -283,26 +283,25 @@ def _extend(state, args: dict, at_ns: int) -> list:
 
 
 def _claps(state, args: dict, at_ns: int) -> list:
-    on = args.get("on")
-    claps = bool(on) if on is not None else state.mode != engine.Mode.CLAPS  # no "on": toggle
+    on = _bool(args, "on", None)
+    claps = on if on is not None else state.mode != engine.Mode.CLAPS  # no "on": toggle
     return [ev.ModeChanged(at_ns=at_ns, mode=engine.Mode.CLAPS if claps else engine.Mode.BUTTONS)]
 
 
 def _correct(state, args: dict, at_ns: int) -> list:
     return [ev.RulingCorrected(at_ns=at_ns, question=_int(args, "question", len(state.questions) - 1),
-                               player=_int(args, "player"), correct=bool(args.get("correct")),
-                               reason=str(args.get("reason", "")))]
+                               player=_int(args, "player"), correct=_bool(args, "correct", False),
+                               reason=_text(args, "reason"))]
 
 
 def _appeal(state, args: dict, at_ns: int) -> list:
     return [ev.AppealLodged(at_ns=at_ns, player=_int(args, "player"),
-                            question=_int(args, "question", len(state.questions) - 1), claim=str(args.get("claim", "")))]
+                            question=_int(args, "question", len(state.questions) - 1), claim=_text(args, "claim"))]
 
 
 def _appeal_decide(state, args: dict, at_ns: int) -> list:
-    correct = args.get("correct")
-    return [ev.AppealDecided(at_ns=at_ns, appeal=_int(args, "appeal"), accepted=bool(args.get("accepted")),
-                             correct=None if correct is None else bool(correct))]
+    return [ev.AppealDecided(at_ns=at_ns, appeal=_int(args, "appeal"), accepted=_bool(args, "accepted", False),
+                             correct=_bool(args, "correct", None))]  # correct None: the question is voided
 
 
 # What each host command stands for: HostCommand -> (state, args, at_ns) -> events.
@@ -320,7 +319,7 @@ _BUILDERS = {
     HostCommand.EXTEND: _extend,
     HostCommand.TIME: lambda state, args, at_ns: [ev.TimeCalled(at_ns=at_ns)],
     HostCommand.WITHDRAW: lambda state, args, at_ns: [
-        ev.QuestionWithdrawn(at_ns=at_ns, reason=str(args.get("reason", "")))],
+        ev.QuestionWithdrawn(at_ns=at_ns, reason=_text(args, "reason"))],
     HostCommand.ANNOUNCE: lambda state, args, at_ns: [ev.AnswerAnnounced(at_ns=at_ns)],
     HostCommand.UNDO: lambda state, args, at_ns: [ev.ActionUndone(at_ns=at_ns)],
     HostCommand.CLAPS: _claps,
@@ -329,6 +328,24 @@ _BUILDERS = {
     HostCommand.APPEAL_DECIDE: _appeal_decide,
 }
 assert set(_BUILDERS) == set(HostCommand)
+
+
+def _bool(args: dict, key: str, default: bool | None) -> bool | None:
+    """``args[key]``: true, false (or null where ``default`` is None), else a bad command ("false" is no false)."""
+    value = args.get(key, default)
+    if value is None and default is None:
+        return None
+    if not isinstance(value, bool):
+        raise CommandError(f"{key} is true or false, not {value!r}")
+    return value
+
+
+def _text(args: dict, key: str) -> str:
+    """``args[key]``, a string ("" if absent), else a bad command."""
+    value = args.get(key, "")
+    if not isinstance(value, str):
+        raise CommandError(f"{key} is text, not {value!r}")
+    return value
 
 
 class BattleAdapter:

@@ -311,3 +311,21 @@ def test_verdicts_worded_for_one_battle_are_not_shown_in_the_next():
         refused = adapter.view(state, "b", 6)["allowed"]["pick"]  # the page offers the next in play
         assert refused == plain_allowed(adapter, state, 6)["pick"]
         assert refused["ru"] == f"Первым нажал {names[0]}, не {names[1]} (2.6)"
+
+
+@pytest.mark.parametrize("name, args", [
+    ("correct", {"player": 0, "correct": "false"}), ("correct", {"player": 0, "correct": 1}),
+    ("correct", {"player": 0, "correct": True, "reason": ["x"]}), ("appeal", {"player": 0, "claim": 7}),
+    ("appeal_decide", {"appeal": 0, "accepted": "yes"}), ("appeal_decide", {"appeal": 0, "accepted": True, "correct": 0}),
+    ("claps", {"on": "off"}), ("withdraw", {"reason": {"a": 1}}), ("next", {"name": None}),
+    ("extend", {"extra_ms": float("inf")}), ("pick", {"player": float("nan")}), ("correct", {"player": 0, "question": "1"}),
+])
+def test_command_arguments_are_checked_explicitly_and_refused_as_a_bad_command(name, args):
+    """A bad argument is a CommandError ("bad command"), never a TypeError caught by luck nor a "false" taken
+    as true: a bug stays a bug, and a refusal says which argument."""
+    adapter = BattleAdapter()
+    state = engine.apply(None, ev.BattleSetUp(at_ns=0, profile=engine.load_profile("northern-owl"),
+                                              players=("А", "Б", "В"), themes=1))
+    with pytest.raises(CommandError) as error:
+        adapter.command_events(name, state, args, 1)
+    assert any(key in str(error.value) for key in args)
