@@ -34,6 +34,9 @@ from appliance.rules.battle.state import (NEVER_NS, UNDO_DEPTH, Appeal, BattleSt
                                           Undone)
 from appliance.rules.battle.versions import RULES_VERSIONS
 
+# The latest timestamp taken: CLOCK_MONOTONIC after 146 years of uptime. Any deadline set from it (hours at most)
+# stays a 64-bit integer, for the store, the timers and the pages.
+MAX_AT_NS = 2**62
 RUNS_MAX = 8  # runs of one battle slot (youth-cup 2.4 plays the 1/16 in two): the bound on BattleSetUp.runs
 
 
@@ -117,7 +120,7 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
                modes=list(ev.MODES))
     if event.mode == Mode.CLAPS and not profile.corrections_fallback_without_buttons:
         refuse("fallback", "no_fallback_mode", "this regulation has no play without buttons")
-    if type(event.at_ns) is not int or not 0 <= event.at_ns <= NEVER_NS:
+    if type(event.at_ns) is not int or not 0 <= event.at_ns <= MAX_AT_NS:
         refuse("players", "bad_timestamp", "at_ns is a CLOCK_MONOTONIC timestamp in ns, 0 or more")
     rules = RULES_VERSIONS.get(event.rules_version) if type(event.rules_version) is int else None
     if rules is None:  # a log from a newer engine: say so rather than play it by other rules
@@ -848,7 +851,7 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
         _refuse(state, "players", "not_a_battle_event", f"{type(event).__name__} is not a battle event", event,
                 event_type=type(event).__name__)
     at_ns = event.at_ns
-    if type(at_ns) is not int or not 0 <= at_ns <= NEVER_NS:  # a bool is no timestamp: type, not isinstance
+    if type(at_ns) is not int or not 0 <= at_ns <= MAX_AT_NS:  # a bool is no timestamp: type, not isinstance
         raise BattleRuleError("event order", f"at_ns must be a CLOCK_MONOTONIC timestamp in ns, not {at_ns!r}",
                               event=event, code="bad_timestamp")
     last_at_ns = state.last_at_ns

@@ -34,7 +34,7 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
     "no_fallback_mode": ("fallback", "the regulation has no play without buttons"),
     "unknown_rules_version": ("battle setup", "the setup names a rules version this engine does not know (a log "
                               "from a newer engine); params: version, known"),
-    "bad_timestamp": ("players / event order", "at_ns is not a CLOCK_MONOTONIC timestamp in ns, 0 or more"),
+    "bad_timestamp": ("players / event order", "at_ns is not a CLOCK_MONOTONIC timestamp in ns, 0 to 2**62"),
     # event order
     "stamped_before_last_event": ("event order", "a host action is stamped earlier than the last event; "
                                   "params: at_ns, last_at_ns"),
