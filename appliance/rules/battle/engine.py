@@ -502,7 +502,7 @@ def _question_withdrawn(state: BattleState, event: ev.QuestionWithdrawn) -> Batt
         barrier = correction_barrier(state, question.index)
         if barrier is not None:  # withdrawing a played question revises its rulings
             _refuse(state, "corrections", _barrier_code(state), barrier, event, question=question.index)
-        _refuse_if_appeal_decided(state, event, question.index)
+    _refuse_if_appeal_decided(state, event, question.index)  # in play too: mubc 4.2 disputes come during play
     old = question
     question = replace(question, withdrawn=True, withdrawn_reason=event.reason if isinstance(event.reason, str) else "")
     scores = _rescored(state.scores, old, question)

@@ -189,3 +189,16 @@ def test_4_2_a_dispute_upheld_while_the_question_is_played_ends_it_with_that_ans
     g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))  # decided at once
     assert g.state.last_question.outcome == "right" and g.state.scores == (10, 0, 0, 0)
     assert g.state.current_question is None  # the right answer ended the question (traditional rules)
+
+
+def test_4_2_a_dispute_decided_while_the_question_is_played_stands_the_question_is_not_withdrawn_over_it(game):
+    from appliance.rules.battle import QuestionWithdrawn
+
+    g = game("mubc", players=PLAYERS)
+    g.theme(); g.price(); g.read(); g.finish()
+    g.press(0); g.point(0); g.wrong()
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False))  # dismissed at once; the question goes on
+    error = g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="подсказка"))
+    assert (error.rule, error.code) == ("mubc 4.2", "appeal_decided_ruling_final")
+    assert g.state.current_question is not None and g.state.scores == (-10, 0, 0, 0)
