@@ -8,7 +8,6 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 
 from __future__ import annotations
 
-import enum
 import math
 from typing import Any
 
@@ -20,7 +19,7 @@ LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
 
 
 
-class HostCommand(enum.StrEnum):
+class HostCommand(engine.Choice):
     """The host's battle commands, in the order the page lists them (the wire carries the value: a member is its
     word). Each builds its events from the state (``_BUILDERS``); the pages get these names from
     :func:`page_names` (web/names.py), never spell them."""
@@ -57,7 +56,7 @@ def page_names() -> dict[str, dict[str, str]]:
     return {group: {member.name: member.value for member in names} for group, names in groups.items()}
 
 
-class Deadline(enum.StrEnum):
+class Deadline(engine.Choice):
     """The deadlines the service runs for a battle (``BattleAdapter.deadlines``, the view's ``deadlines``)."""
 
     PRESS_WINDOW = "press_window"  # fed to the engine as PressWindowExpired (eurocup 2.11.3)
