@@ -97,12 +97,11 @@ def test_protocol_html_prints_to_a4_landscape_pages_in_chromium(tmp_path, battle
 
 
 def test_replay_and_protocol_read_the_box_store_too(tmp_path, battle_events, capsys):
-    from appliance.store import EventStore
+    from appliance.store import BATTLE, EventStore
 
     path = tmp_path / "events.sqlite"
     with EventStore(path) as store:
-        for event in battle_events:
-            store.append("room-2", event)
+        store.append(BATTLE, "room-2", battle_events)
     assert main(["replay", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)["battle_id"] == "room-2"
     assert main(["protocol", str(path), "--battle", "room-2", "--format", "csv"]) == 0
