@@ -143,3 +143,36 @@ def test_rooms_are_dealt_to_battles_without_one(desk):
     assert len(assigned) == 27 + 9 + 3 + 1
     rooms = desk.state(tid).assignments
     assert rooms["1-27/01"][0] == "101" and rooms["1-27/04"][0] == "101" and rooms["1-27/02"][0] == "102"
+
+
+def test_desk_command_ids_survive_a_restart_with_their_first_result(desk, tmp_path):
+    tid = desk.create("mubc", seed=3)
+    first = desk.register(tid, "Аня", command_id="form-1")
+    for i in range(7):
+        desk.register(tid, f"Игрок {i}")
+    drawn = desk.draw(tid)
+    players = t.battle_players(desk.state(tid), drawn.battles[0].id)
+    lines = [{"player": p, "score": 40 - 10 * i} for i, p in enumerate(players)]
+    desk.record_result(tid, drawn.battles[0].id, lines, command_id="result-1")
+    count = len(desk.events(tid))
+    desk.store.close()
+    again = TournamentDesk(EventStore(tmp_path / "tournaments.sqlite"))
+    assert again.register(tid, "Аня", command_id="form-1") == first      # the same player, not a second Аня
+    again.record_result(tid, drawn.battles[0].id, lines, command_id="result-1")
+    assert len(again.events(tid)) == count and again.state(tid) == desk.state(tid)
+    assert again.command_result("form-1") == {"player_id": first}
+    again.store.close()
+    desk.store = EventStore(tmp_path / "tournaments.sqlite")  # for the fixture's close
+
+
+def test_a_failed_import_stores_nothing(desk):
+    tid = desk.create("mubc", seed=3)
+    events = desk.events(tid)
+    desk.store.close()
+    desk.store = EventStore(desk.store.path)
+    fresh = TournamentDesk(EventStore(desk.store.path.with_name("other.sqlite")))
+    broken = [t.to_dict(e) for e in events] + [{"type": "PlayerRegistered", "at_ns": 5}]
+    with pytest.raises(Exception):
+        fresh.import_events(broken)
+    assert fresh.store.count() == 0 and fresh.list() == []
+    fresh.store.close()
