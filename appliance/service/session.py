@@ -142,11 +142,19 @@ class Session:
         self.deadlines.close()
 
     def is_healthy(self) -> bool:
-        """For the systemd watchdog: the lock can be taken (nothing is stuck holding it)."""
+        """For the systemd watchdog: the lock can be taken (nothing is stuck holding it), and the deadlines'
+        thread and the capture link's thread both run (either dead: windows never expire, presses never come;
+        systemd must restart the worker). A thread never started (a test's hand clock) counts as dead."""
         acquired = self._lock.acquire(timeout=5)
         if acquired:
             self._lock.release()
-        return acquired
+        threads = {"deadlines": self.deadlines.alive()}
+        if self.capture is not None and hasattr(self.capture, "alive"):
+            threads["capture link"] = self.capture.alive()
+        dead = sorted(name for name, alive in threads.items() if not alive)
+        if dead:
+            log.error("thread(s) not running: %s", ", ".join(dead))
+        return acquired and not dead
 
     def subscribe(self, callback: Callable[[dict], None]) -> None:
         """``callback(update)`` for every numbered update, in order, under the session's lock: it must not wait.
