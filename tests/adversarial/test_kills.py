@@ -1,0 +1,22 @@
+"""The adversary, bounded: scripted battles on a real box (web server and capture process) with SIGKILLs at
+random moments and resend storms across the restarts; every acknowledged command is then checked in the store.
+``./dev bench chaos`` plays a longer game and prints the same figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.chaos import play
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("seed", [20261201])
+def test_kills_and_resend_storms_lose_nothing_and_double_nothing(tmp_path, seed):
+    figures = play(tmp_path, commands=70, kills=8, seed=seed)
+    print(figures)
+    assert figures.server_kills + figures.capture_kills >= 8
+    assert figures.server_kills >= 1 and figures.commands_acknowledged >= 70
+    assert figures.duplicates_answered >= figures.commands_acknowledged  # the final storm resent every one
+    assert (figures.lost, figures.doubled, figures.wrong_events, figures.wrong_resend_answers) == (0, 0, 0, 0)
+    assert figures.problems == []
