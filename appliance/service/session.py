@@ -72,6 +72,13 @@ def diff(old: dict, new: dict) -> tuple[dict, list]:
     return changes, sorted(key for key in old if key not in new)
 
 
+def _check_whole(value, argument: str, command: str) -> None:
+    """A seat or button number from a page: a whole number, not text, a flag or a float (checked at the edge)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CommandRejected("error.argument_type", f"{argument} must be a whole number, not {value!r}"[:120],
+                              command, {"argument": argument})
+
+
 def make_seat_codes(seats: int, avoid=(), draw: Callable[[int], int] = secrets.randbelow) -> tuple[str, ...]:
     """``seats`` distinct random codes of :data:`SEAT_CODE_DIGITS` digits, none of them in ``avoid`` (the
     codes they replace: a phone holding an old code never finds it valid again).
@@ -256,6 +263,9 @@ class Session:
     def check_seat_code(self, player: int, code: str, command: str = "claim") -> None:
         """Raise :class:`CommandRejected` unless phones are on, a battle is set up and ``code`` is the current
         code of seat ``player`` (``error.seat_code``: wrong, stale or no such seat). Changes nothing."""
+        _check_whole(player, "player", command)
+        if not isinstance(code, str):
+            raise CommandRejected("error.argument_type", "code must be text", command, {"argument": "code"})
         with self._lock:
             if not self._phones_enabled:
                 raise CommandRejected("error.phones_off", command=command)
@@ -295,6 +305,7 @@ class Session:
         """Press or release a simulated button through the capture service (the real path)."""
         if not self.simulator:
             raise CommandRejected("error.simulator_off", command="simulate")
+        _check_whole(player, "player", "simulate")
         if not 0 <= player < 4:  # a box has 2 to 4 buttons (config); the capture refuses any it lacks
             raise CommandRejected("error.bad_command", f"there is no button {player!r}", "simulate")
         if self.capture is None or not self.capture.connected:

@@ -97,6 +97,13 @@ class TournamentDesk:
             listener(tournament_id, event, new)
         return new
 
+    def _stored_event(self, command_id: str | None):
+        """The event a stored desk command id made, or None."""
+        stored = self.store.command(TOURNAMENT, command_id) if command_id else None
+        if stored is None or stored.first_seq is None:
+            return None
+        return self.store.read(TOURNAMENT, stored.stream_id, after_seq=stored.first_seq - 1, limit=1)[0].event
+
     def command_result(self, command_id: str | None) -> dict | None:
         """The first result stored with a desk command id, or None (unknown id, or no result kept)."""
         stored = self.store.command(TOURNAMENT, command_id) if command_id else None
@@ -115,9 +122,12 @@ class TournamentDesk:
 
     # --- commands ----------------------------------------------------------------------------------------------
     def create(self, preset: str, title: str = "", seed: int | None = None, tournament_id: str | None = None,
-               changes: dict[str, object] | None = None) -> str:
+               changes: dict[str, object] | None = None, command_id: str | None = None) -> str:
         """A new tournament of ``preset``; ``changes`` set stage fields the organisers decide, by
         ``"stage.field"`` (``{"swiss.rounds": 7}``: mubc 3.7), validated like a preset."""
+        first = self._stored_event(command_id)
+        if first is not None:
+            return first.tournament_id  # a resent form: the tournament it made the first time
         fmt = t.load_format(preset)
         if changes:
             fmt = with_changes(fmt, changes)
@@ -128,12 +138,13 @@ class TournamentDesk:
                                     self.seed_source() if seed is None else seed)
         with self._lock:
             new = t.apply(t.TournamentState(), event)
-            self.store.append(TOURNAMENT, tournament_id, [event], expected_seq=1)
+            self.store.append(TOURNAMENT, tournament_id, [event], command_id=command_id,
+                              result={"tournament_id": tournament_id}, expected_seq=1)
             self._states[tournament_id] = new
         return tournament_id
 
-    def set_deadline(self, tournament_id: str, deadline: str) -> None:
-        self.submit(tournament_id, t.DeadlineSet(self.clock(), deadline))
+    def set_deadline(self, tournament_id: str, deadline: str, command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.DeadlineSet(self.clock(), deadline), command_id)
 
     def close_if_deadline_passed(self, tournament_id: str) -> bool:
         """Close registration once the announced deadline has passed (northern-owl 1.2); True if it is closed."""
@@ -159,18 +170,23 @@ class TournamentDesk:
                                                           late), command_id, result={"player_id": player_id})
             return player_id
 
-    def withdraw(self, tournament_id: str, player_id: str, reason: str = "") -> None:
-        self.submit(tournament_id, t.PlayerWithdrew(self.clock(), player_id, reason))
+    def withdraw(self, tournament_id: str, player_id: str, reason: str = "", command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.PlayerWithdrew(self.clock(), player_id, reason), command_id)
 
-    def close_registration(self, tournament_id: str) -> None:
-        self.submit(tournament_id, t.RegistrationClosed(self.clock()))
+    def close_registration(self, tournament_id: str, command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.RegistrationClosed(self.clock()), command_id)
 
-    def set_seeds(self, tournament_id: str, player_ids: Iterable[str]) -> None:
-        self.submit(tournament_id, t.SeedsSet(self.clock(), tuple(player_ids)))
+    def set_seeds(self, tournament_id: str, player_ids: Iterable[str], command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.SeedsSet(self.clock(), tuple(player_ids)), command_id)
 
-    def draw(self, tournament_id: str, stage_id: str | None = None, seed: int | None = None) -> t.StageDrawn:
-        """Draw the next stage (or ``stage_id``), recording the seed; a re-draw of an unplayed stage is allowed."""
+    def draw(self, tournament_id: str, stage_id: str | None = None, seed: int | None = None,
+             command_id: str | None = None) -> t.StageDrawn:
+        """Draw the next stage (or ``stage_id``), recording the seed; a re-draw of an unplayed stage is allowed.
+        A resent ``command_id`` returns the draw it made the first time (never a second draw)."""
         with self._lock:
+            first = self._stored_event(command_id)
+            if first is not None:
+                return first
             state = self.state(tournament_id)
             if stage_id is None:
                 step = t.next_step(state)
@@ -178,11 +194,12 @@ class TournamentDesk:
                     raise StageError(f"nothing to draw now; the desk waits for: {step.kind} {step.stage}")
                 stage_id = step.stage
             event = t.plan_draw(state, stage_id, self.seed_source() if seed is None else seed, self.clock())
-            self.submit(tournament_id, event)
+            self.submit(tournament_id, event, command_id)
             return event
 
-    def assign(self, tournament_id: str, battle_id: str, room: str, box: str = "") -> None:
-        self.submit(tournament_id, t.BattleAssigned(self.clock(), battle_id, room, box))
+    def assign(self, tournament_id: str, battle_id: str, room: str, box: str = "", command_id: str | None = None
+               ) -> None:
+        self.submit(tournament_id, t.BattleAssigned(self.clock(), battle_id, room, box), command_id)
 
     def assign_rooms(self, tournament_id: str, rooms: Iterable[str]) -> list[str]:
         """Deal the battles that have no room yet over ``rooms``, in order (the director edits any after)."""
@@ -222,12 +239,12 @@ class TournamentDesk:
         stage = state.fmt.stage(stage_id)
         return t.score_written(player_id, marks.strip(), stage.theme_values, stage.themes)
 
-    def close_stage(self, tournament_id: str, stage_id: str) -> None:
-        self.submit(tournament_id, t.StageClosed(self.clock(), stage_id))
+    def close_stage(self, tournament_id: str, stage_id: str, command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.StageClosed(self.clock(), stage_id), command_id)
 
     def break_tie(self, tournament_id: str, tie_id: str, order: Iterable[str], how: str = "theme",
-                  detail: str = "") -> None:
-        self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail))
+                  detail: str = "", command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail), command_id)
 
     def import_events(self, events: list) -> str:
         """Restore a tournament from its events (an ``export_json`` file's ``events``, or another box's log).

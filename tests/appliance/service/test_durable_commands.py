@@ -189,3 +189,15 @@ def test_a_bug_further_in_is_a_bug_not_a_refusal(box, monkeypatch):
     monkeypatch.setattr(box.session.adapter, "command_events", broken)
     with pytest.raises(KeyError):
         box.command("next", "n1")
+
+
+@pytest.mark.parametrize("player, code", [("1", "0000"), (True, "0000"), (1.0, "0000"), (None, "0000"), (1, 1234)])
+def test_phone_presses_and_claims_are_checked_at_the_edge_too(box, player, code):
+    box.command("setup", "s1", **setup_args())
+    box.command("phones", "p1", enabled=True)
+    stored = box.stored()
+    with pytest.raises(CommandRejected) as refused:
+        box.session.phone_press(player, "press-1", code)
+    assert refused.value.code == "error.argument_type" and box.stored() == stored
+    with pytest.raises(CommandRejected):
+        box.session.check_seat_code(player, code)

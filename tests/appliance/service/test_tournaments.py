@@ -176,3 +176,21 @@ def test_a_failed_import_stores_nothing(desk):
         fresh.import_events(broken)
     assert fresh.store.count() == 0 and fresh.list() == []
     fresh.store.close()
+
+
+def test_every_desk_command_takes_a_command_id_and_a_resend_applies_nothing(desk):
+    tid = desk.create("mubc", seed=3, command_id="new-1")
+    assert desk.create("mubc", seed=3, command_id="new-1") == tid and len(desk.list()) == 1
+    for i in range(8):
+        desk.register(tid, f"Игрок {i}", command_id=f"reg-{i}")
+    desk.withdraw(tid, "p008", command_id="w-1")
+    desk.withdraw(tid, "p008", command_id="w-1")
+    desk.close_registration(tid, command_id="close-1")
+    desk.close_registration(tid, command_id="close-1")             # a resend: not refused, not stored twice
+    drawn = desk.draw(tid, command_id="draw-1")
+    assert desk.draw(tid, command_id="draw-1") == drawn              # the same draw, not a re-draw
+    desk.assign(tid, drawn.battles[0].id, "Зал 1", command_id="room-1")
+    desk.assign(tid, drawn.battles[0].id, "Зал 1", command_id="room-1")
+    types = [type(e).__name__ for e in desk.events(tid)]
+    assert types.count("RegistrationClosed") == 1 and types.count("StageDrawn") == 1
+    assert types.count("BattleAssigned") == 1 and types.count("PlayerWithdrew") == 1
