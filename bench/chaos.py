@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"], "themes": [{"name": "Реки"}, {"name": "Кино"}]}
+SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
+         "themes": [{"name": "Реки"}, {"name": "Кино"}]}
 # the events each host command may store (checked for every acknowledged command)
 EVENTS_OF = {
     "setup": [("BattleSetUp",)],

@@ -132,8 +132,9 @@ class Session:
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, timer_thread: bool = True) -> "Session":
-        """Show the newest battle (resumed if in play, its final standings if over) and start the deadlines' timer (tests with a hand clock pass
-        ``timer_thread=False`` and run the deadlines themselves: ``deadlines.run_due()``)."""
+        """Show the newest battle (resumed if in play, its final standings if over) and start the deadlines'
+        timer (tests with a hand clock pass ``timer_thread=False`` and run the deadlines themselves:
+        ``deadlines.run_due()``)."""
         with self._lock:
             self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)

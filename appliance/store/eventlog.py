@@ -355,9 +355,9 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
                       f"{_V1_COMMAND} AS command_id, rowid AS rowid FROM main.{table}"
                       for table, (kind, column) in _V1_TABLES.items() if table in tables]
             connection.execute("CREATE TEMP VIEW stream_events AS " + " UNION ALL ".join(events))
-            connection.execute("CREATE TEMP VIEW commands AS SELECT kind, command_id, stream_id, MIN(seq) AS first_seq, "
-                               "MAX(seq) AS last_seq, NULL AS result FROM temp.stream_events "
-                               "WHERE command_id IS NOT NULL GROUP BY kind, command_id")
+            connection.execute("CREATE TEMP VIEW commands AS SELECT kind, command_id, stream_id, "
+                               "MIN(seq) AS first_seq, MAX(seq) AS last_seq, NULL AS result "
+                               "FROM temp.stream_events WHERE command_id IS NOT NULL GROUP BY kind, command_id")
             connection.execute("CREATE TEMP VIEW meta AS SELECT 'schema_version' AS key, '1' AS value")
     except sqlite3.DatabaseError as error:
         connection.close()

@@ -56,7 +56,8 @@ class Box:
 
     def stored_types(self) -> list[str]:
         with EventStore(self.data_dir / "events.sqlite", read_only=True) as store:
-            return [type(event).__name__ for battle in store.stream_ids(BATTLE) for event in store.events(BATTLE, battle)]
+            return [type(event).__name__ for battle in store.stream_ids(BATTLE)
+                    for event in store.events(BATTLE, battle)]
 
 
 @pytest.fixture
