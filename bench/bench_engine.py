@@ -54,7 +54,7 @@ def battle_events(themes: int, presses_per_question: int = 6):
 
 def run(report: Report) -> None:
     from appliance.rules.battle import apply, replay
-    from appliance.store import EventStore, dump_log
+    from appliance.store import BATTLE, EventStore, dump_log
     from appliance.store.jsonl import iter_log
 
     events, final = battle_events(themes=12)
