@@ -92,6 +92,7 @@ STRINGS = {
                         "Waiting for the link. Once it is back, decide whether to apply the command."),
     "pending.hint": ("Связь есть. Бой мог уйти вперёд: примените команду, только если она ещё нужна.",
                      "The link is back. The battle may have moved on: apply the command only if it is still wanted."),
+    "pending.command": ("Команда ведущего", "A host command"),
     "pending.apply": ("Применить", "Apply"),
     "pending.drop": ("Не применять", "Drop"),
     "pending.already": ("Эта команда уже была применена раньше", "That command had already been applied"),

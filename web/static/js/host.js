@@ -51,10 +51,21 @@
     if (!held.some((h) => h.id === id)) held.push({ name, args, id });
     renderHeld();
   }
-  function commandLabel(name) {
+  /* what the held tap was, in the words of the button the host tapped */
+  function commandLabel(name, args) {
+    const a = args || {};
+    const player = (i) => (view && view.players && view.players[i] ? " · " + view.players[i].name : "");
+    const special = {
+      setup: () => t("setup.start"),
+      phones: () => t(a.enabled ? "cmd.phones_on" : "cmd.phones_off"),
+      button_test: () => t(a.on === false ? "cmd.button_test_off" : "cmd.button_test"),
+      pick: () => t("cmd.pick") + player(a.player),
+      appeal_decide: () => t(a.accepted ? "cmd.appeal_accept" : "cmd.appeal_reject"),
+    };
+    if (special[name]) return special[name]();
     const key = "cmd." + name;
     const text = t(key);
-    return text === key ? name : text;
+    return text === key ? t("pending.command") : text;  // never a raw command name on the page
   }
   function heldPanel() {
     let panel = $("held");
@@ -73,7 +84,7 @@
       el("h3", { id: "held-title" }, t("pending.title")),
       el("p", { class: "hint" }, t(online ? "pending.hint" : "pending.waiting")),
       el("ul", {}, held.map((h) => el("li", { dataset: { cmd: h.name } },
-        el("span", { class: "what" }, commandLabel(h.name)),
+        el("span", { class: "what" }, commandLabel(h.name, h.args)),
         el("button", { class: "small apply", disabled: online ? null : true, onclick: () => applyHeld(h) }, t("pending.apply")),
         el("button", { class: "small drop", onclick: () => dropHeld(h) }, t("pending.drop"))))));
   }
