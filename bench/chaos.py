@@ -51,6 +51,7 @@ class Figures:
     in_flight_already_stored: int = 0   # of those, stored before the kill: the resend answered duplicate
     resends: int = 0
     duplicates_answered: int = 0
+    unanswered_resends: int = 0         # a resend that got no answer in 3 tries of 15 s (a loaded machine)
     refused: int = 0
     presses: int = 0
     battles: int = 0
@@ -169,7 +170,7 @@ class Host:
                 raise TimeoutError("no snapshot")
             return json.loads(json.dumps(self.view))
 
-    def command(self, name: str, command_id: str, args: dict | None = None, timeout: float = 5) -> dict:
+    def command(self, name: str, command_id: str, args: dict | None = None, timeout: float = 15) -> dict:
         return self.sio.call("command", {"id": command_id, "name": name, "args": args or {}}, namespace="/host",
                              timeout=timeout)
 
@@ -324,11 +325,17 @@ def _storm(host: Host, acked: dict, rng: random.Random, count: int, figures: Fig
     """Resend ``count`` acknowledged commands: each must answer ``duplicate: true`` with its first result."""
     for command_id in rng.sample(sorted(acked), min(count, len(acked))):
         name, first = acked[command_id]
-        figures.resends += 1
-        try:
-            again = host.command(name, command_id, SETUP if name == "setup" else {})
-        except Exception:
-            continue  # the box went away under the storm: the next restart resends
+        again = None
+        for _attempt in range(3):  # a slow moment of a loaded machine is not a wrong answer: ask again
+            figures.resends += 1
+            try:
+                again = host.command(name, command_id, SETUP if name == "setup" else {})
+                break
+            except Exception:
+                time.sleep(0.2)
+        if again is None:
+            figures.unanswered_resends += 1
+            continue
         if again.get("ok") and again.get("duplicate"):
             figures.duplicates_answered += 1
             if again.get("battle_id") != first.get("battle_id"):

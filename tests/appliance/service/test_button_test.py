@@ -72,7 +72,7 @@ def test_the_button_test_answers_keeps_the_link_and_loses_no_press(box):
     result = box.command("button_test", {"on": True}, "t1")
     presser.join(5)
     assert result["duplicate"] is False and box.snapshot()["view"]["button_test"] is True
-    assert wait_for(lambda: any(m["event"] == "press" for m in box.seen), timeout=3)  # delivered, not lost
+    assert wait_for(lambda: any(m["event"] == "press" for m in box.seen), timeout=10)  # delivered, not lost
     press = next(m for m in box.seen if m["event"] == "press")
     if press["status"] == "won":                               # before the test began: a signal, stored
         assert any(type(row.event).__name__ == "ButtonPressed"
@@ -81,14 +81,16 @@ def test_the_button_test_answers_keeps_the_link_and_loses_no_press(box):
         assert press["status"] == "test"                       # during the test: its LED, not a signal
     # while the test is on, a press lights its LED and is no signal; the link stays up throughout
     box.capture.simulate_press(3).result(2)
-    assert wait_for(lambda: sum(m["event"] == "press" for m in box.seen) >= 2, timeout=3)
+    assert wait_for(lambda: sum(m["event"] == "press" for m in box.seen) >= 2, timeout=10)
     assert box.command("button_test", {"on": False}, "t2")["duplicate"] is False
     assert box.command("button_test", {"on": False}, "t2")["duplicate"] is True
     assert link_drops(box) == [] and box.capture.connected
-    # the battle's plan is back: a press is a signal again
+    # the battle's plan is back: a press is a signal again (won, or disarmed if Борис got the turn before the
+    # test began: either way no more a test press, and handed to the engine)
     box.capture.simulate_press(1).result(2)
-    assert wait_for(lambda: any(m["event"] == "press" and m["player"] == 1 and m["status"] in ("won", "counted")
-                                for m in box.seen), timeout=3)
+    assert wait_for(lambda: any(m["event"] == "press" and m["player"] == 1 for m in box.seen), timeout=10)
+    last = [m for m in box.seen if m["event"] == "press" and m["player"] == 1][-1]
+    assert last["status"] in box.FORWARDED_PRESSES
 
 
 def test_a_button_test_while_the_capture_is_down_is_refused_at_once(box):
