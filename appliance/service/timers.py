@@ -26,7 +26,6 @@ from typing import Callable
 log = logging.getLogger(__name__)
 
 Callback = Callable[[str, int], None]
-
 # The longest the thread sleeps at once: a deadline further away (or one no clock can reach) is looked at again
 # after this, so no value given to ``set`` can make ``Condition.wait`` overflow and kill the thread.
 MAX_WAIT_S = 60.0
@@ -89,6 +88,11 @@ class Deadlines:
         self._thread.start()
         return self
 
+    def alive(self) -> bool:
+        """Whether the deadlines' thread runs (started and not dead): the watchdog asks (a dead one would let
+        press windows never expire)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def close(self) -> None:
         with self._changed:
             self._closed = True
@@ -97,21 +101,17 @@ class Deadlines:
             self._thread.join(timeout=2)
 
     def _serve(self) -> None:
+        # No deadline can stop this loop: every wait is capped (MAX_WAIT_S), ``set`` takes whole ns only, and a
+        # failing callback is logged by run_due. A bug of the loop itself (its clock) is left to end the thread:
+        # the watchdog then stops pinging and systemd restarts the service (appliance/service/notify.py).
         while True:
-            try:
-                with self._changed:
-                    if self._closed:
-                        return
-                    next_ns = min((at_ns for at_ns, _ in self._due.values()), default=None)
-                    # in whole ns first: (next_ns - now) / 1e9 of a huge deadline is still a finite float, but
-                    # capped it is always one wait() accepts
-                    wait_s = None if next_ns is None else min(MAX_WAIT_S, max(0, next_ns - self._clock()) / 1e9)
-                    if wait_s is None or wait_s > 0:
-                        self._changed.wait(timeout=MAX_WAIT_S if wait_s is None else wait_s)
-                        continue
-                self.run_due()
-            except Exception:  # a process edge: the thread that serves every deadline must outlive any one
-                log.exception("deadlines: serving failed; going on")
-                with self._changed:
-                    if not self._closed:
-                        self._changed.wait(timeout=0.1)  # no busy loop if the failure repeats
+            with self._changed:
+                if self._closed:
+                    return
+                next_ns = min((at_ns for at_ns, _ in self._due.values()), default=None)
+                # in whole ns first, then capped: a deadline 10**30 ns away is one wait() accepts
+                wait_s = None if next_ns is None else min(MAX_WAIT_S, max(0, next_ns - self._clock()) / 1e9)
+                if wait_s is None or wait_s > 0:
+                    self._changed.wait(timeout=MAX_WAIT_S if wait_s is None else wait_s)
+                    continue
+            self.run_due()
