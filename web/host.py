@@ -86,6 +86,22 @@ STRINGS = {
     "host.reason": ("причина", "reason"),
     "host.apply": ("Применить", "Apply"),
     "host.finished": ("Бой окончен", "Battle over"),
+    "battles.open_title": ("Неоконченные бои этого бокса", "This box's battles not over"),
+    "battles.done_title": ("Оконченные бои этого бокса", "This box's battles over"),
+    "battles.unfinished": ("не окончен", "not over"),
+    "battles.finished": ("окончен", "over"),
+    "battles.current": ("идёт сейчас", "live now"),
+    "battles.resume": ("Продолжить", "Go on"),
+    "battles.open": ("Открыть", "Open"),
+    "battles.progress": ("тема {started} из {themes}", "theme {started} of {themes}"),
+    "battles.not_started": ("вопросов ещё не было", "no questions yet"),
+    "unfinished.title": ("Этот бой не окончен", "This battle is not over"),
+    "unfinished.go_on": ("Продолжить этот бой", "Go on with this battle"),
+    "unfinished.set_aside": ("Отложить и начать новый", "Set it aside, start a new one"),
+    "unfinished.note": ("Отложенный бой останется в списке неоконченных: его можно продолжить в любой момент",
+                        "A battle set aside stays on the list of battles not over: go on with it at any time"),
+    "setup.set_aside_note": ("Текущий бой будет отложен:", "The live battle will be set aside:"),
+    "setup.back": ("Назад к бою", "Back to the battle"),
 }
 
 

@@ -112,6 +112,9 @@ STRINGS = {
                                "Too many wrong seat codes: wait a minute"),
     "error.simulator_off": ("Бокс работает не в режиме симулятора", "The box is not running as a simulator"),
     "error.capture_down": ("Нет связи с кнопками", "The buttons are not connected"),
+    "error.battle_unfinished": ("Бой не окончен: продолжите его или отложите",
+                                "The battle is not over: go on with it or set it aside"),
+    "error.no_such_battle": ("На этом боксе нет такого боя", "This box holds no such battle"),
     "error.internal": ("Внутренняя ошибка, команда не применена", "Internal error: the command was not applied"),
 }
 

@@ -271,6 +271,30 @@ class BattleAdapter:
         newest = listed[-1]
         return None if newest["is_over"] else newest["battle_id"]
 
+    def battle_list(self, battles, current: str | None) -> list[dict]:
+        """This box's battles for the host's list: unfinished first, newest first within each group.
+
+        ``current`` (the live battle) is flagged and carries no scores: the page has them in ``players``, and
+        so the list changes only when a battle is set up or resumed, not at every press.
+        """
+        rows = []
+        for order, line in enumerate(battles.list()):
+            state = battles.state(line["battle_id"])
+            title_ru, _, title_en = state.profile.title.partition(" / ")
+            theme = state.theme
+            rows.append((not state.is_over, order, {
+                "id": line["battle_id"], "profile": state.profile.name,
+                "title_ru": title_ru, "title_en": title_en or title_ru,
+                "finished": state.is_over, "current": line["battle_id"] == current,
+                "players": [{"name": name, "score": None if line["battle_id"] == current else state.scores[i]}
+                            for i, name in enumerate(state.players)],
+                "themes": state.setup.themes, "themes_started": sum(1 for t in state.themes if not t.shootout),
+                "questions": len(state.questions),
+                "theme_name": (theme.name or f"{theme.index + 1}") if theme is not None else "",
+                "slot": state.setup.slot}))
+        rows.sort(key=lambda row: (not row[0], -row[1]))
+        return [row[2] for row in rows]
+
     # ------------------------------------------------------------ commands
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
         """The events one host command stands for (the engine then accepts or refuses them all)."""

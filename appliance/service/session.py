@@ -113,6 +113,7 @@ class Session:
         self._capture_status: dict = {}
         self._capture_plan = None
         self._results: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self._battle_list: list[dict] = []  # this box's battles (view key "battles"), remade on setup/resume
         self._subscribers: list[Callable[[dict], None]] = []
         self._view = self._build_view()
 
@@ -123,10 +124,13 @@ class Session:
         with self._lock:
             self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)
+            self._battle_list = self.adapter.battle_list(self.battles, resumable)
             if resumable is not None:
                 self._battle_id = resumable
                 self._state = self.battles.state(resumable)
                 self._after_change(event=None)
+            else:
+                self._view = self._build_view()  # the list of battles, with nothing live: no update to send
         if timer_thread:
             self.deadlines.start()
         return self
@@ -195,6 +199,8 @@ class Session:
             try:
                 if name == "setup":
                     self._setup(args, at_ns)
+                elif name == "resume":
+                    self._resume(args)
                 elif name == "phones":
                     self._phones(bool(args.get("enabled")))
                 elif name == "button_test":
@@ -309,13 +315,37 @@ class Session:
         return None
 
     def _setup(self, args: dict, at_ns: int) -> None:
+        """A new battle becomes the live one. An unfinished live battle is never replaced silently: ``setup``
+        must name it in ``set_aside`` (the host saw it, with its scores, and chose to set it aside); it stays
+        in the store and in the list, to be resumed (``resume``)."""
+        self._check_set_aside(args.get("set_aside"), "setup")
         event = self.adapter.setup_event(args, at_ns)
         battle_id = self.battles.create(event)
+        self._open(battle_id, self.adapter.event_dict(event))
+
+    def _resume(self, args: dict) -> None:
+        """``resume {battle}``: any battle of this box becomes the live one again, as its log left it. The one it
+        replaces, if unfinished, must be named in ``set_aside`` too (the same rule as ``setup``)."""
+        battle_id = args.get("battle")
+        if not isinstance(battle_id, str) or battle_id not in {line["battle_id"] for line in self.battles.list()}:
+            raise CommandRejected("error.no_such_battle", f"no battle {battle_id!r} on this box", "resume")
+        if battle_id == self._battle_id:
+            return
+        self._check_set_aside(args.get("set_aside"), "resume")
+        self._open(battle_id, {"type": "BattleResumed", "battle": battle_id})
+
+    def _check_set_aside(self, set_aside, command: str) -> None:
+        if self._state is not None and not self._state.is_over and set_aside != self._battle_id:
+            raise CommandRejected("error.battle_unfinished", f"battle {self._battle_id} is not over; name it in "
+                                  "set_aside to set it aside", command)
+
+    def _open(self, battle_id: str, event: dict) -> None:
         self._battle_id = battle_id
         self._state = self.battles.state(battle_id)
+        self._battle_list = self.adapter.battle_list(self.battles, battle_id)
         if self._phones_enabled:
             self._new_seat_codes()  # new seats, maybe new people in them: last battle's phones do not carry over
-        self._after_change(event=self.adapter.event_dict(event))
+        self._after_change(event=event)
 
     def _phones(self, enabled: bool) -> None:
         """Phones as fallback buzzers. Each time they are switched on every seat gets a fresh code (a phone
@@ -405,6 +435,7 @@ class Session:
     def _build_view(self) -> dict:
         view = self.adapter.view(self._state, self._battle_id, self.clock()) if self._state is not None else {
             "battle": None}
+        view["battles"] = self._battle_list  # host only (web/sync.py)
         view["phones_enabled"] = self._phones_enabled
         view["seat_codes"] = list(self._seat_codes) if self._phones_enabled else None  # host only (web/sync.py)
         view["button_test"] = self._button_test_on

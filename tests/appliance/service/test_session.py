@@ -201,7 +201,7 @@ def test_enabling_phones_makes_one_fresh_code_per_seat_off_the_battle_log(sessio
     fresh = session.snapshot()["view"]["seat_codes"]
     assert all(new != old for new, old in zip(fresh, codes))                # every old code is dead
     assert len(memory_battles.events[session.battle_id]) == logged          # access control, not battle events
-    command(session, "setup", **setup_args(players=("Дима", "Женя")))       # a new battle: new seats, new codes
+    command(session, "setup", **setup_args(players=("Дима", "Женя")), set_aside=session.battle_id)  # new seats, codes
     assert len(session.snapshot()["view"]["seat_codes"]) == 2
     assert not set(session.snapshot()["view"]["seat_codes"]) & set(fresh[:2])
 
@@ -315,3 +315,76 @@ def test_the_capture_status_reaches_every_page_so_a_fallback_factory_is_announce
     capture_view = session.snapshot()["view"]["capture"]
     assert capture_view["connected"] and capture_view["precision"] == "callback"
     assert capture_view["degraded"] == ["RPi.GPIO: no kernel edge timestamps"]
+
+
+def _play_to_minus_20_20_40(session, capture, clock):
+    """Mid-theme at −20/20/40, the issue's example: Аня wrong on 20, Борис right on 20, Вера right on 40."""
+    command(session, "setup", **setup_args())
+    command(session, "next")                                     # theme «Реки»
+    for price, answers in ((10, ()), (20, ((1, False), (2, True))), (30, ()), (40, ((3, True),))):
+        command(session, "next")
+        for player, right in answers:
+            clock.advance(100)
+            capture.press(player, t_ns=clock.now_ns)
+            command(session, "point")
+            command(session, "right" if right else "wrong")
+        if not answers:
+            command(session, "reading_done")
+            clock.advance(7001)
+            session.deadlines.run_due()
+    assert [p["score"] for p in session.snapshot()["view"]["players"]] == [-20, 20, 40]
+
+
+def test_an_unfinished_battle_is_never_replaced_silently(session, capture, clock):
+    _play_to_minus_20_20_40(session, capture, clock)
+    first = session.battle_id
+    seq = session.seq
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "setup", **setup_args(players=("Дима", "Женя")))
+    assert refused.value.code == "error.battle_unfinished"
+    assert session.battle_id == first and session.seq == seq      # nothing changed
+    with pytest.raises(CommandRejected):                           # naming another battle is no choice either
+        command(session, "setup", **setup_args(players=("Дима", "Женя")), set_aside="b99")
+
+    # The host saw it and set it aside: the new battle is live, the old one listed first (unfinished), with scores.
+    command(session, "setup", **setup_args(players=("Дима", "Женя")), set_aside=first)
+    second = session.battle_id
+    assert second != first
+    listed = session.snapshot()["view"]["battles"]
+    assert [(b["id"], b["current"], b["finished"]) for b in listed] == [(second, True, False), (first, False, False)]
+    old = listed[1]
+    assert [(p["name"], p["score"]) for p in old["players"]] == [("Аня", -20), ("Борис", 20), ("Вера", 40)]
+    assert (old["themes"], old["themes_started"], old["questions"], old["theme_name"]) == (4, 1, 4, "Реки")
+    assert listed[0]["players"][0]["score"] is None                # the live one's scores are in view.players
+
+    # Any battle can be resumed, as its log left it (the live unfinished one is set aside by name, again).
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "resume", battle=first)
+    assert refused.value.code == "error.battle_unfinished"
+    command(session, "resume", battle=first, set_aside=second)
+    view = session.snapshot()["view"]
+    assert session.battle_id == first
+    assert [p["score"] for p in view["players"]] == [-20, 20, 40]
+    assert view["theme"]["name"] == "Реки"
+    command(session, "next")                                       # and the battle goes on: 50 is next
+    assert session.state.questions[-1].value_points == 50
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "resume", battle="nope")
+    assert refused.value.code == "error.no_such_battle"
+
+
+def test_a_finished_battle_makes_way_without_a_question(session, capture, clock):
+    command(session, "setup", **setup_args(themes=("Реки",)))
+    command(session, "next")
+    for _ in range(5):
+        command(session, "next")
+        clock.advance(100)
+        capture.press(1, t_ns=clock.now_ns)
+        command(session, "point")
+        command(session, "right")
+    assert session.state.is_over
+    finished = session.battle_id
+    command(session, "setup", **setup_args(players=("Дима", "Женя")))
+    listed = session.snapshot()["view"]["battles"]
+    assert [(b["id"], b["finished"]) for b in listed] == [(session.battle_id, False), (finished, True)]
+    assert listed[1]["players"][0] == {"name": "Аня", "score": 150}

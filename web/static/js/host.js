@@ -4,9 +4,12 @@
   const S = window.SVOYAK, t = S.t, el = S.el;
   const $ = (id) => document.getElementById(id);
   const PIN_KEY = "svoyak.host.pin";
-  let link = null, view = null, profiles = [], setupWanted = false;
+  let link = null, view = null, profiles = [];
+  // What the host asked to see instead of the live battle: "unfinished" (go on or set aside?) or "setup";
+  // setAside: the id of the unfinished live battle the host chose to set aside (sent with setup and resume).
+  let screen = "run", setAside = null;
 
-  function show(id) { for (const s of ["login", "setup", "run"]) $(s).hidden = s !== id; }
+  function show(id) { for (const s of ["login", "unfinished", "setup", "run"]) $(s).hidden = s !== id; }
 
   let reasonShown = 0;  // counts messages, so a late acknowledgement never wipes a newer refusal
   /* One place says why: the line under the controls. The toast (top, never takes a tap) repeats it only when
@@ -110,10 +113,67 @@
       name: row.querySelector("input[name=theme]").value.trim() || t("setup.theme_n") + " " + (i + 1),
       red: !!(row.querySelector("input[name=red]") || {}).checked,
     }));
-    const ack = await send("setup", { profile: $("profile").value, players, themes });
-    if (ack.ok) { setupWanted = false; render(); }  // the new battle's update may have come before this ack
+    const args = { profile: $("profile").value, players, themes };
+    if (setAside) args.set_aside = setAside;
+    const ack = await send("setup", args);
+    if (ack.ok) { screen = "run"; setAside = null; render(); }  // the new battle's update may have come before this ack
   });
-  for (const id of ["new-battle", "new-battle-end"]) $(id).addEventListener("click", () => { setupWanted = true; render(null); });
+
+  // ---------------------------------------------------------------- this box's battles
+  /* «Новый бой» never replaces an unfinished battle silently: the host sees it, with its scores, and chooses. */
+  function wantNewBattle() {
+    const live = view && view.battle;
+    screen = live && !live.finished ? "unfinished" : "setup";
+    setAside = null;
+    render();
+  }
+  for (const id of ["new-battle", "new-battle-end"]) $(id).addEventListener("click", wantNewBattle);
+  $("go-on").addEventListener("click", () => { screen = "run"; setAside = null; render(); });
+  $("set-aside").addEventListener("click", () => { setAside = view.battle.id; screen = "setup"; render(); });
+  $("back-to-battle").addEventListener("click", () => { screen = "run"; setAside = null; render(); });
+
+  function liveEntry() { return (view.battles || []).find((b) => b.current) || null; }
+  function progress(b) {
+    if (!b.questions && !b.themes_started) return t("battles.not_started");
+    return t("battles.progress").replace("{started}", b.themes_started).replace("{themes}", b.themes) +
+      (b.theme_name && !b.finished ? " · «" + b.theme_name + "»" : "");
+  }
+  /* a battle as the host recognises it: regulation, where it stands, every player with the score */
+  function battleCard(b) {
+    const players = b.current ? view.players.map((p) => ({ name: p.name, score: p.score })) : b.players;
+    if (b.current) {  // the live battle: where it stands now, from the view (the list is made at setup/resume)
+      const regular = (view.themes || []).filter((th) => !th.shootout);
+      b = Object.assign({}, b, { finished: !!view.battle.finished, questions: (view.questions || []).length,
+        themes_started: regular.filter((th) => th.played.length || th.current).length,
+        theme_name: view.theme ? view.theme.name : "" });
+    }
+    return [
+      el("div", { class: "battle-title" }, S.lang === "en" ? b.title_en : b.title_ru, " · ",
+        el("span", { class: "status" + (b.finished ? "" : " open") }, t(b.current ? "battles.current" : b.finished ? "battles.finished" : "battles.unfinished")),
+        " · ", progress(b)),
+      el("div", { class: "battle-scores" }, ...players.map((p) => el("span", { class: "battle-score" },
+        el("span", { class: "name" }, p.name), " ", el("b", {}, String(p.score)))))];
+  }
+  async function resume(b) {
+    const args = { battle: b.id };
+    if (setAside) args.set_aside = setAside;
+    const ack = await send("resume", args);
+    if (ack.ok) { screen = "run"; setAside = null; render(); }
+  }
+  function renderBattles() {
+    const list = (view.battles || []).map((b) => (b.current ? Object.assign({}, b, { finished: !!view.battle.finished }) : b));
+    const open = list.filter((b) => !b.finished && !(b.current && !setAside)), done = list.filter((b) => b.finished);
+    $("open-battles").hidden = !open.length;
+    $("done-battles").hidden = !done.length;
+    $("open-battle-list").replaceChildren(...open.map(battleItem));
+    $("done-battle-list").replaceChildren(...done.map(battleItem));
+  }
+  function battleItem(b) {
+    return (el("li", { class: "battle" + (b.finished ? " finished" : " open") + (b.current ? " current" : ""), dataset: { battle: b.id } },
+      el("div", { class: "battle-card" }, ...battleCard(b)),
+      b.current ? null : el("button", { type: "button", class: "resume" + (b.finished ? "" : " primary"), onclick: () => resume(b) },
+        t(b.finished ? "battles.open" : "battles.resume"))));
+  }
 
   // ---------------------------------------------------------------- run
   function allowed(cmd) { return view && view.allowed && cmd in view.allowed && view.allowed[cmd] === null; }
@@ -165,8 +225,22 @@
 
   function render() {
     if (!view) return;
-    if (!view.battle || setupWanted || (view.battle.finished && setupWanted)) {
+    const live = view.battle, entry = live ? liveEntry() : null;
+    const unfinished = !!(live && !live.finished);
+    // the battle the host chose to set aside is no longer the live one (the director put another): ask again
+    if (setAside && (!unfinished || setAside !== live.id)) { setAside = null; if (screen === "setup" && unfinished) screen = "unfinished"; }
+    if (screen === "unfinished" && !unfinished) screen = "setup";
+    if (!live || screen === "setup") {
       show("setup");
+      $("back-to-battle").hidden = !live;
+      $("set-aside-note").hidden = !setAside;
+      if (setAside && entry) $("set-aside-note").replaceChildren(t("setup.set_aside_note"), " ", el("span", { class: "battle-card" }, ...battleCard(entry)));
+      renderBattles();
+      return;
+    }
+    if (screen === "unfinished") {
+      show("unfinished");
+      $("unfinished-battle").replaceChildren(...(entry ? battleCard(entry) : []));
       return;
     }
     show("run");
