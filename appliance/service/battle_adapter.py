@@ -12,6 +12,7 @@ from typing import Any
 
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
+from appliance.words import format_counts
 
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
@@ -25,13 +26,15 @@ HOST_COMMANDS = ("next", "reading_done", "resume_reading", "point", "pick", "rig
 # ``appliance.rules.battle.errors.REFUSAL_CODES`` and docs/battle-engine.md), Russian then English, formatted
 # from the error's ``params``. People count from 1: ``{player}``/``{first}``/``{answerer}`` are names,
 # ``{question}``/``{appeal}`` are numbers + 1. Stale figures (seconds left) are left out: the countdown shows them.
+# A name's gender is unknown: no past-tense verb agrees with a name (word around it: «ответ уже был»), and a
+# count's word goes through the one plural rule (``{count:игрок|игрока|игроков}``, appliance/words.py).
 REFUSALS: dict[str, tuple[str, str]] = {
     # setup: the setup form and tools
     "no_profile": ("Не выбран регламент", "No regulation is chosen"),
     "setup_first": ("Сначала начните бой", "Set up the battle first"),
     "players_not_names": ("Имена игроков не заполнены", "Player names are missing"),
-    "player_count": ("Игроков {count}, а по регламенту {min}–{max}",
-                     "{count} players; this regulation plays {min}-{max}"),
+    "player_count": ("{count} {count:игрок|игрока|игроков}, а по регламенту — от {min} до {max}",
+                     "{count} {count:player|players}; this regulation plays {min}-{max}"),
     "duplicate_player_name": ("У двух игроков одно имя", "Two players have the same name"),
     "bad_theme_count": ("Нужна хотя бы одна тема", "A battle needs at least one theme"),
     "bad_theme_names": ("Названия тем — текст", "Theme names are text"),
@@ -78,10 +81,10 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "bad_press_source": ("Неизвестный источник нажатия", "Unknown press source"),
     # answering
     "nobody_signalled": ("Никто не нажал", "Nobody has pressed"),
-    "not_the_answerer": ("Первым нажал {first}, не {player}", "{first} pressed first, not {player}"),
+    "not_the_answerer": ("Первое нажатие — {first}, а не {player}", "{first} pressed first, not {player}"),
     "answerer_already_pointed": ("Отвечающий уже указан", "The answerer is already pointed to"),
     "already_answering": ("Уже отвечает {answerer}", "{answerer} is already answering"),
-    "already_answered": ("{player} уже отвечал на этот вопрос", "{player} may not answer this question"),
+    "already_answered": ("{player}: ответ на этот вопрос уже был", "{player} has answered this question already"),
     "press_window_closed": ("Время на нажатие вышло — указать отвечающего нельзя",
                             "The press window has closed: nobody can be pointed to"),
     "nobody_answering": ("Никто не отвечает — сначала укажите отвечающего",
@@ -113,9 +116,9 @@ REFUSALS: dict[str, tuple[str, str]] = {
                                        "A ruling can be corrected only before the next question"),
     "correction_outside_appeal_window": ("Исправить можно сразу или после конца темы",
                                          "A ruling is revised at once or after its theme ends"),
-    "no_answer_to_correct": ("{player} не отвечал на вопрос {question}",
+    "no_answer_to_correct": ("{player}: ответа на вопрос {question} не было",
                              "{player} gave no answer to question {question}"),
-    "answer_voided": ("Ответ {player} не в счёт: раньше засчитан ответ {first}",
+    "answer_voided": ("{player}: ответ не в счёт — раньше засчитан верный ответ: {first}",
                       "{player}'s answer is void: {first}'s came first"),
     "ruling_unchanged": ("Решение и так такое", "The ruling already is that"),
     "bad_corrected_ruling": ("Исправление — «Плюс» или «Минус»", "A corrected ruling is right or wrong"),
@@ -190,7 +193,7 @@ def word_refusal(code: str | None, params: dict, rule: str, message: str = "", p
     if lines is not None:
         fields = refusal_fields(params, players)
         try:
-            ru, en = (line.format(**fields) for line in lines)
+            ru, en = (format_counts(line, language, **fields) for line, language in zip(lines, ("ru", "en")))
         except (KeyError, IndexError):  # params missing a figure the line names: say the engine's own words
             lines = None
         else:

@@ -21,7 +21,8 @@
      ``shown`` keeps who answered and the price from the view before the update (the event has neither). */
   let shown = { answerer: null, price: null }, resultTimer = null;
   function remember() {
-    shown = { answerer: view.answerer, price: view.question ? view.question.price : null };
+    shown = { answerer: view.answerer, price: view.question ? view.question.price : null,
+              answered: (view.players || []).some((p) => p.answered) };
   }
   function announce(event, before) {
     if (!event) return;
@@ -38,7 +39,8 @@
       kind = event.correct ? "right" : "wrong";
     } else if (event.type === "TimeCalled") { text = t("board.result_time"); kind = "time"; }
     else if (event.type === "QuestionWithdrawn") { text = t("board.result_withdrawn"); }
-    else if (event.type === "PressWindowExpired") { text = t("board.result_nobody"); kind = "time"; }
+    // after a wrong answer the others had their window and let it pass: say so, not «nobody answered»
+    else if (event.type === "PressWindowExpired") { text = t(before.answered ? "board.result_no_more" : "board.result_nobody"); kind = "time"; }
     else if (event.type === "DeadlinePassed" && event.deadline === "answer") { text = t("board.result_time"); kind = "time"; }
     if (!text) return;
     const box = $("board-result");

@@ -8,9 +8,25 @@
   const E = S.events;
   S.t = (key) => (key in S.strings ? S.strings[key] : key);
   S.lang = S.language;
-  S.both = (msg) => (msg ? (S.lang === "en" ? msg.en + " / " + msg.ru : msg.ru + " / " + msg.en) : "");
-  /* a worded message {ru, en} as [main line, second line]: Russian then English; the English page, English only */
-  S.say = (msg) => (!msg ? ["", ""] : S.lang === "en" ? [msg.en || msg.ru, ""] : [msg.ru, msg.en && msg.en !== msg.ru ? msg.en : ""]);
+  /* A worded message {ru, en} in the page's language only: a page speaks one language at a time. */
+  S.both = (msg) => (!msg ? "" : typeof msg === "string" ? msg : (S.lang === "en" ? msg.en || msg.ru : msg.ru || msg.en) || "");
+  /* [main line, second line] of a worded message: the page's language, nothing under it */
+  S.say = (msg) => [S.both(msg), ""];
+
+  /* The one plural rule, the same as appliance/words.py (tests/web/test_host_browser.py compares them):
+     Russian forms for 1, 2-4, 5 ("тема|темы|тем"), English for 1 and the rest. */
+  S.pluralIndex = function (count, lang) {
+    const n = Math.abs(Math.trunc(Number(count)));
+    if ((lang || S.lang) !== "ru") return n === 1 ? 0 : 1;
+    if (n % 10 === 1 && n % 100 !== 11) return 0;
+    if (n % 10 >= 2 && n % 10 <= 4 && !(n % 100 >= 12 && n % 100 <= 14)) return 1;
+    return 2;
+  };
+  S.plural = (count, forms, lang) => { const words = forms.split("|"); return words[Math.min(S.pluralIndex(count, lang), words.length - 1)]; };
+  /* a catalogue line with {name} figures and {name:forms} words for them: format(t("key"), {count: 3}) */
+  S.format = (template, values) => String(template)
+    .replace(/\{(\w+):([^{}|]*(?:\|[^{}|]*)+)\}/g, (_, name, forms) => S.plural(values[name], forms))
+    .replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 
   let idCounter = 0;
   const idPrefix = Date.now().toString(36) + "-" + Math.floor(Math.random() * 1e9).toString(36);
