@@ -110,7 +110,7 @@ class Hub:
 
 # View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small,
 # and the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows).
-HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "battles"})
+HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "battles", "undo"})
 
 
 class SyncNamespace(Namespace):

@@ -203,6 +203,12 @@ def word_refusal(code: str | None, params: dict, rule: str, message: str = "", p
             "ru": f"Правила боя не позволяют: {message} ({section})", "en": f"{message} ({rule})"}
 
 
+def _section(citation: str) -> str | None:
+    """``"eurocup 2.11"`` -> ``"2.11"``; a rule the regulation gives no section (``"eurocup (profile: x)"``): None."""
+    _name, _, tail = citation.partition(" ")
+    return tail if tail[:1].isdigit() else None
+
+
 class CommandError(ValueError):
     """Arguments a command cannot be built from (the session words it as ``error.bad_command``)."""
 
@@ -235,7 +241,12 @@ class BattleAdapter:
                         "theme_counts": list(profile.themes_counts),
                         "red_themes": profile.questions_red_theme_multiplier != 1,
                         "appeals": profile.corrections_appeals != "none",
-                        "host_corrections": profile.corrections_host != "never"})
+                        "host_corrections": profile.corrections_host != "never",
+                        # what the tools panel says each regulation allows (words keyed by the policy, not the name)
+                        "corrections_policy": profile.corrections_host,
+                        "appeals_policy": profile.corrections_appeals,
+                        "corrections_section": _section(profile.cite("corrections")),
+                        "appeals_section": _section(profile.cite("appeals"))})
         return out
 
     def setup_event(self, args: dict, at_ns: int) -> ev.BattleSetUp:
@@ -353,6 +364,10 @@ class BattleAdapter:
                                      correct=None if correct is None else bool(correct))]
         raise CommandError(f"unknown command {name!r}")
 
+    def starts_question(self, events: list) -> bool:
+        """Whether these events start a question (its price or its reading): the button test must be over."""
+        return any(isinstance(event, (ev.PriceAnnounced, ev.ReadingStarted)) for event in events)
+
     def check(self, state, events: list) -> Any:
         """Apply ``events`` to ``state`` without storing anything; raise the engine's error if refused."""
         for event in events:
@@ -400,6 +415,85 @@ class BattleAdapter:
         (``players``: the battle's names, for the lines that name a player)."""
         return word_refusal(getattr(error, "code", None), getattr(error, "params", {}), getattr(error, "rule", ""),
                             getattr(error, "message", str(error)), players)
+
+    # ------------------------------------------------------------ undo, said before and after
+    # The host command that does a host action again (after an undo, one tap takes the undo back).
+    REDO_COMMANDS = {"ThemeStarted": "next", "PriceAnnounced": "next", "ReadingStarted": "next",
+                     "ReadingFinished": "reading_done", "ReadingResumed": "resume_reading", "AnswererPointed": "point",
+                     "ShortFormGiven": "short_form", "ClarificationRequested": "clarify", "AnswerTimeExtended": "extend",
+                     "TimeCalled": "time", "QuestionWithdrawn": "withdraw", "AnswerAnnounced": "announce"}
+
+    def _action(self, event, before) -> dict:
+        """A host action as the page words it: its type, whose turn it was, the price, the ruling."""
+        name = type(event).__name__
+        question = before.current_question if before is not None else None
+        player = getattr(event, "player", None)
+        if player is None or player < 0:
+            player = before.answerer if before is not None else None
+        action = {"type": name, "player": player, "price": getattr(event, "value_points", None) or (
+            question.value_points if question is not None else None), "correct": getattr(event, "correct", None)}
+        command = self.REDO_COMMANDS.get(name)
+        if name == "AnswerJudged":
+            command = "right" if event.correct else "wrong"
+        elif name == "AnswererPointed" and before is not None and before.mode == "claps":
+            command = "pick"
+        action["redo"] = command  # None: taken back for good (a correction is made again from its form)
+        return action
+
+    def undo_view(self, state) -> dict:
+        """``{next, last}``: what «Отменить» would take back now (or None), and the action the last undo took back
+        while nothing has happened since (or None), with the command that does it again."""
+        node = state.history
+        while node is not None and not node[1].is_host_action:
+            node = node[2]
+        upcoming = self._action(node[1], node[0]) if node is not None else None
+        last = None
+        if state.undone and state.undone[-1].at_ns >= state.last_at_ns:
+            last = self._action(state.undone[-1].event, state)
+            last["at_ns"] = state.undone[-1].at_ns
+        return {"next": upcoming, "last": last}
+
+    # ------------------------------------------------------------ what the hall is told
+    def announcement(self, before, after, event, current: dict | None) -> dict | None:
+        """What the board and the host page announce after ``event`` (``before`` -> ``after``), or keep.
+
+        A correction and an appeal's decision are announced (who, which question, the ruling from and to, every
+        score that moved from and to, answers voided by it, the sections); the announcement stays in the view
+        until the next question or theme starts, or an undo takes something back (then it no longer holds).
+        """
+        if isinstance(event, (ev.PriceAnnounced, ev.ThemeStarted, ev.ActionUndone, ev.BattleSetUp)):
+            return None
+        if isinstance(event, ev.RulingCorrected):
+            kind, player, index, appeal = "correction", event.player, event.question, None
+        elif isinstance(event, ev.AppealDecided):
+            appeal = after.appeals[event.appeal]
+            player, index = appeal.player, appeal.question
+            kind = ("question_voided" if appeal.correct is None else "appeal_accepted") if appeal.accepted \
+                else "appeal_rejected"
+        else:
+            return current
+        old_q, new_q = before.questions[index], after.questions[index]
+        old_ruling, new_ruling = old_q.ruling_of(player), new_q.ruling_of(player)
+        theme = after.themes[new_q.theme]
+        profile = after.profile
+        voided = [r.player for r, was in zip(new_q.rulings, old_q.rulings) if r.void and not was.void]
+        restored = [r.player for r, was in zip(new_q.rulings, old_q.rulings) if was.void and not r.void]
+        names = after.players
+        return {
+            "id": after.seq, "kind": kind, "player": player, "name": names[player],
+            "question": {"index": index, "theme_name": theme.name or f"{theme.index + 1}",
+                         "price": new_q.value_points},
+            "was": None if old_ruling is None else old_ruling.effective,
+            "now": None if new_ruling is None else new_ruling.effective,
+            "scores": [{"player": i, "name": names[i], "old": old, "new": new}
+                       for i, (old, new) in enumerate(zip(before.scores, after.scores)) if old != new],
+            "voided": [{"player": i, "name": names[i]} for i in voided],
+            "restored": [{"player": i, "name": names[i]} for i in restored],
+            "claim": appeal.claim if appeal is not None else "",
+            "reason": getattr(event, "reason", ""),
+            "section": _section(profile.cite("appeals" if appeal is not None else "corrections")),
+            "void_section": _section(profile.cite("question_end")) if voided or restored else None,
+        }
 
     # ------------------------------------------------------------ view
     def allowed(self, state, at_ns: int) -> dict[str, dict | None]:
@@ -578,6 +672,7 @@ class BattleAdapter:
             "allowed": self.allowed(state, now_ns),
             "standings": standings_rows,
             "questions": self._question_rows(state),
+            "undo": self.undo_view(state),
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
         }

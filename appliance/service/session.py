@@ -108,11 +108,13 @@ class Session:
         self._phones_enabled = False
         self._seat_codes: tuple[str, ...] = ()  # one per seat while phones are enabled (access, not battle events)
         self._button_test_on = False
+        self._button_test_pressed: tuple[int, ...] = ()  # seats whose button was pressed during the test
         self._fired: set[tuple[str, int]] = set()  # deadlines already handled: never scheduled again
         self._capture_connected = False
         self._capture_status: dict = {}
         self._capture_plan = None
         self._results: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self._announcement: dict | None = None  # a correction or an appeal's decision, for the hall (view key)
         self._battle_list: list[dict] = []  # this box's battles (view key "battles"), remade on setup/resume
         self._subscribers: list[Callable[[dict], None]] = []
         self._view = self._build_view()
@@ -210,6 +212,8 @@ class Session:
                         raise CommandRejected("error.no_battle", command=name)
                     events = self.adapter.command_events(name, self._state, args, at_ns)
                     self.adapter.check(self._state, events)  # validate every event first: all or nothing
+                    if self._button_test_on and self.adapter.starts_question(events):
+                        self._end_button_test()  # a test left on must not swallow the question's presses
                     for number, event in enumerate(events):
                         self._submit(event, f"{command_id}#{number}" if len(events) > 1 else command_id)
             except (ValueError, TypeError, KeyError) as error:
@@ -284,6 +288,9 @@ class Session:
         try:
             with self._lock:
                 if kind == "press":
+                    if message.get("status") == "test" and self._button_test_on:
+                        self._button_test_press(int(message["player"]) - 1)
+                        return
                     if self._battle_id is None or message.get("status") not in self.FORWARDED_PRESSES:
                         return
                     press = {"player": int(message["player"]) - 1, "t_ns": int(message["t_ns"]), "source": "button"}
@@ -341,6 +348,7 @@ class Session:
 
     def _open(self, battle_id: str, event: dict) -> None:
         self._battle_id = battle_id
+        self._announcement = None
         self._state = self.battles.state(battle_id)
         self._battle_list = self.adapter.battle_list(self.battles, battle_id)
         if self._phones_enabled:
@@ -367,16 +375,49 @@ class Session:
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="button_test")
         on = bool(args.get("on", not self._button_test_on))
-        try:
-            self.capture.button_test(on).result(timeout=2)
-        except (CaptureError, TimeoutError) as error:
-            raise CommandRejected("error.capture_down", str(error), "button_test") from None
+        # Not waited for under the lock: the link's reader thread delivers the capture's "status" (sent when the
+        # mode switches) through on_capture_event, which needs this lock, before it reads the reply; waiting here
+        # held both until the link timed out. The link sends commands in order; a refusal turns the flag back.
+        self.capture.button_test(on).add_done_callback(lambda done: self._button_test_refused(done, on))
         self._button_test_on = on
+        self._button_test_pressed = ()
         self._capture_plan = None  # the test left the capture disarmed: arm again from the battle's state
         self._after_change(event={"type": "ButtonTest", "on": on})
 
+    def _button_test_refused(self, done, on: bool) -> None:
+        error = done.exception()
+        if error is None:
+            return
+        log.warning("capture link refused button_test %s: %s", on, error)
+        with self._lock:
+            if self._button_test_on == on:
+                self._button_test_on = False  # off either way: an arm ends the test in the capture too
+                self._button_test_pressed = ()
+                self._capture_plan = None
+                self._after_change(event={"type": "ButtonTest", "on": self._button_test_on, "refused": str(error)})
+
+    def _end_button_test(self) -> None:
+        """The test ends by itself when a question starts. Not waited for: the link sends commands in order, so
+        the capture hears "test off" before the arm or disarm that follows (docs/capture-protocol.md)."""
+        future = self.capture.button_test(False) if self.capture is not None else None
+        if future is not None:
+            future.add_done_callback(lambda done: done.exception() and log.warning(
+                "capture link refused to end the button test: %s", done.exception()))
+        self._button_test_on = False
+        self._button_test_pressed = ()
+        self._capture_plan = None
+        self._after_change(event={"type": "ButtonTest", "on": False, "ended_by": "question"})
+
+    def _button_test_press(self, player: int) -> None:
+        """A press during the test: the page shows whose buttons work (not a battle event: nothing is logged)."""
+        if player not in self._button_test_pressed:
+            self._button_test_pressed = tuple(sorted((*self._button_test_pressed, player)))
+            self._after_change(event={"type": "ButtonTestPress", "player": player})
+
     def _submit(self, event, command_id: str | None) -> None:
+        before = self._state
         self._state = self.battles.submit(self._battle_id, event, command_id=command_id)
+        self._announcement = self.adapter.announcement(before, self._state, event, self._announcement)
         self._after_change(event=self.adapter.event_dict(event))
 
     def _on_deadline(self, key: str, at_ns: int) -> None:
@@ -436,9 +477,11 @@ class Session:
         view = self.adapter.view(self._state, self._battle_id, self.clock()) if self._state is not None else {
             "battle": None}
         view["battles"] = self._battle_list  # host only (web/sync.py)
+        view["announcement"] = self._announcement
         view["phones_enabled"] = self._phones_enabled
         view["seat_codes"] = list(self._seat_codes) if self._phones_enabled else None  # host only (web/sync.py)
         view["button_test"] = self._button_test_on
+        view["button_test_pressed"] = list(self._button_test_pressed)
         view["expired"] = sorted(key for key, _ in self._fired)  # deadlines passed and still in the state
         view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected,
                            **self._capture_status}

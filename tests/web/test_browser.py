@@ -171,7 +171,7 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
 
     # The host may not judge before anyone answers: the button is greyed and tapping it says why (eurocup 2.6).
     host.locator(".controls [data-cmd=right]").click(force=True)  # a tap on a greyed button
-    expect(host.locator("#reason")).to_contain_text("eurocup 2.6")
+    expect(host.locator("#reason")).not_to_contain_text("Nobody")   # one language at a time
     expect(host.locator("#reason")).to_contain_text("Никто не отвечает — сначала укажите отвечающего (2.6)")
     expect(host.locator("#toast")).to_be_hidden()  # said once: the line under the controls is in sight
 
@@ -237,7 +237,7 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     expect(host.locator("#countdown")).to_have_class(re.compile(r"\bactive\b"), timeout=STEP_MS)
     expect(host.locator(".controls [data-cmd=time]")).to_have_attribute("aria-disabled", "true", timeout=STEP_MS)
     host.keyboard.press("t")                                # too early: refused on the page, with the rule
-    expect(host.locator("#reason")).to_contain_text("eurocup 2.8")
+    expect(host.locator("#reason")).to_contain_text("(2.8)")
     expect(host.locator(".controls [data-cmd=time]")).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
     host.keyboard.press("t")
     stage.scores(-60, 10, 20)

@@ -112,3 +112,61 @@ def test_a_battle_in_progress_is_never_lost(browser, box):
     stage.command("next")                                   # the battle goes on where it stopped: 20
     stage.price(20)
     assert stage.errors == []
+
+
+def test_the_hall_sees_the_button_test_and_every_correction(browser, box):
+    stage = Stage(browser, box)
+    expect, host, board = stage.expect, stage.host, stage.board
+    login(stage, box)
+    if host.locator("#run").is_visible():                  # the battle the first test left live: set it aside
+        new_battle(stage)
+        host.click("#set-aside")
+    set_up(stage, ["Аня", "Борис", "Вера"], themes=1)
+
+    # The button test is said on both screens while it is on, with whose buttons work.
+    host.locator(".extras").evaluate("details => { details.open = true; }")
+    host.click("#button-test")
+    expect(host.locator("#test-banner")).to_be_visible(timeout=STEP_MS)
+    expect(board.locator("#board-test")).to_be_visible(timeout=STEP_MS)
+    stage.press("1")
+    expect(board.locator("#board-test-pressed")).to_have_text("Работают: Аня", timeout=STEP_MS)
+    expect(host.locator("#test-pressed")).to_have_text("Работают: Аня")
+    shot(board, "host-board-button-test")
+    shot(host, "host-button-test")
+    assert tap_targets_too_small(host) == []
+    # Left on, it ends by itself when the question starts: its presses count again.
+    stage.command("next")                                   # the theme
+    expect(host.locator("#test-banner")).to_be_visible()
+    stage.command("next")                                   # 10
+    expect(host.locator("#test-banner")).to_be_hidden(timeout=STEP_MS)
+    expect(board.locator("#board-test")).to_be_hidden(timeout=STEP_MS)
+    expect(host.locator("#reason")).to_have_text("Проверка кнопок закончена: начался вопрос")
+    stage.press("1")
+    stage.answering("Аня")
+    stage.command("point")
+    stage.command("wrong")
+    stage.press("2")
+    stage.answering("Борис")
+    stage.command("point")
+    stage.command("right")
+    stage.scores(-10, 10, 0)
+
+    # A correction: Аня was right after all. The board and the host page say who, which question, every score
+    # from and to, and why Борис's answer no longer counts (eurocup 2.11).
+    host.locator(".extras").evaluate("details => { details.open = true; }")
+    host.select_option("#corr-player", label="Аня · Минус")
+    host.select_option("#corr-verdict", "1")
+    host.click("#correction-form button[type=submit]")
+    told = board.locator("#board-announce")
+    expect(told).to_be_visible(timeout=STEP_MS)
+    expect(told.locator(".announce-title")).to_have_text("Исправление решения")
+    expect(told.locator(".announce-what")).to_have_text("Аня · «Тема 1», 10 — ответ засчитан как верный")
+    expect(told.locator(".announce-score")).to_have_text(["Аня -10 → 10", "Борис 10 → 0"])
+    expect(told.locator(".announce-note")).to_have_text(
+        "Борис: ответ не в счёт — вопрос закончился раньше, на верном ответе (п.\u00a02.11)")
+    expect(host.locator("#host-announce .announce-score")).to_have_text(["Аня -10 → 10", "Борис 10 → 0"])
+    stage.scores(10, 0, 0)
+    assert overflowing(board) == []
+    shot(board, "host-board-correction")
+    shot(host, "host-correction")
+    assert stage.errors == []

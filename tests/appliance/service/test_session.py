@@ -388,3 +388,84 @@ def test_a_finished_battle_makes_way_without_a_question(session, capture, clock)
     listed = session.snapshot()["view"]["battles"]
     assert [(b["id"], b["finished"]) for b in listed] == [(session.battle_id, False), (finished, True)]
     assert listed[1]["players"][0] == {"name": "Аня", "score": 150}
+
+
+def test_a_correction_is_announced_with_the_scores_it_moved_and_the_answer_it_voided(session, capture, clock):
+    command(session, "setup", **setup_args(themes=("Реки",)))
+    command(session, "next")
+    command(session, "next")                                      # 10
+    clock.advance(100)
+    capture.press(1, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "wrong")                                     # Аня −10
+    clock.advance(100)
+    capture.press(2, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "right")                                     # Борис +10
+    assert session.snapshot()["view"]["announcement"] is None    # a ruling is no news: the board shows it anyway
+    command(session, "correct", question=0, player=0, correct=True, reason="синоним")
+    told = session.snapshot()["view"]["announcement"]
+    assert told["kind"] == "correction" and told["name"] == "Аня" and (told["was"], told["now"]) == (False, True)
+    assert told["question"] == {"index": 0, "theme_name": "Реки", "price": 10}
+    assert told["scores"] == [{"player": 0, "name": "Аня", "old": -10, "new": 10},
+                              {"player": 1, "name": "Борис", "old": 10, "new": 0}]
+    assert told["voided"] == [{"player": 1, "name": "Борис"}]     # eurocup 2.11.1: the question ended with Аня
+    assert told["void_section"] == "2.11" and told["section"] is None   # eurocup names no correction procedure
+    assert told["reason"] == "синоним"
+    board = [update for update in session.updates if "announcement" in update["changes"]][-1]
+    assert board["changes"]["announcement"] == told               # every role hears it (the board above all)
+    command(session, "next")                                      # 20: old news
+    assert session.snapshot()["view"]["announcement"] is None
+
+
+def test_an_appeals_decision_is_announced_with_its_section(session, capture, clock):
+    command(session, "setup", **setup_args(profile="mubc", players=("Аня", "Борис", "Вера", "Гена"), themes=("Реки",)))
+    command(session, "next")
+    command(session, "next")
+    command(session, "reading_done")
+    clock.advance(100)
+    capture.press(1, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "wrong")
+    for _ in range(3):                                            # nobody else presses: the question ends
+        clock.advance(10_000)
+        session.deadlines.run_due()
+    assert session.state.questions[0].is_over
+    command(session, "appeal", question=0, player=0, claim="ответ верный")  # mubc 4.2: before the next question
+    command(session, "appeal_decide", appeal=0, accepted=False)
+    told = session.snapshot()["view"]["announcement"]
+    assert (told["kind"], told["section"], told["scores"], told["claim"]) == ("appeal_rejected", "4.2", [], "ответ верный")
+    with pytest.raises(BattleRuleError):                          # mubc 4.2: a decision is final, undo included
+        command(session, "undo")
+    assert session.snapshot()["view"]["announcement"]["kind"] == "appeal_rejected"
+    command(session, "next")                                      # the next question: old news
+    assert session.snapshot()["view"]["announcement"] is None
+
+
+def test_the_button_test_shows_whose_buttons_work_and_ends_when_a_question_starts(session, capture, clock):
+    command(session, "setup", **setup_args())
+    command(session, "button_test", on=True)
+    capture.press(2, t_ns=clock.now_ns, status="test")             # Борис's button lights: it works
+    capture.press(2, t_ns=clock.now_ns + 1, status="test")
+    view = session.snapshot()["view"]
+    assert view["button_test"] is True and view["button_test_pressed"] == [1]
+    assert session.state.questions == ()                              # a test press is no battle event
+    command(session, "next")                                          # the theme: the test may go on
+    assert session.snapshot()["view"]["button_test"] is True
+    command(session, "next")                                          # the 10 is announced: the test ends itself
+    ended = capture.commands.index(("button_test", False))
+    assert capture.commands[-1][0] == "arm" and ended < len(capture.commands) - 1   # then the question is armed
+    view = session.snapshot()["view"]
+    assert view["button_test"] is False and view["button_test_pressed"] == []
+    assert {"type": "ButtonTest", "on": False, "ended_by": "question"} in [u["event"] for u in session.updates[-3:]]
+    clock.advance(100)
+    capture.press(3, t_ns=clock.now_ns)                               # and the presses count again
+    assert session.snapshot()["view"]["answerer"] == 2
+
+
+def test_a_refused_command_leaves_the_button_test_on(session, capture):
+    command(session, "setup", **setup_args())
+    command(session, "button_test", on=True)
+    with pytest.raises(BattleRuleError):
+        command(session, "right")
+    assert session.snapshot()["view"]["button_test"] is True

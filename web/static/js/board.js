@@ -14,8 +14,24 @@
       $("pin").textContent = hello.pin || "";
     },
     onHostPresent: () => document.querySelectorAll(".pin-row").forEach((n) => { n.hidden = true; }),
-    onView: (v, event, seq, changed) => { const before = shown; view = v; announce(event, before); render(changed); },
+    onView: (v, event, seq, changed) => { const before = shown; view = v; announce(event, before); render(changed); tell(); },
   });
+
+  /* A correction or an appeal's decision, told to the hall: who, which question, the scores from and to,
+     answers it voided, the sections. Shown for ANNOUNCE_MS (again after a reconnect while it holds). */
+  const ANNOUNCE_MS = 15000;
+  let toldId = null, tellTimer = null;
+  function tell() {
+    const a = view && view.announcement, box = $("board-announce");
+    if (!a) { box.hidden = true; toldId = null; return; }
+    if (a.id === toldId) return;
+    toldId = a.id;
+    S.renderAnnouncement(box, a);
+    box.hidden = false;
+    $("board-result").hidden = true;
+    clearTimeout(tellTimer);
+    tellTimer = setTimeout(() => { box.hidden = true; }, ANNOUNCE_MS);
+  }
 
   /* How a question ended, said for a few seconds: «+50 Вера», «Минус: Вера», «Вопрос снят», «Время!».
      ``shown`` keeps who answered and the price from the view before the update (the event has neither). */
@@ -55,6 +71,8 @@
      players and the press list, not the theme board: fewer nodes to make before the press shows. */
   function render(changed) {
     const touched = (...keys) => !changed || keys.some((key) => changed.includes(key));
+    $("board-test").hidden = !view.button_test;
+    if (view.button_test) $("board-test-pressed").textContent = S.testPressed(view);
     const battle = view.battle;
     $("waiting").hidden = !!battle;
     $("scoreboard").hidden = !battle || !!battle.finished;

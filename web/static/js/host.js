@@ -9,6 +9,9 @@
   // setAside: the id of the unfinished live battle the host chose to set aside (sent with setup and resume).
   let screen = "run", setAside = null;
 
+  // a touch screen has no keys to hint at (a laptop keeps its shortcuts)
+  if (window.matchMedia("(pointer: coarse)").matches || navigator.maxTouchPoints > 0) document.body.classList.add("touch");
+
   function show(id) { for (const s of ["login", "unfinished", "setup", "run"]) $(s).hidden = s !== id; }
 
   let reasonShown = 0;  // counts messages, so a late acknowledgement never wipes a newer refusal
@@ -52,7 +55,10 @@
     link = S.connect("/host", {
       auth: () => ({ pin: sessionStorage.getItem(PIN_KEY) || "" }),
       onHello: (hello) => { profiles = hello.profiles || []; fillProfiles(); $("logout").hidden = false; },
-      onView: (v, event) => { view = v; render(event); },
+      onView: (v, event) => {
+        view = v; render(event);
+        if (event && event.type === "ButtonTest" && event.ended_by === "question") reason(t("test.ended"));
+      },
       onRefused: (err) => {
         sessionStorage.removeItem(PIN_KEY);
         $("logout").hidden = true;
@@ -223,8 +229,11 @@
   }
   for (const id of ["corr-question", "corr-player"]) $(id).addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
 
+  $("test-off").addEventListener("click", () => send("button_test", { on: false }));
   function render() {
     if (!view) return;
+    $("test-banner").hidden = !view.button_test;
+    if (view.button_test) $("test-pressed").textContent = S.testPressed(view);
     const live = view.battle, entry = live ? liveEntry() : null;
     const unfinished = !!(live && !live.finished);
     // the battle the host chose to set aside is no longer the live one (the director put another): ask again
@@ -252,6 +261,8 @@
     const answerer = view.answerer !== null && view.answerer !== undefined ? view.players[view.answerer] : null;
     $("point").replaceChildren(el("span", { class: "ellipsis" }, answerer ? t("cmd.point_name").replace("{name}", answerer.name) : t("cmd.point")));
     $("point").title = answerer ? answerer.name : "";
+    // withdraw names the question it takes away
+    $("withdraw-label").textContent = q && !q.over && !q.withdrawn ? t("cmd.withdraw") + " " + q.price : t("cmd.withdraw");
     // "next" starts the next theme when one is over: say so (a double tap no longer does both, see send())
     $("next-label").textContent = t(view.battle.phase === "between_themes" ? "cmd.next_theme" : "cmd.next");
     document.querySelectorAll("[data-cmd]").forEach((b) => {
@@ -285,6 +296,72 @@
         el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: true, correct: true }) }, t("cmd.appeal_accept")),
         el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: false }) }, t("cmd.appeal_reject"))])));
     S.renderPresses($("host-presses"), view);
+    renderAnnouncement();
+    renderExpected(answerer);
+    renderUndo();
+    renderPolicy();
+  }
+
+  /* The next expected action stands out (the point button is the biggest on screen whatever the state). */
+  function renderExpected(answerer) {
+    const q = view.question;
+    let expected = [];
+    if (answerer && !view.pointed && allowed("point")) expected = ["point"];
+    else if (view.pointed && allowed("right")) expected = ["right", "wrong"];
+    else if (q && !q.over && q.reading === "reading" && allowed("reading_done")) expected = ["reading_done"];
+    else if (allowed("next")) expected = ["next"];
+    document.querySelectorAll(".controls [data-cmd]").forEach((b) => b.classList.toggle("expected", expected.includes(b.dataset.cmd)));
+  }
+
+  /* What «Отменить» takes back, said before (on the button) and right after (with one tap to do it again). */
+  function actionWords(a) {
+    if (!a) return "";
+    const key = a.type === "AnswerJudged" ? "action.AnswerJudged." + (a.correct ? "right" : "wrong") : "action." + a.type;
+    const name = a.player !== null && a.player !== undefined && view.players[a.player] ? view.players[a.player].name : "";
+    return S.format(key in S.strings ? t(key) : t("action.other"), { name, price: a.price === null ? "" : a.price });
+  }
+  let undoBarFor = null;
+  $("undo-redo").addEventListener("click", () => {
+    const cmd = $("undo-redo").dataset.cmd;
+    if (cmd) tryCommand(cmd, undefined, $("undo-redo"));
+  });
+  function renderUndo() {
+    const u = view.undo || {};
+    $("undo-what").textContent = u.next ? actionWords(u.next) : "";
+    $("undo").title = u.next ? S.format(t("undo.will"), { action: actionWords(u.next) }) : $("undo").title;
+    const q = view.question;
+    let text = "", cmd = null, label = "";
+    if (u.last) {                                     // just undone: say what, and offer it back
+      text = S.format(t("undo.done"), { action: actionWords(u.last) });
+      if (u.last.redo && allowed(u.last.redo)) { cmd = u.last.redo; label = t("undo.redo"); }
+    } else if (q && q.withdrawn && u.next && u.next.type === "QuestionWithdrawn") {  // just withdrawn
+      text = S.format(t("undo.withdrawn"), { price: q.price });
+      if (allowed("undo")) { cmd = "undo"; label = t("cmd.undo"); }
+    }
+    $("undo-bar").hidden = !text;
+    $("undo-text").textContent = text;
+    $("undo-redo").hidden = !cmd;
+    $("undo-redo").dataset.cmd = cmd || "";
+    $("undo-redo").textContent = label;
+  }
+
+  /* What the regulation allows now, from the profile's policy (never its name) */
+  function renderPolicy() {
+    const p = profiles.find((x) => x.name === view.battle.profile) || {};
+    const section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
+    const parts = [];
+    if (p.corrections_policy) parts.push(t("policy." + p.corrections_policy) + section(p.corrections_section));
+    if (p.appeals_policy && p.appeals_policy !== "none") parts.push(t("appeals." + p.appeals_policy) + section(p.appeals_section));
+    $("policy").textContent = parts.join("; ");
+  }
+
+  /* What the hall is told (the board shows the same): kept in sight until the next question, or hidden by hand. */
+  let announceHidden = null;
+  $("announce-close").addEventListener("click", () => { announceHidden = view.announcement && view.announcement.id; renderAnnouncement(); });
+  function renderAnnouncement() {
+    const a = view.announcement;
+    $("host-announce-bar").hidden = !a || a.id === announceHidden;
+    if (a) S.renderAnnouncement($("host-announce"), a);
   }
 
   /* Who answered the chosen question, and how: the form offers only those (a correction of anyone else is

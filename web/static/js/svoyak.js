@@ -205,6 +205,37 @@
     }));
   };
 
+  /* A correction or an appeal's decision (view.announcement) as lines people read: {title, what, scores, notes}. */
+  S.announcementLines = function (a) {
+    const t = S.t, section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
+    const verdict = a.kind === "appeal_rejected" ? t("announce.stands") : a.kind === "question_voided" ? ""
+      : a.now === true ? t("announce.now_right") : a.now === false ? t("announce.now_wrong") : "";
+    const what = S.format(t("announce.question"), { name: a.name, theme: a.question.theme_name, price: a.question.price })
+      + (verdict ? " — " + verdict : "") + (a.reason || a.claim ? " · " + (a.reason || a.claim) : "");
+    const notes = (a.voided || []).map((p) => S.format(t("announce.voided"), { name: p.name }) + section(a.void_section))
+      .concat((a.restored || []).map((p) => S.format(t("announce.restored"), { name: p.name })));
+    return { title: t("announce." + a.kind) + section(a.section), what,
+             scores: (a.scores || []).map((row) => ({ name: row.name, old: String(row.old), new: String(row.new) })), notes };
+  };
+  S.renderAnnouncement = function (box, a) {
+    const lines = S.announcementLines(a), el = S.el;
+    box.replaceChildren(
+      el("div", { class: "announce-title" }, lines.title),
+      el("div", { class: "announce-what" }, lines.what),
+      lines.scores.length ? el("div", { class: "announce-scores" }, ...lines.scores.map((row) => el("span", { class: "announce-score" },
+        el("span", { class: "name" }, row.name), " ", el("span", { class: "old" }, row.old), " → ", el("b", { class: "new" }, row.new)))) : null,
+      ...lines.notes.map((note) => el("div", { class: "announce-note" }, note)));
+    box.className = box.className.replace(/\bkind-\S+/g, "").trim() + " kind-" + a.kind;
+  };
+
+  /* Whose buttons answered the test: names (or «Кнопка 2» before a battle), or «no presses yet». */
+  S.testPressed = function (v) {
+    const pressed = v.button_test_pressed || [];
+    if (!pressed.length) return S.t("test.none_yet");
+    return S.t("test.pressed") + " " + pressed.map((i) => (v.players && v.players[i] ? v.players[i].name
+      : S.format(S.t("test.button_n"), { n: i + 1 }))).join(", ");
+  };
+
   S.drawCountdown = function (box, lnk, v) {
     const d = v.deadlines || {};
     const which = d.answer ? "answer" : d.press_window ? "press_window" : null;
