@@ -11,7 +11,7 @@ import hmac
 import threading
 import time
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, current_app, render_template, request
 
 from web import events
 from web.sync import SyncNamespace, refuse
@@ -24,8 +24,11 @@ PIN_LOCKOUT_NS = 60 * 10**9   # how long it waits (a 4-digit PIN must not be gue
 STRINGS = {
     "host.title": ("Ведущий", "Host"),
     "host.pin": ("PIN ведущего", "Host PIN"),
-    "host.pin_hint": ("PIN показан на табло при запуске и в консоли бокса",
-                      "The PIN is shown on the scoreboard at start and in the box's console"),
+    "host.pin_hint": ("Забыли PIN? Удерживайте кнопку ведущего на боксе {hold} {hold:секунду|секунды|секунд}: "
+                      "PIN появится на табло бокса на {shown} {shown:секунду|секунды|секунд}. Или наберите "
+                      "svoyak pin в консоли бокса",
+                      "Lost the PIN? Hold the host button on the box for {hold} {hold:second|seconds}: the box's "
+                      "scoreboard shows it for {shown} {shown:second|seconds}. Or type svoyak pin at the box's console"),
     "host.enter": ("Войти", "Enter"),
     "host.logout": ("Выйти", "Log out"),
     "setup.title": ("Новый бой", "New battle"),
@@ -215,10 +218,6 @@ class HostNamespace(SyncNamespace):
                                    self.hub.services.identity.host_pin)
         if refusal:
             raise refuse(refusal, self.hub.catalogue)
-        if not self.hub.host_logged_in:
-            # The PIN has done its job: scoreboards stop showing it (a later board's hello leaves it out too).
-            self.hub.host_logged_in = True
-            self.hub.socketio.emit(events.HOST_PRESENT, {}, namespace="/board")
         return {"profiles": self.hub.session.adapter.profiles()}
 
     def on_command(self, data=None):
@@ -229,7 +228,9 @@ class HostNamespace(SyncNamespace):
 
 @blueprint.route("/host")
 def page():
-    return render_template("host.html")
+    settings = current_app.config["SVOYAK_SETTINGS"]
+    return render_template("host.html", hold_s=round(settings.reset_hold_ms / 1000),
+                           shown_s=round(settings.pin_shown_ms / 1000))
 
 
 def register(socketio, hub) -> None:

@@ -59,7 +59,6 @@ class Hub:
         self.settings = settings
         self.catalogue = catalogue
         self.namespaces: dict[str, "SyncNamespace"] = {}
-        self.host_logged_in = False  # since the box started; the waiting screen shows the PIN until then
 
     @property
     def session(self):

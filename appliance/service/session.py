@@ -295,7 +295,7 @@ class Session:
                         return
                     press = {"player": int(message["player"]) - 1, "t_ns": int(message["t_ns"]), "source": "button"}
                     self._submit(self.adapter.press_event(self._state, press), command_id=None)
-                elif kind in ("status", "fault", "reset_button"):
+                elif kind in ("status", "fault", "reset_button", "reset_button_held"):
                     if kind == "status":
                         self._capture_status = {key: message.get(key) for key in (
                             "mode", "factory", "precision", "degraded", "simulator", "stuck")}

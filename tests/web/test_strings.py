@@ -36,6 +36,7 @@ def russian_lines() -> dict[str, str]:
 
 def latin_words(line: str) -> list[str]:
     text = re.sub(r"\{[^{}]*\}", " ", line)  # the fields are filled in, not read
+    text = re.sub(r"\bsvoyak [a-z]+", " ", text)  # a console command, typed as it is spelt
     return [word.strip(".-") for word in re.findall(r"[A-Za-z][A-Za-z.\-]*[A-Za-z]", text)]
 
 

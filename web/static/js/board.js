@@ -3,17 +3,21 @@
   "use strict";
   const S = window.SVOYAK, t = S.t, el = S.el;
   const $ = (id) => document.getElementById(id);
-  let view = null, link = null;
+  let view = null, link = null, pinTimer = null;
 
   link = S.connect("/board", {
     onHello: (hello) => {
       $("ssid").textContent = hello.ssid || "";
       $("password").textContent = hello.password || "";
       $("host-url").textContent = hello.host_url || "";
-      document.querySelectorAll(".pin-row").forEach((n) => { n.hidden = !hello.pin; });
-      $("pin").textContent = hello.pin || "";
     },
-    onHostPresent: () => document.querySelectorAll(".pin-row").forEach((n) => { n.hidden = true; }),
+    // Only the box's own HDMI board hears this, and only when the host button is held at the box (lost PIN)
+    onPinShown: (shown) => {
+      $("pin").textContent = shown.pin;
+      $("board-pin").hidden = false;
+      clearTimeout(pinTimer);
+      pinTimer = setTimeout(() => { $("board-pin").hidden = true; $("pin").textContent = ""; }, shown.shown_ms);
+    },
     onView: (v, event, seq, changed) => { const before = shown; view = v; announce(event, before); render(changed); tell(); },
   });
 

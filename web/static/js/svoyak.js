@@ -35,6 +35,13 @@
   function setIndicator(state) {
     const el = document.getElementById("conn");
     if (!el) return;
+    if (state === "refused") {  // the box answered and said no (a wrong PIN): the link is fine, no red banner
+      el.hidden = true;
+      document.body.dataset.conn = state;
+      const refusedBanner = document.getElementById("offline-banner");
+      if (refusedBanner) refusedBanner.hidden = true;
+      return;
+    }
     el.hidden = false;  // pages without a socket never call this: no pill that says "connecting" forever
     el.className = "indicator conn-" + state;
     el.textContent = S.t("conn." + state);
@@ -93,18 +100,20 @@
     socket.on("connect", () => setIndicator(link.seq >= 0 ? "online" : "connecting"));
     socket.on("disconnect", () => { link.seq = -1; setIndicator("offline"); });
     socket.on("connect_error", (err) => {
-      setIndicator("offline");
-      if (err && err.data && err.data.code) {
+      if (err && err.data && err.data.code) {  // refused (a wrong PIN): the box is there, say why, not "offline"
         socket.disconnect();
+        setIndicator("refused");
         if (options.onRefused) options.onRefused(err.data);
+        return;
       }
+      setIndicator("offline");
     });
     socket.on(E.hello, (hello) => {
       link.hello = hello;
       clock(hello.server_now_ns);
       if (options.onHello) options.onHello(hello);
     });
-    if (options.onHostPresent) socket.on(E.host_present, options.onHostPresent);
+    if (options.onPinShown) socket.on(E.pin_shown, options.onPinShown);
     socket.on(E.snapshot, (snap) => {
       clock(snap.server_now_ns);
       link.seq = snap.seq;
