@@ -170,3 +170,101 @@ def test_the_hall_sees_the_button_test_and_every_correction(browser, box):
     shot(board, "host-board-correction")
     shot(host, "host-correction")
     assert stage.errors == []
+
+
+def test_the_hosts_hands_big_targets_a_steady_layout_and_undo_said_before_and_after(browser, box):
+    stage = Stage(browser, box)
+    expect, host = stage.expect, stage.host
+    login(stage, box)
+    if host.locator("#run").is_visible():
+        new_battle(stage)
+        if host.locator("#unfinished").is_visible():
+            host.click("#set-aside")
+    expect(host.locator("#setup")).to_be_visible()
+    assert tap_targets_too_small(host) == []
+    assert overflowing(host) == []
+    set_up(stage, ["Аня", "Борис", "Вера"], themes=2)
+    expect(host.locator("kbd").first).to_be_hidden()        # a touch screen: no keyboard hints
+    expect(host.locator(".shortcuts")).to_be_hidden()
+    stage.command("next")
+    stage.command("next")                                   # 10
+    stage.press("3")
+    stage.answering("Вера")
+    # After a press the next expected action, «Отвечает: Вера» (it starts the 3 s), is the biggest button.
+    point = host.locator("#point")
+    expect(point).to_have_text("Отвечает: Вера")
+    expect(point).to_have_class(re.compile(r"\bexpected\b"))
+    areas = host.evaluate("""() => [...document.querySelectorAll('.controls button')].map((b) => {
+        const r = b.getBoundingClientRect(); return [b.dataset.cmd, r.width * r.height]; })""")
+    assert max(areas, key=lambda item: item[1])[0] == "point"
+    assert tap_targets_too_small(host) == []
+    assert overflowing(host) == []
+    shot(host, "host-expected-point")
+
+    # Opening the tools panel shrinks no main button and leaves the reason line in sight.
+    boxes = lambda: host.evaluate("""() => [...document.querySelectorAll('.controls button')].map((b) => {
+        const r = b.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; })""")
+    before = boxes()
+    host.locator(".extras summary").click()
+    expect(host.locator("#policy")).to_have_text("Исправить решение можно в любой момент боя")  # eurocup: any time
+    assert boxes() == before
+    host.locator(".controls [data-cmd=next]").click(force=True)   # refused now: the reason line says why
+    reason = host.locator("#reason")
+    expect(reason).not_to_have_text("")
+    assert host.evaluate("() => { const r = document.getElementById('reason').getBoundingClientRect();"
+                         " return r.top >= 0 && r.bottom <= window.innerHeight; }")
+    assert tap_targets_too_small(host) == []
+    assert overflowing(host) == []
+    shot(host, "host-tools-open")
+    host.locator(".extras summary").click()
+
+    # Undo says what it takes back before, and right after offers one tap to do it again.
+    stage.command("point")
+    stage.command("wrong")
+    stage.scores(0, 0, -10)
+    expect(host.locator("#undo-what")).to_have_text("«Минус» — Вера, 10")
+    stage.command("undo")
+    stage.scores(0, 0, 0)
+    expect(host.locator("#undo-text")).to_have_text("Отменено: «Минус» — Вера, 10")
+    expect(host.locator("#undo-redo")).to_have_text("Вернуть")
+    shot(host, "host-undone")
+    host.click("#undo-redo")
+    stage.scores(0, 0, -10)
+    expect(host.locator("#undo-bar")).to_be_hidden(timeout=STEP_MS)
+
+    # Withdraw names its question, and after it one tap takes it back.
+    stage.press("1")
+    stage.answering("Аня")
+    expect(host.locator("#withdraw-label")).to_have_text("Снять вопрос 10")
+    stage.command("withdraw")
+    expect(host.locator("#undo-text")).to_have_text("Вопрос за 10 снят")
+    host.click("#undo-redo")
+    expect(host.locator("#undo-text")).to_have_text("Отменено: снятие вопроса за 10", timeout=STEP_MS)
+    expect(host.locator("#withdraw-label")).to_have_text("Снять вопрос 10")   # the question is back in play
+    stage.answering("Аня")
+    assert stage.errors == []
+
+
+def test_the_pages_count_with_the_same_plural_rule_as_the_box(browser, box):
+    from appliance.words import plural
+
+    page = browser.new_page()
+    page.goto(box["url"] + "/board")
+    got = page.evaluate("() => [...Array(201).keys()].map((n) => SVOYAK.plural(n, 'тема|темы|тем', 'ru'))")
+    assert got == [plural(n, "тема|темы|тем") for n in range(201)]
+    got = page.evaluate("() => [0, 1, 2, 21].map((n) => SVOYAK.plural(n, 'theme|themes', 'en'))")
+    assert got == [plural(n, "theme|themes", "en") for n in (0, 1, 2, 21)]
+    assert page.evaluate("() => SVOYAK.format('{n} {n:игрок|игрока|игроков} из {m}', {n: 22, m: 30})") == \
+        "22 игрока из 30"
+    page.close()
+
+
+def test_an_english_page_speaks_english_only(browser, box):
+    page = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True).new_page()
+    page.goto(box["url"] + "/host?lang=en")
+    page.fill("#pin", "0000" if box["pin"] != "0000" else "1111")
+    page.click("#login-form button")
+    page.locator("#login-error").filter(has_text="Wrong PIN").wait_for(timeout=STEP_MS)
+    text = page.locator("body").inner_text()
+    assert not re.search(r"[А-яЁё]", text.replace("Русский", "")), text   # the language switch names itself
+    page.close()

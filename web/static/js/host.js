@@ -230,6 +230,12 @@
   for (const id of ["corr-question", "corr-player"]) $(id).addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
 
   $("test-off").addEventListener("click", () => send("button_test", { on: false }));
+  /* The tools panel opens below the buttons (their size never changes): the page scrolls to it, and the reason
+     line stays on screen, pinned to the bottom edge while the panel is open. */
+  $("extras").addEventListener("toggle", () => {
+    document.body.classList.toggle("tools-open", $("extras").open);
+    if ($("extras").open) $("extras").scrollIntoView({ block: "end" });
+  });
   function render() {
     if (!view) return;
     $("test-banner").hidden = !view.button_test;
@@ -320,11 +326,8 @@
     const name = a.player !== null && a.player !== undefined && view.players[a.player] ? view.players[a.player].name : "";
     return S.format(key in S.strings ? t(key) : t("action.other"), { name, price: a.price === null ? "" : a.price });
   }
-  let undoBarFor = null;
-  $("undo-redo").addEventListener("click", () => {
-    const cmd = $("undo-redo").dataset.cmd;
-    if (cmd) tryCommand(cmd, undefined, $("undo-redo"));
-  });
+  let undoBarCommand = null;  // not a data-cmd: the generic enabling loop must not judge it by an old name
+  $("undo-redo").addEventListener("click", () => { if (undoBarCommand) tryCommand(undoBarCommand, undefined, $("undo-redo")); });
   function renderUndo() {
     const u = view.undo || {};
     $("undo-what").textContent = u.next ? actionWords(u.next) : "";
@@ -341,7 +344,7 @@
     $("undo-bar").hidden = !text;
     $("undo-text").textContent = text;
     $("undo-redo").hidden = !cmd;
-    $("undo-redo").dataset.cmd = cmd || "";
+    undoBarCommand = cmd;
     $("undo-redo").textContent = label;
   }
 
