@@ -268,3 +268,40 @@ def test_an_english_page_speaks_english_only(browser, box):
     text = page.locator("body").inner_text()
     assert not re.search(r"[А-яЁё]", text.replace("Русский", "")), text   # the language switch names itself
     page.close()
+
+
+def test_an_accepted_appeal_is_announced_and_its_buttons_are_big(browser, box):
+    stage = Stage(browser, box)
+    expect, host, board = stage.expect, stage.host, stage.board
+    login(stage, box)
+    if host.locator("#run").is_visible():
+        new_battle(stage)
+        if host.locator("#unfinished").is_visible():
+            host.click("#set-aside")
+    set_up(stage, ["Аня", "Борис", "Вера", "Гена"], themes=1, profile="mubc")
+    stage.command("next")
+    stage.command("next")                                   # 10
+    stage.command("reading_done")
+    stage.press("1")
+    stage.answering("Аня")
+    stage.command("point")
+    stage.command("wrong")
+    stage.scores(-10, 0, 0, 0)
+    # nobody else presses: the window closes and the question ends (mubc 4.1)
+    expect(host.locator(".controls [data-cmd=next]")).to_have_attribute("aria-disabled", "false", timeout=20_000)
+    host.locator(".extras").evaluate("details => { details.open = true; }")
+    expect(host.locator("#policy")).to_contain_text("до следующего вопроса")   # mubc 4.2, from the profile
+    host.select_option("#corr-player", label="Аня · Минус")
+    host.fill("#corr-reason", "ответ верный")
+    host.click("#appeal")
+    expect(host.locator("#appeals li")).to_have_count(1, timeout=STEP_MS)
+    expect(host.locator("#appeals li button")).to_have_text(["Зачесть", "Отклонить"])
+    assert tap_targets_too_small(host) == []
+    host.locator("#appeals li button", has_text="Зачесть").click()
+    told = board.locator("#board-announce")
+    expect(told).to_be_visible(timeout=STEP_MS)
+    expect(told.locator(".announce-title")).to_have_text("Апелляция принята (п.\u00a04.2)")
+    expect(told.locator(".announce-score")).to_have_text(["Аня -10 → 10"])
+    stage.scores(10, 0, 0, 0)
+    shot(board, "host-board-appeal")
+    assert stage.errors == []

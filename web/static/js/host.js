@@ -260,8 +260,9 @@
     }
     show("run");
     const q = view.question, th = view.theme;
+    const over = !!view.battle.finished;  // the end screen says so, without the last theme's name before it
     $("question-title").replaceChildren(...[
-      th ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
+      th && !over ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
       q && !q.over ? el("span", { class: "price" }, String(q.price)) : null,
       view.battle.finished ? el("span", {}, t("host.finished")) : null].filter(Boolean));
     const answerer = view.answerer !== null && view.answerer !== undefined ? view.players[view.answerer] : null;

@@ -220,8 +220,9 @@
     const verdict = a.kind === "appeal_rejected" ? t("announce.stands") : a.kind === "question_voided" ? ""
       : a.now === true ? t("announce.now_right") : a.now === false ? t("announce.now_wrong") : "";
     const what = S.format(t("announce.question"), { name: a.name, theme: a.question.theme_name, price: a.question.price })
-      + (verdict ? " — " + verdict : "") + (a.reason || a.claim ? " · " + (a.reason || a.claim) : "");
-    const notes = (a.voided || []).map((p) => S.format(t("announce.voided"), { name: p.name }) + section(a.void_section))
+      + (verdict ? " — " + verdict : "");
+    const said = a.reason || a.claim;  // the host's or the player's own words, quoted on a line of their own
+    const notes = (said ? ["«" + said + "»"] : []).concat((a.voided || []).map((p) => S.format(t("announce.voided"), { name: p.name }) + section(a.void_section)))
       .concat((a.restored || []).map((p) => S.format(t("announce.restored"), { name: p.name })));
     return { title: t("announce." + a.kind) + section(a.section), what,
              scores: (a.scores || []).map((row) => ({ name: row.name, old: String(row.old), new: String(row.new) })), notes };
