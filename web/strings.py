@@ -114,6 +114,12 @@ STRINGS = {
     "test.none_yet": ("нажатий ещё не было", "no presses yet"),
     "test.button_n": ("Кнопка {n}", "Button {n}"),
     "test.ended": ("Проверка кнопок закончена: начался вопрос", "Button test over: a question has started"),
+    # Counts, worded by the one plural rule (templates: tn("count.themes", count=6); scripts: SVOYAK.format)
+    "count.themes": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
+    "count.players": ("{count} {count:игрок|игрока|игроков}", "{count} {count:player|players}"),
+    "count.battles": ("{count} {count:бой|боя|боёв}", "{count} {count:battle|battles}"),
+    "count.questions": ("{count} {count:вопрос|вопроса|вопросов}", "{count} {count:question|questions}"),
+    "count.points": ("{count} {count:очко|очка|очков}", "{count} {count:point|points}"),
     "nav.host": ("Ведущий", "Host"),
     "nav.board": ("Табло", "Scoreboard"),
     "nav.watch": ("Смотреть", "Watch"),

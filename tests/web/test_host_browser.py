@@ -287,7 +287,9 @@ def test_an_accepted_appeal_is_announced_and_its_buttons_are_big(browser, box):
     stage.command("point")
     stage.command("wrong")
     stage.scores(-10, 0, 0, 0)
-    # nobody else presses: the window closes and the question ends (mubc 4.1)
+    # nobody else presses: the window closes and the question ends (mubc 4.1); the board says so, not «nobody
+    # answered» (Аня did)
+    expect(board.locator("#board-result")).to_have_text("Больше никто не нажал — время вышло", timeout=20_000)
     expect(host.locator(".controls [data-cmd=next]")).to_have_attribute("aria-disabled", "false", timeout=20_000)
     host.locator(".extras").evaluate("details => { details.open = true; }")
     expect(host.locator("#policy")).to_contain_text("до следующего вопроса")   # mubc 4.2, from the profile

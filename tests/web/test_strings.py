@@ -86,3 +86,15 @@ def test_catalogue_lines_with_counts_word_them_by_the_rule():
     worded = format_counts(REFUSALS["player_count"][0], "ru", count=1, min=2, max=4)
     assert worded == "1 игрок, а по регламенту — от 2 до 4"
     assert format_counts(REFUSALS["player_count"][1], "en", count=5, min=2, max=4).startswith("5 players")
+
+
+@pytest.mark.parametrize("key, count, ru, en", [
+    ("count.themes", 6, "6 тем", "6 themes"), ("count.themes", 2, "2 темы", "2 themes"),
+    ("count.players", 21, "21 игрок", "21 players"), ("count.battles", 5, "5 боёв", "5 battles"),
+    ("count.points", 1, "1 очко", "1 point"),
+])
+def test_the_count_lines_of_the_catalogue(key, count, ru, en):
+    from web.strings import STRINGS
+
+    assert format_counts(STRINGS[key][0], "ru", count=count) == ru
+    assert format_counts(STRINGS[key][1], "en", count=count) == en
