@@ -192,7 +192,7 @@ class Capture:
     def _simulate(self, op: str, player: int, hold_ms: int | None = None) -> dict:
         if not self.backend.is_mock or self.hardware is None:
             raise CommandError("not-simulator", f"{op}: the service runs on real pins ({self.backend.name})")
-        pin = self.hardware.buttons[player - 1].pin
+        pin = self.hardware.reset.pin if player == 0 else self.hardware.buttons[player - 1].pin
         # Outside the lock: the mock pin calls back into on_player_edge in this thread, as lgpio's thread would.
         if op == "sim_press":
             pin.drive_low()

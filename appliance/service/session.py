@@ -261,7 +261,9 @@ class Session:
         """Press or release a simulated button through the capture service (the real path)."""
         if not self.simulator:
             raise CommandRejected("error.simulator_off", command="simulate")
-        if not 0 <= player < 4:  # a box has 2 to 4 buttons (config); the capture refuses any it lacks
+        host = player == "host"  # the host's reset button (held: the PIN shows on the box's own board)
+        if not host and (not isinstance(player, int) or not 0 <= player < 4):
+            # a box has 2 to 4 buttons (config); the capture refuses any it lacks
             raise CommandRejected("error.bad_command", f"there is no button {player!r}", "simulate")
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="simulate")
@@ -270,7 +272,7 @@ class Session:
         # The capture numbers players from 1; its reply says whether the mock pin moved.
         send = self.capture.simulate_press if action == "press" else self.capture.simulate_release
         try:
-            send(player + 1).result(timeout=2)
+            (self.capture.simulate_reset_button(action == "press") if host else send(player + 1)).result(timeout=2)
         except (CaptureError, TimeoutError) as error:
             raise CommandRejected("error.capture_down", str(error), "simulate") from None
 

@@ -202,3 +202,15 @@ def test_the_reset_button_held_asks_for_the_pin_once_and_a_tap_does_not(capture_
         assert len([event for event in events if event["event"] == "reset_button"]) == 2  # each press resets too
     finally:
         svc.close()
+
+
+def test_the_simulator_drives_the_host_reset_button_too(service, box):
+    from gpio.protocol import parse_command
+
+    assert parse_command({"type": "cmd", "id": "x", "op": "sim_press", "button": "reset"}, 4)[2] == \
+        {"player": 0, "hold_ms": None}
+    with pytest.raises(CommandError):
+        parse_command({"type": "cmd", "id": "x", "op": "sim_press", "button": "led"}, 4)
+    service.capture.execute("sim_press", {"player": 0, "hold_ms": None})
+    service.capture.execute("sim_release", {"player": 0})
+    assert len(box.events("reset_button")) == 1

@@ -307,3 +307,20 @@ def test_an_accepted_appeal_is_announced_and_its_buttons_are_big(browser, box):
     stage.scores(10, 0, 0, 0)
     shot(board, "host-board-appeal")
     assert stage.errors == []
+
+
+def test_a_host_who_lost_the_pin_holds_the_host_button_and_the_boxs_board_shows_it(browser, box):
+    stage = Stage(browser, box)
+    expect, host, board, sim = stage.expect, stage.host, stage.board, stage.sim
+    expect(host.locator("#login .hint")).to_have_text(
+        "Забыли PIN? Удерживайте кнопку ведущего на боксе 3 секунды: PIN появится на табло бокса на 30 секунд. "
+        "Или наберите svoyak pin в консоли бокса")
+    expect(board.locator("#conn")).to_have_class("indicator conn-online", timeout=STEP_MS)
+    assert box["pin"] not in board.locator("body").inner_text()
+    sim.keyboard.down("h")                                  # the host button, held (the simulator's own)
+    expect(board.locator("#board-pin")).to_be_visible(timeout=STEP_MS)
+    sim.keyboard.up("h")
+    expect(board.locator("#pin")).to_have_text(box["pin"])
+    expect(board.locator("#pin-asked")).to_have_text("Кнопку ведущего удержали на боксе: PIN виден 30 секунд")
+    shot(board, "host-board-pin-asked")
+    assert stage.errors == []
