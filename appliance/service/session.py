@@ -380,11 +380,12 @@ class Session:
         # Not waited for under the lock: the link's reader thread delivers the capture's "status" (sent when the
         # mode switches) through on_capture_event, which needs this lock, before it reads the reply; waiting here
         # held both until the link timed out. The link sends commands in order; a refusal turns the flag back.
-        self.capture.button_test(on).add_done_callback(lambda done: self._button_test_refused(done, on))
+        future = self.capture.button_test(on)
         self._button_test_on = on
         self._button_test_pressed = ()
         self._capture_plan = None  # the test left the capture disarmed: arm again from the battle's state
         self._after_change(event={"type": "ButtonTest", "on": on})
+        future.add_done_callback(lambda done: self._button_test_refused(done, on))  # after: it may run at once
 
     def _button_test_refused(self, done, on: bool) -> None:
         error = done.exception()

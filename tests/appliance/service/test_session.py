@@ -469,3 +469,18 @@ def test_a_refused_command_leaves_the_button_test_on(session, capture):
     with pytest.raises(BattleRuleError):
         command(session, "right")
     assert session.snapshot()["view"]["button_test"] is True
+
+
+def test_a_button_test_the_capture_refuses_is_off_again_and_says_why(session, capture):
+    from concurrent.futures import Future
+
+    def refused(on):
+        future = Future()
+        future.set_exception(RuntimeError("link down"))
+        return future
+
+    capture.button_test = refused
+    command(session, "setup", **setup_args())
+    command(session, "button_test", on=True)
+    assert session.snapshot()["view"]["button_test"] is False
+    assert session.updates[-1]["event"] == {"type": "ButtonTest", "on": False, "refused": "link down"}

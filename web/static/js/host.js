@@ -58,6 +58,7 @@
       onView: (v, event) => {
         view = v; render(event);
         if (event && event.type === "ButtonTest" && event.ended_by === "question") reason(t("test.ended"));
+        if (event && event.type === "ButtonTest" && event.refused) reason(t("error.capture_down"), "error");
       },
       onRefused: (err) => {
         sessionStorage.removeItem(PIN_KEY);
