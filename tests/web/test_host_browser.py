@@ -324,3 +324,23 @@ def test_a_host_who_lost_the_pin_holds_the_host_button_and_the_boxs_board_shows_
     expect(board.locator("#pin-asked")).to_have_text("Кнопку ведущего удержали на боксе: PIN виден 30 секунд")
     shot(board, "host-board-pin-asked")
     assert stage.errors == []
+
+
+@pytest.mark.parametrize("path", ["/", "/play", "/sim", "/host", "/watch"])
+def test_every_page_has_big_enough_targets_and_fits_a_phone_and_a_tablet(browser, box, path):
+    for viewport in ({"width": 390, "height": 844}, {"width": 1280, "height": 800}):
+        page = browser.new_context(viewport=viewport, has_touch=True).new_page()
+        page.goto(box["url"] + path)
+        page.wait_for_load_state("networkidle")
+        assert tap_targets_too_small(page) == [], (path, viewport)
+        assert overflowing(page) == [], (path, viewport)
+        page.close()
+
+
+def test_the_board_fits_1080p_waiting_and_playing(browser, box):
+    page = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    page.goto(box["url"] + "/board")
+    page.locator("#waiting, #scoreboard, #standings").locator("visible=true").first.wait_for(timeout=STEP_MS)
+    assert overflowing(page) == []
+    assert page.evaluate("() => document.documentElement.scrollHeight <= window.innerHeight + 1")
+    page.close()
