@@ -143,6 +143,16 @@ STRINGS = {
                         "A battle set aside stays on the list of battles not over: go on with it at any time"),
     "setup.set_aside_note": ("Текущий бой будет отложен:", "The live battle will be set aside:"),
     "setup.back": ("Назад к бою", "Back to the battle"),
+    "pending.title": ("Нажато, пока не было связи с боксом: применить?",
+                      "Tapped while the box could not be reached: apply it?"),
+    "pending.waiting": ("Ждём связи. Когда она появится, решите, применять ли команду.",
+                        "Waiting for the link. Once it is back, decide whether to apply the command."),
+    "pending.hint": ("Связь есть. Бой мог уйти вперёд: примените команду, только если она ещё нужна.",
+                     "The link is back. The battle may have moved on: apply the command only if it is still wanted."),
+    "pending.command": ("Команда ведущего", "A host command"),
+    "pending.apply": ("Применить", "Apply"),
+    "pending.drop": ("Не применять", "Drop"),
+    "pending.already": ("Эта команда уже была применена раньше", "That command had already been applied"),
 }
 
 

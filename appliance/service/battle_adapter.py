@@ -210,7 +210,16 @@ def _section(citation: str) -> str | None:
 
 
 class CommandError(ValueError):
-    """Arguments a command cannot be built from (the session words it as ``error.bad_command``)."""
+    """Arguments a command cannot be built from; ``code`` words it (the session refuses it with that code).
+
+    The session checks every argument's presence and type first (``appliance/service/arguments.py``); what is
+    left here is what only the engine's data can tell (no such regulation profile).
+    """
+
+    def __init__(self, message: str, code: str = "error.bad_command", argument: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = {"argument": argument} if argument else {}
 
 
 def _int(args: dict, key: str) -> int:
@@ -256,7 +265,7 @@ class BattleAdapter:
         try:
             profile = engine.load_profile(str(args.get("profile", "")))
         except ProfileError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(str(error), "error.unknown_profile", "profile") from None
         players = args.get("players")
         themes = args.get("themes")
         if not isinstance(players, list) or not all(isinstance(name, str) for name in players):
@@ -278,12 +287,10 @@ class BattleAdapter:
             mode=str(args.get("mode", "buttons")))
 
     def resumable(self, battles) -> str | None:
-        """The newest battle that is not over, to resume after a restart (the log is the truth)."""
+        """The newest battle, to show after a restart (the log is the truth): one in play resumes, a finished
+        one shows its final standings until the host sets up the next."""
         listed = battles.list()
-        if not listed:
-            return None
-        newest = listed[-1]
-        return None if newest["is_over"] else newest["battle_id"]
+        return listed[-1]["battle_id"] if listed else None
 
     def battle_list(self, battles, current: str | None) -> list[dict]:
         """This box's battles for the host's list: unfinished first, newest first within each group.
@@ -379,6 +386,13 @@ class BattleAdapter:
         return ev.ButtonPressed(at_ns=int(press["t_ns"]), player=int(press["player"]),
                                 source="phone" if press.get("source") == "phone" else "button")
 
+    def press_counted(self, state, player: int, at_ns: int) -> bool:
+        """Whether the press of ``player`` at ``at_ns``, just applied to ``state``, counts (answers or waits)."""
+        question = state.current_question
+        return question is not None and any(
+            press.player == player and press.at_ns == at_ns and press.outcome in ("answerer", "queued")
+            for press in question.presses)
+
     def expiry_event(self, state, key: str, at_ns: int):
         """The event a passed deadline stands for (``None``: only refresh the view)."""
         if key == "press_window":
@@ -454,15 +468,19 @@ class BattleAdapter:
         return {"next": upcoming, "last": last}
 
     # ------------------------------------------------------------ what the hall is told
-    def announcement(self, before, after, event, current: dict | None) -> dict | None:
-        """What the board and the host page announce after ``event`` (``before`` -> ``after``), or keep.
+    def announcement(self, before, after, events, current: dict | None) -> dict | None:
+        """What the board and the host page announce after one command's ``events`` (``before`` -> ``after``),
+        or ``current`` kept.
 
         A correction and an appeal's decision are announced (who, which question, the ruling from and to, every
         score that moved from and to, answers voided by it, the sections); the announcement stays in the view
         until the next question or theme starts, or an undo takes something back (then it no longer holds).
         """
-        if isinstance(event, (ev.PriceAnnounced, ev.ThemeStarted, ev.ActionUndone, ev.BattleSetUp)):
+        events = events if isinstance(events, (list, tuple)) else [events]
+        if any(isinstance(event, (ev.PriceAnnounced, ev.ThemeStarted, ev.ActionUndone, ev.BattleSetUp))
+               for event in events):
             return None
+        event = events[-1]  # a correction or a decision is a command of one event
         if isinstance(event, ev.RulingCorrected):
             kind, player, index, appeal = "correction", event.player, event.question, None
         elif isinstance(event, ev.AppealDecided):
