@@ -12,7 +12,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("log", help="battle log in JSON Lines (docs/battle-log.md), - for standard input, or the "
                                     "box's SQLite event store (then --battle)")
     parser.add_argument("--battle", help="with an SQLite store: the battle id (default: the newest battle)")
-    parser.add_argument("--questions", action="store_true", help="add every question's protocol row (presses, gaps, rulings, corrections)")
+    parser.add_argument("--questions", action="store_true",
+                        help="add every question's protocol row (presses, gaps, rulings, corrections)")
 
 
 def is_sqlite(path: str) -> bool:

@@ -10,9 +10,9 @@ Public API::
     press_outcome / can_press / buttons_armed / eligible_players(state, ...)  # the rules' queries (queries.py)
 """
 
-from appliance.rules.battle.choices import (COUNTED_OUTCOMES, Appeals, Choice, CorrectionKind, DuringAnswer, HostCorrections, Mode, OutsideWindow,
-                                            Phase, PressesOpenAt, PressOutcome, PressSource, QuestionOutcome, Reading,
-                                            TieBreak)
+from appliance.rules.battle.choices import (COUNTED_OUTCOMES, Appeals, Choice, CorrectionKind, DuringAnswer,
+                                            HostCorrections, Mode, OutsideWindow, Phase, PressesOpenAt, PressOutcome,
+                                            PressSource, QuestionOutcome, Reading, TieBreak)
 from appliance.rules.battle.engine import apply, next_run, replay
 from appliance.rules.battle.errors import BattleRuleError, ProfileError
 from appliance.rules.battle.events import (EVENT_TYPES, ActionUndone, AnswerAnnounced, AnswererPointed, AnswerJudged,
@@ -30,7 +30,8 @@ from appliance.rules.battle.versions import RULES_VERSION, RULES_VERSIONS, Rules
 
 __all__ = [
     "apply", "next_run", "press_outcome", "can_press", "buttons_armed", "eligible_players", "PRESS_OUTCOMES",
-    "RULES_VERSION", "RULES_VERSIONS", "RulesVersion", "Choice", "COUNTED_OUTCOMES", "Appeals", "CorrectionKind", "DuringAnswer", "HostCorrections",
+    "RULES_VERSION", "RULES_VERSIONS", "RulesVersion", "Choice", "COUNTED_OUTCOMES", "Appeals", "CorrectionKind",
+    "DuringAnswer", "HostCorrections",
     "Mode", "OutsideWindow", "Phase", "PressesOpenAt", "PressOutcome", "PressSource", "QuestionOutcome", "Reading",
     "TieBreak", "standings", "replay", "load_profile", "profile_names",
     "profile_from_dict", "profile_to_dict", "event_to_dict", "event_from_dict", "EVENT_TYPES",

@@ -1,7 +1,7 @@
 """The battle's choices by name: what a profile field, a press, a question or the battle can be.
 
-Each is a :class:`Choice` (an :class:`enum.StrEnum`), so a member *is* its string: the battle log, the profiles' TOML and the JSON on
-the wire keep the very same words (``PressOutcome.LATE == "late"``, ``json.dumps`` writes ``"late"``), and the
+Each is a :class:`Choice` (an :class:`enum.StrEnum`), so a member *is* its string: the battle log, the profiles'
+TOML and the JSON on the wire keep the very same words (``PressOutcome.LATE == "late"``, ``json.dumps`` writes ``"late"``), and the
 code names what it means instead of spelling it. The pages get the names they use from the service
 (web/names.py renders them as ``window.SVOYAK.names``).
 

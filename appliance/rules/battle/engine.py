@@ -573,7 +573,8 @@ def _correct(state: BattleState, event: ev.Event, index: int, player: int, corre
         # the answer was right after all: the question ends (eurocup 2.11.1)
         state = replace(state, questions=state.questions[:index] + (question,) + state.questions[index + 1:])
         return _end_question(state, question, QuestionOutcome.RIGHT, event.at_ns, scores)
-    if question.is_over and question.outcome in (QuestionOutcome.RIGHT, QuestionOutcome.ALL_WRONG, QuestionOutcome.UNANSWERED):
+    if question.is_over and question.outcome in (QuestionOutcome.RIGHT, QuestionOutcome.ALL_WRONG,
+                                                 QuestionOutcome.UNANSWERED):
         if correct:
             question = replace(question, outcome=QuestionOutcome.RIGHT)
         elif not any(r.effective and not r.void for r in question.rulings):

@@ -16,8 +16,8 @@ from appliance.rules.battle.events import BattleSetUp, Event
 from appliance.rules.battle.profile import Profile
 from appliance.rules.battle.versions import RULES_VERSION, RULES_VERSIONS, RulesVersion
 
-NEVER_NS = 2**63 - 1
-UNDO_DEPTH = 100  # events kept for undo: the host can take back his actions among the last 100 events  # "until the end of the question" for a lockout
+NEVER_NS = 2**63 - 1  # "until the end of the question" for a lockout
+UNDO_DEPTH = 100  # events kept for undo: the host can take back his actions among the last 100 events
 
 
 @dataclasses.dataclass(frozen=True)

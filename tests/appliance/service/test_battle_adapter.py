@@ -316,9 +316,11 @@ def test_verdicts_worded_for_one_battle_are_not_shown_in_the_next():
 @pytest.mark.parametrize("name, args", [
     ("correct", {"player": 0, "correct": "false"}), ("correct", {"player": 0, "correct": 1}),
     ("correct", {"player": 0, "correct": True, "reason": ["x"]}), ("appeal", {"player": 0, "claim": 7}),
-    ("appeal_decide", {"appeal": 0, "accepted": "yes"}), ("appeal_decide", {"appeal": 0, "accepted": True, "correct": 0}),
+    ("appeal_decide", {"appeal": 0, "accepted": "yes"}),
+    ("appeal_decide", {"appeal": 0, "accepted": True, "correct": 0}),
     ("claps", {"on": "off"}), ("withdraw", {"reason": {"a": 1}}), ("next", {"name": None}),
-    ("extend", {"extra_ms": float("inf")}), ("pick", {"player": float("nan")}), ("correct", {"player": 0, "question": "1"}),
+    ("extend", {"extra_ms": float("inf")}), ("pick", {"player": float("nan")}),
+    ("correct", {"player": 0, "question": "1"}),
 ])
 def test_command_arguments_are_checked_explicitly_and_refused_as_a_bad_command(name, args):
     """A bad argument is a CommandError ("bad command"), never a TypeError caught by luck nor a "false" taken
