@@ -11,8 +11,9 @@ The rule:
   compared by their kernel edge timestamps exactly as they came, and a restart of the web process alone
   keeps every running window and countdown where it was.
 - On a new boot (another ``/proc/sys/kernel/random/boot_id``) the timeline goes on right after the last
-  stored event of any battle: ``offset = last_at_ns + 1 - now``. The time the box was off counts as nothing:
-  an open press window or answer countdown has, when the box is back, the time it had left after that event.
+  stored event of any battle: ``offset = last_at_ns + 1 - now`` (negative if the new boot's clock is ahead).
+  The time the box was off counts as nothing: an open press window or answer countdown has, when the box
+  is back, the time it had left after that event.
 - The offset is raised (never lowered) if a battle whose last event is ahead of the timeline is opened.
 - ``since_ns`` is where this boot's timeline begins: a capture press stamped before it happened before the
   box served again (the capture works alone while the box boots) and is no signal in any battle.
@@ -27,6 +28,8 @@ Timeline(boot_id='boot-a', offset_ns=0, since_ns=0)
 (Timeline(boot_id='boot-b', offset_ns=88001, since_ns=90001), 90001)
 >>> choose(after_cut, "boot-b", now_ns=9_000, last_at_ns=95_000) is after_cut    # the same boot: the same offset
 True
+>>> choose(after_cut, "boot-c", now_ns=500_000, last_at_ns=95_000)            # a new boot, its clock ahead
+Timeline(boot_id='boot-c', offset_ns=-404999, since_ns=95001)
 >>> Timeline.from_record(after_cut.record()) == after_cut
 True
 """
@@ -86,7 +89,7 @@ class Timeline:
             log.warning("stored battle timeline %r unreadable: a new one is chosen", text[:200])
             return None
         if not (boot_id is None or isinstance(boot_id, str)) or not all(
-                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (offset_ns, since_ns)):
+                isinstance(n, int) and not isinstance(n, bool) for n in (offset_ns, since_ns)) or since_ns < 0:
             log.warning("stored battle timeline %r unreadable: a new one is chosen", text[:200])
             return None
         return cls(boot_id, offset_ns, since_ns)
@@ -96,11 +99,12 @@ def choose(stored: Timeline | None, boot_id: str | None, now_ns: int, last_at_ns
     """The timeline of a session starting at raw ``now_ns`` whose battles' last event is at ``last_at_ns``.
 
     The stored one is kept on the same boot (or, with no boot id on either side, while it still continues the
-    battles); on a new boot the timeline starts again from offset 0 and is raised past the last event.
+    battles); on a new boot the timeline begins 1 ns after the last event. With none stored (a new store, or
+    one from before the timeline) the raw clock is kept while it is not behind the battles.
     """
-    same_boot = stored is not None and stored.boot_id == boot_id
-    if same_boot and (boot_id is not None or now_ns + stored.offset_ns >= last_at_ns):
+    if stored is None:
+        return Timeline(boot_id).continued_after(now_ns, last_at_ns)
+    if stored.boot_id == boot_id and (boot_id is not None or now_ns + stored.offset_ns >= last_at_ns):
         return stored.continued_after(now_ns, last_at_ns)
-    fresh = Timeline(boot_id).continued_after(now_ns, last_at_ns)
-    # a new boot begins here: a press the capture stamped before it came while the box was still booting
-    return dataclasses.replace(fresh, since_ns=fresh.now_ns(now_ns)) if stored is not None else fresh
+    # a new boot: a press the capture stamped before now came while the box was still booting
+    return Timeline(boot_id, last_at_ns + 1 - now_ns, last_at_ns + 1)

@@ -8,11 +8,12 @@ kernel-style timestamps of the boot they happen in.
 
 from __future__ import annotations
 
-import pytest
+import io
 
 from appliance.service.battle_adapter import BattleAdapter
 from appliance.service.battles import Battles
 from appliance.service.session import Session
+from appliance.service.timeline import STORE_KEY, Timeline
 from appliance.service.timers import Deadlines
 from appliance.store import BATTLE, EventStore
 from tests.conftest import FakeClock, RecordingCapture
@@ -97,4 +98,135 @@ def test_after_a_power_cut_the_host_goes_on_with_the_battle_in_the_new_boots_clo
     assert box.session.state.scores == (20, 10, -20)
     times = [event.at_ns for event in box.stored()]
     assert times == sorted(times)                             # one monotone timeline, across the cut
+    box.store.close()
+
+
+def test_the_press_window_and_the_answer_countdown_run_on_after_the_cut_with_the_time_they_had_left(tmp_path):
+    """The time the box was off counts as nothing: the window resumes with what it had after the last event."""
+    box = Box(tmp_path / "events.sqlite", FakeClock(80_000 * S), boot_id="boot-1")
+    play_into_a_question(box)
+    box.command("reading_done", "d2")                       # eurocup 2.5: 7 s to press
+    box.clock.advance(3000)
+    box.boot(FakeClock(2 * S), boot_id="boot-2")            # 3 s after the last event, the power goes
+    left = box.view()["deadlines"]["press_window"]["at_ns"] - box.session.clock()
+    assert left == 7 * S - 1                                # the 7 s from the last stored event, less 1 ns
+    box.clock.advance(6998)
+    assert box.session.deadlines.run_due() == 0
+    box.clock.advance(2)
+    assert box.session.deadlines.run_due() == 1             # the window closes: nobody signalled (2.11.3)
+    expired = box.stored()[-1]
+    assert type(expired).__name__ == "PressWindowExpired" and box.session.state.current_question is None
+    box.command("announce", "a2")
+    box.command("next", "n4")                               # 30 points
+    box.command("reading_done", "d3")
+    box.clock.advance(500)
+    box.capture.press(1, t_ns=box.clock.now_ns)
+    box.command("point", "p4")                              # eurocup 2.8: 3 s to answer
+    assert box.view()["deadlines"]["answer"]["at_ns"] - box.session.clock() == 3 * S
+    box.clock.advance(3001)
+    assert box.session.deadlines.run_due() == 1
+    assert box.view()["allowed"]["time"] is None            # «Время» may be called now
+    box.command("time", "t4")
+    assert box.session.state.scores == (-30, 10, 0)         # wrong by time
+    box.store.close()
+
+
+def test_a_restart_within_the_same_boot_keeps_the_offset_so_a_running_window_closes_on_time(tmp_path):
+    box = Box(tmp_path / "events.sqlite", FakeClock(90_000 * S), boot_id="boot-1")
+    play_into_a_question(box)
+    box.boot(FakeClock(4 * S), boot_id="boot-2")             # a power cut: an offset of about 90,000 s
+    offset = box.session.timeline.offset_ns
+    assert offset > 89_990 * S and box.session.timeline.boot_id == "boot-2"
+    box.command("reading_done", "d2")
+    box.clock.advance(5000)
+    box.boot(box.clock, boot_id="boot-2")                   # only the web process restarts: the same clock
+    assert box.session.timeline.offset_ns == offset         # the stored one, to the nanosecond
+    box.clock.advance(1999)
+    assert box.session.deadlines.run_due() == 0             # 7 s after reading done, not 7 s after the restart
+    box.clock.advance(1)
+    assert box.session.deadlines.run_due() == 1
+    assert type(box.stored()[-1]).__name__ == "PressWindowExpired"
+    box.store.close()
+
+
+def test_a_press_the_capture_stamped_while_the_box_was_booting_is_no_signal(tmp_path):
+    """The capture works alone while the box boots and hands its presses over once the appliance connects.
+
+    The old boot was short (its times are behind the new boot's clock, so the stored times alone would not tell
+    a new boot): the boot id does. A press from before the session served is no signal in the battle."""
+    box = Box(tmp_path / "events.sqlite", FakeClock(10 * S), boot_id="boot-1")
+    play_into_a_question(box)
+    box.command("reading_done", "d2")                       # the window: 7 s from about 20 s
+    box.boot(FakeClock(30 * S), boot_id="boot-2")           # booted in 30 s
+    box.capture.press(2, t_ns=22 * S)                       # pressed during the boot
+    assert box.session.state.answerer is None and type(box.stored()[-1]).__name__ == "ReadingFinished"
+    box.capture.press(3, t_ns=box.clock.now_ns)             # once the box serves: a signal in the window
+    assert box.session.state.answerer == 2
+    box.store.close()
+
+
+def test_a_battle_from_another_box_ahead_of_the_timeline_is_resumed_and_played_on(tmp_path):
+    """An imported log carries the other box's times; resuming it raises the offset, and never lowers it."""
+    other = Box(tmp_path / "other.sqlite", FakeClock(500_000 * S), boot_id="other-boot")
+    play_into_a_question(other)
+    log_text = other.battles.export(other.session.battle_id)
+    here = Box(tmp_path / "events.sqlite", FakeClock(60 * S), boot_id="boot-1")
+    here.command("setup", "s1", **setup_args())
+    first = here.session.battle_id
+    imported = here.battles.import_log(io.StringIO(log_text), battle_id="imported")
+    here.command("resume", "res1", battle="imported", set_aside=here.session.battle_id)
+    assert here.session.timeline.offset_ns > 499_000 * S
+    here.command("reading_done", "d2")
+    here.clock.advance(1000)
+    here.capture.press(1, t_ns=here.clock.now_ns)
+    here.command("point", "p2")
+    here.command("right", "r2")
+    assert here.battles.state(imported).scores == (20, 10, 0)
+    raised = here.session.timeline.offset_ns
+    here.command("resume", "res2", battle=first, set_aside="imported")
+    assert here.session.timeline.offset_ns == raised        # an older battle: the offset stays
+    here.command("next", "n9")                              # and the first battle takes its commands
+    other.store.close()
+    here.store.close()
+
+
+def test_capture_events_reach_the_pages_on_the_battle_timeline(tmp_path):
+    box = Box(tmp_path / "events.sqlite", FakeClock(70_000 * S), boot_id="boot-1")
+    play_into_a_question(box)
+    box.boot(FakeClock(5 * S), boot_id="boot-2")
+    updates = []
+    box.session.subscribe(updates.append)
+    box.session.on_capture_event({"event": "reset_button", "seq": 1, "t_ns": box.clock.now_ns, "round_id": "local-1"})
+    event = updates[-1]["event"]
+    assert event["type"] == "Capture_reset_button" and event["t_ns"] == box.session.clock()
+    assert updates[-1]["server_now_ns"] == box.session.clock()
+    box.store.close()
+
+
+def test_the_timeline_is_stored_with_its_boot_and_a_junk_record_is_replaced(tmp_path):
+    box = Box(tmp_path / "events.sqlite", FakeClock(40_000 * S), boot_id="boot-1")
+    play_into_a_question(box)
+    box.boot(FakeClock(1 * S), boot_id="boot-2")
+    stored = Timeline.from_record(box.store.meta(STORE_KEY))
+    assert stored == box.session.timeline and stored.boot_id == "boot-2" and stored.since_ns > 39_990 * S
+    junk = ("not json", '{"boot_id": 5, "offset_ns": 1, "since_ns": 0}', '{"boot_id": null, "offset_ns": 0}',
+            '{"boot_id": null, "offset_ns": 0, "since_ns": -5}', "[]", "")
+    for number, record in enumerate(junk):
+        box.store.set_meta(STORE_KEY, record)
+        box.boot(box.clock, boot_id="boot-2")                # unreadable: chosen again from the stored times
+        assert box.session.clock() >= box.session.state.last_at_ns
+        box.command("undo" if number % 2 else "withdraw", f"j{number}")   # and the host's commands are taken
+        assert Timeline.from_record(box.store.meta(STORE_KEY)) == box.session.timeline
+    box.store.close()
+
+
+def test_no_stored_timeline_and_a_clock_ahead_of_the_battles_leave_the_offset_at_zero(tmp_path):
+    """A box that never lost its power mid-battle (and a store from before the timeline) stamps as it always
+    did: the raw CLOCK_MONOTONIC."""
+    box = Box(tmp_path / "events.sqlite", FakeClock(100 * S), boot_id="boot-1")
+    play_into_a_question(box)
+    assert box.session.timeline == Timeline("boot-1", 0, 0)
+    box.store._connection.execute("DELETE FROM meta WHERE key=?", (STORE_KEY,))  # a store from before
+    box.boot(box.clock, boot_id="boot-1")
+    assert box.session.timeline.offset_ns == 0 and box.session.clock() == box.clock.now_ns
     box.store.close()
