@@ -151,8 +151,9 @@ class Session:
         timer (tests with a hand clock pass ``timer_thread=False`` and run the deadlines themselves:
         ``deadlines.run_due()``)."""
         with self._lock:
-            self._adopt_timeline(choose(Timeline.from_record(self.battles.meta(STORE_KEY)), self._timeline.boot_id,
-                                        self._raw_clock(), self.battles.last_at_ns()))
+            stored = Timeline.from_record(self.battles.meta(STORE_KEY))
+            self._adopt_timeline(choose(stored, self._timeline.boot_id, self._raw_clock(), self.battles.last_at_ns()),
+                                 stored)
             self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)
             self._battle_list = self.adapter.battle_list(self.battles, resumable)
@@ -202,16 +203,16 @@ class Session:
     def timeline(self) -> Timeline:
         return self._timeline
 
-    def _adopt_timeline(self, timeline: Timeline) -> None:
-        """Take ``timeline`` (the one of this boot, or one raised past a battle ahead of it) and store it, so a
-        restart within the same boot takes the same offset. A store that cannot keep it is logged: this process
-        still stamps on it, and a restart would choose again from the stored times (still monotone)."""
-        changed = timeline != self._timeline or Timeline.from_record(self.battles.meta(STORE_KEY)) != timeline
+    def _adopt_timeline(self, timeline: Timeline, stored: Timeline | None) -> None:
+        """Take ``timeline`` (the one of this boot, or one raised past a battle ahead of it) and store it unless
+        ``stored`` is it already, so a restart within the same boot takes the same offset. A store that cannot
+        keep it is logged: this process still stamps on it, and a restart would choose again from the stored
+        times (still monotone)."""
         if timeline.offset_ns != self._offset_ns:
             log.warning("battle timeline: offset %d ns (boot %s): the battles' times go on after the last stored "
                         "event", timeline.offset_ns, timeline.boot_id)
         self._timeline, self._offset_ns, self._since_ns = timeline, timeline.offset_ns, timeline.since_ns
-        if changed:
+        if timeline != stored:
             try:
                 self.battles.set_meta(STORE_KEY, timeline.record())
             except (StoreError, OSError, sqlite3.Error) as error:
@@ -452,7 +453,8 @@ class Session:
         self._announcement = None
         self._state = self.battles.state(battle_id)
         # a battle ahead of the timeline (imported from another box): the timeline goes on after it
-        self._adopt_timeline(self._timeline.continued_after(self._raw_clock(), self._state.last_at_ns))
+        self._adopt_timeline(self._timeline.continued_after(self._raw_clock(), self._state.last_at_ns),
+                             self._timeline)
         self._battle_list = self.adapter.battle_list(self.battles, battle_id)
         if self._phones_enabled:
             self._new_seat_codes()  # new seats, maybe new people in them: last battle's phones do not carry over

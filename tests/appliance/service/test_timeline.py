@@ -9,6 +9,7 @@ kernel-style timestamps of the boot they happen in.
 from __future__ import annotations
 
 import io
+import sqlite3
 
 from appliance.service.battle_adapter import BattleAdapter
 from appliance.service.battles import Battles
@@ -229,4 +230,24 @@ def test_no_stored_timeline_and_a_clock_ahead_of_the_battles_leave_the_offset_at
     box.store._connection.execute("DELETE FROM meta WHERE key=?", (STORE_KEY,))  # a store from before
     box.boot(box.clock, boot_id="boot-1")
     assert box.session.timeline.offset_ns == 0 and box.session.clock() == box.clock.now_ns
+    box.store.close()
+
+
+def test_a_store_that_cannot_keep_the_timeline_is_logged_and_the_battle_goes_on(tmp_path, monkeypatch, caplog):
+    box = Box(tmp_path / "events.sqlite", FakeClock(20_000 * S), boot_id="boot-1")
+    play_into_a_question(box)
+
+    def refuse(key, value):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(Battles, "set_meta", lambda self, key, value: refuse(key, value))
+    box.boot(FakeClock(2 * S), boot_id="boot-2")
+    assert "battle timeline not stored: disk I/O error" in caplog.text
+    box.command("reading_done", "d2")                        # this process stamps on the timeline it chose
+    assert box.stored()[-1].at_ns > 20_000 * S
+    monkeypatch.undo()
+    box.boot(box.clock, boot_id="boot-2")                    # a restart chooses again after the stored events
+    box.clock.advance(100)
+    box.capture.press(1, t_ns=box.clock.now_ns)
+    assert box.session.state.answerer == 0
     box.store.close()
