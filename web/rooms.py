@@ -145,8 +145,8 @@ def desk_rooms_json():
         return jsonify({"role": "standalone"})
     return jsonify({"role": service.role, "box": service.roles.box_id, "error": service.error,
                     "rooms": service.rooms_view(), "conflicts": len(service.conflicts()),
-                    "received": getattr(service.hub, "received", 0),
-                    "duplicates": getattr(getattr(service.hub, "ledger", None), "duplicates", 0),
+                    "entered": getattr(service.results, "entered", 0),
+                    **(service.hub.counts() if service.hub is not None else {}),
                     "backlog": service.station.backlog() if service.station else 0})
 
 

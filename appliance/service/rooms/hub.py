@@ -44,8 +44,8 @@ class HubLink:
         self.nc = None
         self.ready = False
         self._closing = False
-        self.arrivals: list = []  # (box, battle, seq) in arrival order, kept when record_arrivals is on
-        self.record_arrivals = False
+        self.out_of_order = 0
+        self._last_arrival: dict[tuple[str, str], int] = {}
 
     async def start(self) -> None:
         import nats
@@ -101,8 +101,10 @@ class HubLink:
             return
         with self.lock:
             self.received += 1
-            if self.record_arrivals:
-                self.arrivals.append((data["box"], data["battle"], data["seq"]))
+            key = (data["box"], data["battle"])
+            if data["seq"] > self._last_arrival.get(key, 0) + 1:
+                self.out_of_order += 1  # ahead of a missing event: it waits in the ledger for the gap to fill
+            self._last_arrival[key] = max(self._last_arrival.get(key, 0), data["seq"])
             applied = self.ledger.take(data["box"], data["battle"], data["seq"], data["event"])
             replica = self.ledger.replicas[(data["box"], data["battle"])]
         if applied:
@@ -187,6 +189,13 @@ class HubLink:
         if now - beat["last_s"] <= ONLINE_S:
             return {"online": True, "ago_s": now - beat["since_s"], "battle": beat.get("battle", "")}
         return {"online": False, "ago_s": now - beat["last_s"], "battle": beat.get("battle", "")}
+
+    def counts(self) -> dict:
+        """What arrived: messages, duplicates dropped, arrivals ahead of a gap, and each battle's applied seq."""
+        with self.lock:
+            return {"received": self.received, "duplicates": self.ledger.duplicates, "applied": self.ledger.applied,
+                    "out_of_order": self.out_of_order, "bad_messages": self.bad_messages,
+                    "battles": {f"{box}/{battle}": r.seq for (box, battle), r in self.ledger.replicas.items()}}
 
     async def close(self) -> None:
         self._closing = True
