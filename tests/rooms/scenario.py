@@ -65,13 +65,15 @@ class Day:
         self.note(f"paired {self.box_ids}")
 
     # --- the tournament -----------------------------------------------------------------------------------------
-    def tournament(self, preset: str, players: int, rounds: int, title: str) -> str:
+    def tournament(self, preset: str, players: int, rounds: int, title: str, seeds: int = 0) -> str:
         """Create, register, then draw and play until the tournament is over or ``rounds`` rounds are played."""
         response = self.hub.post("/director/new", data={"preset": preset, "title": title})
         tid = response.url.split("/director/")[1].split("/")[0]
         self.hub.post(f"/director/{tid}/registration",
                       data={"bulk": "\n".join(f"Игрок {i}" for i in range(1, players + 1))})
         self.hub.post(f"/director/{tid}/close-registration")
+        if seeds:  # northern-owl 2.3-2.4: one seeded player per group
+            self.hub.post(f"/director/{tid}/seeding", data={"seeds": " ".join(f"p{i:03d}" for i in range(1, seeds + 1))})
         played = 0
         for _step in range(40):
             table = self.hub.get(f"/table/{tid}.json").json()
@@ -330,7 +332,8 @@ def main(spec_path: str, out_path: str) -> int:
             result["strangers"] = day.strangers()
         tids = []
         for number, item in enumerate(spec["tournaments"]):
-            tids.append(day.tournament(item["preset"], item["players"], item["rounds"], f"Турнир {number + 1}"))
+            tids.append(day.tournament(item["preset"], item["players"], item["rounds"], f"Турнир {number + 1}",
+                                       item.get("seeds", 0)))
             if number == 0 and spec["faults"].get("duplicates"):
                 result["duplicates"] = day.duplicates()
         result.update(day.collect(tids))
