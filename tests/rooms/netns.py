@@ -16,9 +16,9 @@ def can_run() -> str:
     """Empty if namespaces can be made here, else why not."""
     if os.geteuid() != 0:
         return "needs root (ip netns)"
-    for tool in ("ip", "tc"):
+    for tool in ("ip", "tc", "nft"):
         if shutil.which(tool) is None:
-            return f"{tool} is missing (iproute2)"
+            return f"{tool} is missing (./dev test installs iproute2 and nftables)"
     return ""
 
 
@@ -81,16 +81,32 @@ class Venue:
     def mend(self, name: str) -> None:
         _ip("-n", self.switch, "link", "set", self._ports[name], "up")
 
-    def lossy(self, name: str, loss_percent: int) -> None:
-        """``tc netem`` loss on the box's own interface (0: removed)."""
-        ns = self.namespace(name)
-        subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", "eth0", "root"],
-                       capture_output=True, timeout=30)
-        if loss_percent:
-            subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "loss",
-                            f"{loss_percent}%"], check=True, capture_output=True, timeout=30)
+    def lossy(self, name: str, loss_percent: int) -> str:
+        """Drop ``loss_percent`` of what the box sends on its venue link (0: none); returns how.
+
+        ``tc netem`` where the kernel has it; else an nftables rule in the box's namespace that drops the same
+        share at random (this sandbox's kernel has no sch_netem)."""
+        return set_loss(self.namespace(name), loss_percent)
 
     def close(self) -> None:
         for ns in reversed(self.made):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
         self.made = []
+
+
+def set_loss(ns: str, loss_percent: int) -> str:
+    subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev", "eth0", "root"], capture_output=True,
+                   timeout=30)
+    subprocess.run(["ip", "netns", "exec", ns, "nft", "delete", "table", "inet", "svoyakloss"], capture_output=True,
+                   timeout=30)
+    if not loss_percent:
+        return "none"
+    done = subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "loss",
+                           f"{loss_percent}%"], capture_output=True, text=True, timeout=30)
+    if done.returncode == 0:
+        return "tc netem"
+    rules = ("table inet svoyakloss {\n chain out {\n  type filter hook output priority 0;\n"
+             f'  oifname "eth0" numgen random mod 100 < {int(loss_percent)} drop\n }}\n}}\n')
+    subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=rules, check=True, capture_output=True,
+                   text=True, timeout=30)
+    return "nftables numgen"

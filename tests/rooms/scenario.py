@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from tests.rooms.boxes import Box, Host, play_battle, wait_for
-from tests.rooms.netns import SUBNET, Venue
+from tests.rooms.netns import SUBNET, Venue, set_loss
 
 WEB_PORT = 8080
 LEAF_PORT = 7422
@@ -158,9 +158,8 @@ class Day:
                     self.venue.mend(name)
                     self.faults_done.append("cut")
                 elif first and name == self._role("loss") and faults.get("loss_percent"):
-                    subprocess.run(["ip", "netns", "exec", box.netns, "tc", "qdisc", "add", "dev", "eth0", "root",
-                                    "netem", "loss", f"{faults['loss_percent']}%"], check=True, timeout=30)
-                    self.note(f"{name}: {faults['loss_percent']}% loss")
+                    how = set_loss(box.netns, faults["loss_percent"])
+                    self.note(f"{name}: {faults['loss_percent']}% loss ({how})")
                     self.faults_done.append("loss")
                 elif first and name == self._role("kill") and faults.get("kill"):
                     play_battle(host, rng, stop_after=6)
@@ -173,8 +172,7 @@ class Day:
                 play_battle(host, rng)
                 host.close()
                 if first and name == self._role("loss") and faults.get("loss_percent"):
-                    subprocess.run(["ip", "netns", "exec", box.netns, "tc", "qdisc", "del", "dev", "eth0", "root"],
-                                   timeout=30)
+                    set_loss(box.netns, 0)
         except BaseException as error:  # handed to the main thread, which raises it
             errors.append(error)
 

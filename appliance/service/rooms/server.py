@@ -37,11 +37,16 @@ def find_binary(configured: str = "") -> str:
 
 
 class NatsServer:
-    """One nats-server process over ``folder`` (config ``nats.conf``, ports file, log ``nats.log``)."""
+    """One nats-server process over ``folder`` (config ``nats.conf``, ports file, log ``nats.log``).
 
-    def __init__(self, folder: Path, binary: str = "") -> None:
+    ``external``: the box's ``svoyak-nats.service`` runs it (:func:`supervise`); this side only writes the
+    configuration (or removes it to stop the server) and waits for the ports file.
+    """
+
+    def __init__(self, folder: Path, binary: str = "", external: bool = False) -> None:
         self.folder = Path(folder)
         self.binary = binary
+        self.external = external
         self.process: subprocess.Popen | None = None
         self.ports: dict = {}
 
@@ -71,6 +76,9 @@ class NatsServer:
 
     def start(self, timeout_s: float = 10.0) -> dict:
         """Start (if not running) and return ``{"nats": [urls], "leafnode": [urls]}`` once it listens."""
+        if self.external:
+            self.ports = self.wait_ports(timeout_s * 3)
+            return self.ports
         if self.process is not None and self.process.poll() is None:
             return self.ports
         self.check()
@@ -102,11 +110,16 @@ class NatsServer:
 
     def reload(self) -> None:
         """Apply a rewritten configuration (new station users) without dropping connections."""
+        if self.external:
+            return  # the supervisor sees the new file and sends SIGHUP itself
         if self.process is not None and self.process.poll() is None:
             self.check()
             self.process.send_signal(signal.SIGHUP)
 
     def stop(self) -> None:
+        if self.external:
+            self.config_path.unlink(missing_ok=True)  # the supervisor stops the server
+            return
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:
@@ -135,3 +148,45 @@ def _end_stale(ports_file: Path) -> None:
             return
         time.sleep(0.05)
     os.kill(pid, signal.SIGKILL)
+
+
+def _domain(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("jetstream"):
+            return line
+    return ""
+
+
+def supervise(folder: Path, binary: str = "", poll_s: float = 1.0, rounds: int | None = None) -> None:
+    """``svoyak nats``: run nats-server from ``folder/nats.conf`` while the file exists; a changed file is
+    reloaded (SIGHUP), or restarts the server when its JetStream domain changed (a new role); no file, no server.
+    ``rounds`` bounds the loop (tests)."""
+    server = NatsServer(folder, binary)
+    running_text = ""
+    done = 0
+    try:
+        while rounds is None or done < rounds:
+            done += 1
+            try:
+                text = server.config_path.read_text()
+            except OSError:
+                text = ""
+            alive = server.process is not None and server.process.poll() is None
+            if not text and alive:
+                server.stop()
+            elif text and (not alive or _domain(text) != _domain(running_text)):
+                server.stop()
+                try:
+                    server.start()
+                    running_text = text
+                except NatsServerError as error:
+                    log.error("%s", error)
+            elif text and text != running_text:
+                try:
+                    server.reload()
+                    running_text = text
+                except NatsServerError as error:
+                    log.error("%s", error)
+            time.sleep(poll_s)
+    finally:
+        server.stop()

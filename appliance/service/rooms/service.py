@@ -83,7 +83,8 @@ class Rooms:
     def _server(self):
         from appliance.service.rooms.server import NatsServer
 
-        return NatsServer(self.folder / "nats", binary=self.settings.nats_server)
+        return NatsServer(self.folder / "nats", binary=self.settings.nats_server,
+                          external=self.settings.rooms_nats_unit)
 
     def _hub_config(self) -> str:
         return natsconf.hub_config(
