@@ -18,6 +18,7 @@ blueprint = Blueprint("rooms", __name__, template_folder="templates")
 
 STRINGS = {
     "rooms.title": ("Комнаты", "Rooms"),
+    "rooms.nav_room": ("Бой этой комнаты", "This room's battle"),
     "rooms.role": ("Роль бокса", "The box's role"),
     "rooms.role.standalone": ("Один бокс", "Standalone"),
     "rooms.role.hub": ("Стол (хаб)", "Desk (hub)"),
@@ -135,7 +136,7 @@ def desk_rooms():
                                         "room": battle.get("room", "")})
     return render_template("rooms/desk.html", service=service, waiting=waiting,
                            code=service.roles.current_code() if service else None,
-                           address=request.host.split(":")[0], note=request.args.get("note", ""))
+                           address=request.host, note=request.args.get("note", ""))
 
 
 @blueprint.route("/director/rooms.json")
@@ -148,6 +149,18 @@ def desk_rooms_json():
                     "entered": getattr(service.results, "entered", 0),
                     **(service.hub.counts() if service.hub is not None else {}),
                     "backlog": service.station.backlog() if service.station else 0})
+
+
+@blueprint.route("/director/rooms/lags.json", methods=["POST"])
+def take_lags():
+    """Bench only: how long each station event took from its box's commit stamp to the hub's copy (ns), since
+    the last call. Meaningful only when the boxes share one clock (one machine, network namespaces)."""
+    hub = getattr(rooms(), "hub", None)
+    lags = []
+    if hub is not None:
+        while hub.lags_ns:
+            lags.append(hub.lags_ns.popleft())
+    return jsonify({"lags_ns": lags})
 
 
 @blueprint.post("/director/rooms/role")

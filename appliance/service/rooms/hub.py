@@ -9,6 +9,7 @@ the desk under a command id, ``rooms:<box>:<battle>``, that the tournament log r
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
 import threading
@@ -38,6 +39,7 @@ class HubLink:
         self.bad_messages = 0
         self.listeners: list = []
         self._assignments: dict[str, str] = {}
+        self._assignments_lock = threading.Lock()
         self._subscribed: set[str] = set()
         self._confirm_due: set[str] = set()
         self._tasks: list = []
@@ -45,6 +47,7 @@ class HubLink:
         self.ready = False
         self._closing = False
         self.out_of_order = 0
+        self.lags_ns: collections.deque = collections.deque(maxlen=100_000)
         self._last_arrival: dict[tuple[str, str], int] = {}
 
     async def start(self) -> None:
@@ -108,6 +111,11 @@ class HubLink:
             applied = self.ledger.take(data["box"], data["battle"], data["seq"], data["event"])
             replica = self.ledger.replicas[(data["box"], data["battle"])]
         if applied:
+            now_ns = time.monotonic_ns()
+            for _seq, event in applied:
+                # For the bench only (boxes on one machine share CLOCK_MONOTONIC); no result depends on it.
+                if 0 < now_ns - event.at_ns < 60 * 10**9:
+                    self.lags_ns.append(now_ns - event.at_ns)
             self._confirm_due.add(data["box"])
             state = replica.state
             if state is not None and state.is_over:
@@ -123,8 +131,12 @@ class HubLink:
             log.exception("result of %s/%s not entered", box, battle)
 
     async def _confirmer(self) -> None:
+        rounds = 0
         while not self._closing:
             await asyncio.sleep(CONFIRM_EVERY_S)
+            rounds += 1
+            if rounds % 10 == 0:
+                self.publish_assignments()  # a put that failed is retried (the cache forgot it)
             for box in list(self._confirm_due):
                 self._confirm_due.discard(box)
                 with self.lock:
@@ -137,17 +149,21 @@ class HubLink:
             await kv.put(key, value.encode())
         except Exception as error:
             log.warning("KV %s/%s: %r", box, key, error)
+            if key == "assignments":
+                with self._assignments_lock:
+                    self._assignments.pop(box, None)  # written again on the next round
 
     # --- assignments ---------------------------------------------------------------------------------------------
     def publish_assignments(self) -> None:
         """Write each station's assignments to its bucket if they changed (called from any thread)."""
         if self.nc is None:
             return
-        for box in self.stations():
-            value = json.dumps(self.results.assignments_for(box), ensure_ascii=False, sort_keys=True)
-            if self._assignments.get(box) != value:
-                self._assignments[box] = value
-                self.loop.submit(lambda box=box, value=value: self._put(box, "assignments", value))
+        with self._assignments_lock:  # desk listeners, pages and claims call this from their own threads
+            for box in self.stations():
+                value = json.dumps(self.results.assignments_for(box), ensure_ascii=False, sort_keys=True)
+                if self._assignments.get(box) != value:
+                    self._assignments[box] = value
+                    self.loop.submit(lambda box=box, value=value: self._put(box, "assignments", value))
 
     # --- requests from the stations ------------------------------------------------------------------------------
     def _box_of(self, subject: str) -> str:

@@ -216,3 +216,30 @@ def test_a_station_result_enters_once_and_a_hand_typed_one_is_never_overwritten(
     assert list(entry.conflicts) == [("t1", second)]
     entry.settle("t1", second, take_station=True)
     assert desk.state("t1").results[second].log_id == "room3/b2" and not entry.conflicts
+
+
+# --- the box's unit: svoyak nats ---------------------------------------------------------------------------------------
+def test_the_unit_supervisor_runs_nats_server_while_the_configuration_exists(tmp_path):
+    import socket
+    import threading
+    import time
+
+    from appliance.service.rooms.server import NatsServer, supervise
+
+    folder = tmp_path / "nats"
+    supervisor = threading.Thread(target=supervise, args=(folder,), kwargs={"poll_s": 0.05, "rounds": 80})
+    supervisor.start()
+    web_side = NatsServer(folder, external=True)
+    web_side.write(natsconf.hub_config(str(folder / "js"), {}, 0, 0, "app", leaf_host="127.0.0.1",
+                                       ports_dir=str(folder)))
+    url = web_side.start(timeout_s=10)["nats"][0]
+    host, port = url.removeprefix("nats://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as connection:
+        assert connection.recv(4).startswith(b"INFO")
+    pid = int(next(folder.glob("nats-server_*.ports")).stem.rsplit("_", 1)[1])
+    web_side.stop()  # back to standalone: the file goes, and so does the server
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists() or b"zombie" in Path(f"/proc/{pid}/status").read_bytes().lower()
+    supervisor.join(timeout=30)
