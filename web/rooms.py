@@ -51,6 +51,7 @@ STRINGS = {
     "rooms.station_result": ("Станция", "Station"),
     "rooms.desk_result": ("Стол", "Desk"),
     "rooms.error": ("Ошибка связи комнат", "Rooms link error"),
+    "rooms.rebuilding": ("Стол собирается заново из журнала комнат", "The desk is rebuilding from the rooms' log"),
     "rooms.lobby": ("Все комнаты", "Every room"),
     "rooms.table": ("Таблица турнира", "Tournament table"),
     "rooms.assigned": ("Бой для этой комнаты", "The battle for this room"),

@@ -280,7 +280,25 @@ asyncio.run(main())
         return results
 
     # --- what each box's own log says ----------------------------------------------------------------------------
+    def store_counts(self) -> dict[str, int]:
+        """``{"box/battle": events}`` of every station's own log, read from its file as it runs."""
+        out = {}
+        for name, box in self.stations.items():
+            connection = sqlite3.connect(box.folder / "events.sqlite")
+            try:
+                for battle_id, count in connection.execute("SELECT battle_id, COUNT(*) FROM events GROUP BY battle_id"):
+                    out[f"{self.box_ids[name]}/{battle_id}"] = count
+            finally:
+                connection.close()
+        return out
+
     def collect(self, tids: list[str]) -> dict:
+        # A hub that just restarted is still reading DESK from its first message: wait until it holds every
+        # event of every station's log (bounded), then look.
+        wanted = self.store_counts()
+        wait_for(lambda: all(self.hub.json("/director/rooms.json")["battles"].get(key) == count
+                             for key, count in wanted.items()), 180, "the hub to hold every station's events",
+                 step_s=0.5)
         counts = self.hub.json("/director/rooms.json")
         tables = {tid: self.hub.get(f"/table/{tid}.json").json() for tid in tids}
         exports = {tid: self.hub.get(f"/director/{tid}/export.json").json() for tid in tids}

@@ -47,6 +47,8 @@ class HubLink:
         self.ready = False
         self._closing = False
         self.out_of_order = 0
+        self.desk_seq = 0    # the last DESK message read
+        self.desk_last = 0   # DESK's last message when this hub started: below it, the desk is being rebuilt
         self.lags_ns: collections.deque = collections.deque(maxlen=100_000)
         self._last_arrival: dict[tuple[str, str], int] = {}
 
@@ -57,6 +59,10 @@ class HubLink:
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.5, name="svoyak-hub")
         self.js = self.nc.jetstream()
         await self.sync_stations()
+        try:
+            self.desk_last = (await self.js.stream_info(protocol.DESK_STREAM)).state.last_seq
+        except Exception as error:  # the desk shows no rebuild progress; nothing else depends on it
+            log.debug("DESK info: %r", error)
         # Everything DESK holds, from its first message: the desk is rebuilt on every start.
         self.desk_sub = await self.js.subscribe(f"{protocol.SUBJECT_ROOT}.box.>", stream=protocol.DESK_STREAM,
                                                 ordered_consumer=True, cb=self._on_event, idle_heartbeat=2.0)
@@ -102,6 +108,10 @@ class HubLink:
         if source and not source.startswith(protocol.box_stream(data["box"]) + ":"):
             self.bad_messages += 1  # sourced from another box's stream: a station publishing as another
             return
+        try:
+            self.desk_seq = max(self.desk_seq, message.metadata.sequence.stream)
+        except (AttributeError, ValueError):
+            pass
         with self.lock:
             self.received += 1
             key = (data["box"], data["battle"])
@@ -209,7 +219,8 @@ class HubLink:
     def counts(self) -> dict:
         """What arrived: messages, duplicates dropped, arrivals ahead of a gap, and each battle's applied seq."""
         with self.lock:
-            return {"received": self.received, "duplicates": self.ledger.duplicates, "applied": self.ledger.applied,
+            return {"rebuilding": self.desk_seq < self.desk_last, "desk_seq": self.desk_seq,
+                    "desk_last": self.desk_last, "received": self.received, "duplicates": self.ledger.duplicates, "applied": self.ledger.applied,
                     "out_of_order": self.out_of_order, "bad_messages": self.bad_messages,
                     "battles": {f"{box}/{battle}": r.seq for (box, battle), r in self.ledger.replicas.items()}}
 
