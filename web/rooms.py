@@ -15,6 +15,7 @@ from appliance.errors import SvoyakError
 from appliance.service.rooms.protocol import PairingError, RoomsError, SlotTakenError
 
 blueprint = Blueprint("rooms", __name__, template_folder="templates")
+LOBBY_STANDINGS = 16  # lines of each tournament's table on the hall's board
 
 STRINGS = {
     "rooms.title": ("Комнаты", "Rooms"),
@@ -54,6 +55,9 @@ STRINGS = {
     "rooms.rebuilding": ("Стол собирается заново из журнала комнат", "The desk is rebuilding from the rooms' log"),
     "rooms.lobby": ("Все комнаты", "Every room"),
     "rooms.table": ("Таблица турнира", "Tournament table"),
+    "rooms.place": ("Место", "Place"),
+    "rooms.player": ("Игрок", "Player"),
+    "rooms.score": ("Очки", "Score"),
     "rooms.assigned": ("Бой для этой комнаты", "The battle for this room"),
     "rooms.no_assignment": ("Стол пока не дал этой комнате боя.", "The desk has given this room no battle yet."),
     "rooms.start": ("Начать", "Start"),
@@ -264,7 +268,12 @@ def lobby():
     from web import director
 
     service = rooms()
-    tournaments = director.desk().list() if service is not None and service.role == "hub" else []
+    tournaments = []
+    if service is not None and service.role == "hub":
+        for item in director.desk().list():
+            view = director.desk().view(item["id"])
+            tournaments.append({"id": item["id"], "title": item["title"],
+                                "standings": view.get("standings", [])[:LOBBY_STANDINGS]})
     return render_template("rooms/lobby.html", rooms_view=service.rooms_view() if service else [],
                            tournaments=tournaments)
 

@@ -45,6 +45,7 @@ class Day:
         self.faults_done: list[str] = []
         self.rng = random.Random(7)
         self.played_any = False
+        self.pages: dict = {}
 
     def note(self, text: str) -> None:
         self.log.append(f"{time.monotonic():.1f} {text}")
@@ -141,6 +142,8 @@ class Day:
             for index, battle in enumerate(battles):
                 wait_for(lambda: any(a["battle"] == battle for a in box.json("/room.json")["assignments"]), 60,
                          f"{name} sees {battle}")
+                if not self.pages:
+                    self.pages = self._look_at_pages(name, battle)
                 answer = box.post("/room/start", data={"tournament": tid, "battle": battle,
                                                        "command_id": f"start-{battle}"},
                                   headers={"Accept": "application/json"}).json()
@@ -175,6 +178,19 @@ class Day:
                     set_loss(box.netns, 0)
         except BaseException as error:  # handed to the main thread, which raises it
             errors.append(error)
+
+    def _look_at_pages(self, name: str, battle: str) -> dict:
+        """What the people see: the station's page offers the assigned battle with its players and «Начать»;
+        the hub's rooms view and the lobby name every station."""
+        box = self.stations[name]
+        assignment = next(a for a in box.json("/room.json")["assignments"] if a["battle"] == battle)
+        room = box.get("/room").text
+        rooms_view = self.hub.get("/director/rooms").text
+        lobby = self.hub.get("/lobby").text
+        return {"room_offers_start": "Начать" in room and all(p in room for p in assignment["players"]),
+                "rooms_view_names_stations": all(n in rooms_view for n in self.stations),
+                "lobby_names_stations": all(n in lobby for n in self.stations),
+                "rooms_view_online": "на связи" in rooms_view}
 
     def _role(self, fault: str) -> str:
         names = list(self.stations)
@@ -313,7 +329,7 @@ asyncio.run(main())
             for battle_id, seq, body in rows:
                 battles.setdefault(battle_id, []).append([seq, json.loads(body)])
             logs[self.box_ids[name]] = battles
-        return {"counts": counts, "tables": tables, "exports": exports, "logs": logs, "box_ids": self.box_ids,
+        return {"pages": self.pages, "counts": counts, "tables": tables, "exports": exports, "logs": logs, "box_ids": self.box_ids,
                 "faults": self.faults_done, "log": self.log}
 
     def stop(self) -> None:

@@ -106,6 +106,8 @@ def test_one_round_with_faults(tmp_path):
                   {"cut_s": 5, "kill": True, "duplicates": True, "stranger": True})
     assert set(day["faults"]) >= {"cut", "kill", "duplicates", "stranger"}
     check_day(day)
+    assert day["pages"] == {"room_offers_start": True, "rooms_view_names_stations": True,
+                            "lobby_names_stations": True, "rooms_view_online": True}
     assert day["duplicates"]["same_duplicate"] is True      # Nats-Msg-Id inside the window: dropped by the stream
     assert day["duplicates"]["fresh_duplicate"] is False    # a resend with another id reaches the hub...
     assert day["duplicates"]["hub_dropped"] >= 1            # ...and the hub's ledger drops it

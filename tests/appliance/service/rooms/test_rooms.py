@@ -243,3 +243,18 @@ def test_the_unit_supervisor_runs_nats_server_while_the_configuration_exists(tmp
         time.sleep(0.05)
     assert not Path(f"/proc/{pid}").exists() or b"zombie" in Path(f"/proc/{pid}/status").read_bytes().lower()
     supervisor.join(timeout=30)
+
+
+def test_a_standalone_box_starts_no_server_and_no_thread(tmp_path):
+    import threading
+
+    from appliance import config
+    from appliance.service.rooms.service import Rooms
+
+    settings = config.load(overrides={"data_dir": tmp_path}, environ={}, config_path=None)
+    before = threading.active_count()
+    rooms = Rooms(settings, session=None, desk=lambda: None)
+    rooms.start()
+    assert (rooms.role, rooms.server, rooms.loop, rooms.hub, rooms.station) == ("standalone", None, None, None, None)
+    assert threading.active_count() == before and not (tmp_path / "rooms" / "nats").exists()
+    assert rooms.rooms_view() == [] and rooms.assignments() == []
