@@ -186,7 +186,7 @@ def _store_seq(folder: Path, battle: str) -> int:
 
     connection = sqlite3.connect(folder / "events.sqlite")
     try:
-        return connection.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE battle_id=?", (battle,)).fetchone()[0]
+        return connection.execute("SELECT COALESCE(MAX(seq), 0) FROM stream_events WHERE kind='battle' AND stream_id=?", (battle,)).fetchone()[0]
     finally:
         connection.close()
 

@@ -208,7 +208,7 @@ import asyncio, json, sqlite3, nats
 from appliance.service.rooms import protocol
 async def main():
     row = sqlite3.connect({str(box.folder / 'events.sqlite')!r}).execute(
-        "SELECT battle_id, seq, body FROM events ORDER BY rowid LIMIT 1").fetchone()
+        "SELECT stream_id, seq, body FROM stream_events WHERE kind='battle' ORDER BY rowid LIMIT 1").fetchone()
     ports = json.load(open(next(__import__('pathlib').Path({str(box.folder / 'rooms' / 'nats')!r}).glob('*.ports'))))
     nc = await nats.connect(ports['nats'][0]); js = nc.jetstream()
     body = protocol.encode_event({self.box_ids[name]!r}, row[0], row[1], json.loads(row[2]))
@@ -302,7 +302,8 @@ asyncio.run(main())
         for name, box in self.stations.items():
             connection = sqlite3.connect(box.folder / "events.sqlite")
             try:
-                for battle_id, count in connection.execute("SELECT battle_id, COUNT(*) FROM events GROUP BY battle_id"):
+                for battle_id, count in connection.execute("SELECT stream_id, COUNT(*) FROM stream_events WHERE kind='battle' "
+                                                             "GROUP BY stream_id"):
                     out[f"{self.box_ids[name]}/{battle_id}"] = count
             finally:
                 connection.close()
@@ -324,7 +325,8 @@ asyncio.run(main())
         logs = {}
         for name, box in self.stations.items():
             connection = sqlite3.connect(box.folder / "events.sqlite")
-            rows = connection.execute("SELECT battle_id, seq, body FROM events ORDER BY battle_id, seq").fetchall()
+            rows = connection.execute("SELECT stream_id, seq, body FROM stream_events WHERE kind='battle' "
+                                      "ORDER BY stream_id, seq").fetchall()
             battles: dict[str, list] = {}
             for battle_id, seq, body in rows:
                 battles.setdefault(battle_id, []).append([seq, json.loads(body)])

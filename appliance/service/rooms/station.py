@@ -17,6 +17,7 @@ from pathlib import Path
 
 from appliance.rules.battle import event_to_dict
 from appliance.service.rooms import protocol
+from appliance.store import BATTLE
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +135,9 @@ class StationLink:
 
     async def _publish_from_store(self, battle_id: str) -> bool:
         start = self.published.get(battle_id, 0)
-        rows = await asyncio.get_running_loop().run_in_executor(None, self.battles.store.read, battle_id)
-        for row in rows[start:]:
+        rows = await asyncio.get_running_loop().run_in_executor(None, self.battles.store.read, BATTLE, battle_id,
+                                                                start)
+        for row in rows:
             body = protocol.encode_event(self.box_id, battle_id, row.seq, event_to_dict(row.event))
             try:
                 await self.js.publish(protocol.event_subject(self.box_id, battle_id), body, timeout=5,

@@ -162,7 +162,7 @@ def desk(tmp_path):
     desk.close_registration(tid)
     desk.draw(tid)
     yield desk
-    desk.log.close()
+    desk.store.close()
 
 
 def _finished_battle(desk, battle_id: str):
