@@ -47,6 +47,7 @@ class HubLink:
         self.ready = False
         self._closing = False
         self.out_of_order = 0
+        self.resourced = 0   # sources added again when a station came back
         self.desk_seq = 0    # the last DESK message read
         self.desk_last = 0   # DESK's last message when this hub started: below it, the desk is being rebuilt
         self.lags_ns: collections.deque = collections.deque(maxlen=100_000)
@@ -187,11 +188,34 @@ class HubLink:
             self.bad_messages += 1
             return
         now = time.monotonic()
+        returned = False
         with self.lock:
             beat = self.beats.get(box)
             if beat is None or now - beat["last_s"] > ONLINE_S:
+                returned = beat is not None
                 beat = self.beats[box] = {"since_s": now}
             beat.update(last_s=now, battle=str(data.get("battle") or ""), name=str(data.get("name") or box))
+        if returned:
+            self.loop.submit(lambda: self._resource(box))
+
+    async def _resource(self, box: str) -> None:
+        """A station is back: source its stream again now. The server would retry the stalled source by itself,
+        but only after its own wait (about 30 s, nats-server issue 6454); a source added again resumes after the
+        last message DESK holds from it (and anything repeated is dropped by the ledger)."""
+        try:
+            info = await self.js.stream_info(protocol.DESK_STREAM)
+            config = info.config
+            everyone = list(config.sources or [])
+            others = [source for source in everyone if source.name != protocol.box_stream(box)]
+            if len(others) == len(everyone):
+                return
+            config.sources = others or None
+            await self.js.update_stream(config)
+            config.sources = everyone
+            await self.js.update_stream(config)
+            self.resourced += 1
+        except Exception as error:  # the server's own retry still comes
+            log.warning("re-sourcing %s: %r", box, error)
 
     async def _on_claim(self, message) -> None:
         box = self._box_of(message.subject)
@@ -221,7 +245,7 @@ class HubLink:
         with self.lock:
             return {"rebuilding": self.desk_seq < self.desk_last, "desk_seq": self.desk_seq,
                     "desk_last": self.desk_last, "received": self.received, "duplicates": self.ledger.duplicates, "applied": self.ledger.applied,
-                    "out_of_order": self.out_of_order, "bad_messages": self.bad_messages,
+                    "out_of_order": self.out_of_order, "resourced": self.resourced, "bad_messages": self.bad_messages,
                     "battles": {f"{box}/{battle}": r.seq for (box, battle), r in self.ledger.replicas.items()}}
 
     async def close(self) -> None:
