@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 
 ONLINE_S = 4.0          # a station whose last heartbeat is older than this is shown offline
 CONFIRM_EVERY_S = 0.5   # confirmations written to a station's bucket at most this often
+STALL_S = 5.0           # a station online whose stream is this long ahead of the hub: its source is added again
+RESOURCE_EVERY_S = 15.0  # at most this often per station
 
 
 class HubLink:
@@ -47,7 +49,9 @@ class HubLink:
         self.ready = False
         self._closing = False
         self.out_of_order = 0
-        self.resourced = 0   # sources added again when a station came back
+        self.resourced = 0   # sources added again when a station came back or its source stalled
+        self._resourced_at: dict[str, float] = {}
+        self._lagging_since: dict[str, tuple[float, int]] = {}
         self.desk_seq = 0    # the last DESK message read
         self.desk_last = 0   # DESK's last message when this hub started: below it, the desk is being rebuilt
         self.lags_ns: collections.deque = collections.deque(maxlen=100_000)
@@ -188,20 +192,42 @@ class HubLink:
             self.bad_messages += 1
             return
         now = time.monotonic()
-        returned = False
         with self.lock:
             beat = self.beats.get(box)
             if beat is None or now - beat["last_s"] > ONLINE_S:
-                returned = beat is not None
                 beat = self.beats[box] = {"since_s": now}
             beat.update(last_s=now, battle=str(data.get("battle") or ""), name=str(data.get("name") or box))
-        if returned:
-            self.loop.submit(lambda: self._resource(box))
+        # Only a stalled source is sourced again: re-sourcing a flowing one delays what is in flight (bench: a
+        # beat late on a loaded machine re-sourced live stations and cost seconds at p99).
+        if self._behind(box, data.get("published"), now):
+            last = self._resourced_at.get(box, -1e9)
+            if now - last >= RESOURCE_EVERY_S:
+                self._resourced_at[box] = now
+                self.loop.submit(lambda: self._resource(box))
+
+    def _behind(self, box: str, published, now: float) -> bool:
+        """True when the station's stream has held events the hub lacks for :data:`STALL_S` (a stalled source)."""
+        if not isinstance(published, dict):
+            return False
+        with self.lock:
+            lagging = any(isinstance(seq, int) and self.ledger.replicas.get((box, str(battle))) is not None
+                          and self.ledger.replicas[(box, str(battle))].seq < seq
+                          or isinstance(seq, int) and seq > 0 and (box, str(battle)) not in self.ledger.replicas
+                          for battle, seq in published.items())
+            held = sum(replica.seq for replica in self.ledger.of_box(box))
+        if not lagging:
+            self._lagging_since.pop(box, None)
+            return False
+        since, held_then = self._lagging_since.get(box, (now, held))
+        if held != held_then:
+            since = now  # behind but moving: a busy station, not a stalled source
+        self._lagging_since[box] = (since, held)
+        return now - since >= STALL_S
 
     async def _resource(self, box: str) -> None:
-        """A station is back: source its stream again now. The server would retry the stalled source by itself,
-        but only after its own wait (about 30 s, nats-server issue 6454); a source added again resumes after the
-        last message DESK holds from it (and anything repeated is dropped by the ledger)."""
+        """A station's source stalled (after its link came back): source its stream again now. The server would
+        retry by itself, but only after its own wait (about 30 s, nats-server issue 6454); a source added again
+        resumes after the last message DESK holds from it (anything repeated is dropped by the ledger)."""
         try:
             info = await self.js.stream_info(protocol.DESK_STREAM)
             config = info.config

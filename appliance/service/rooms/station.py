@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 BEAT_S = 1.0
 ASSIGNMENT_POLL_S = 1.0
 REQUEST_TIMEOUT_S = 2.0
+MARKS_IN_BEAT = 4  # battles whose published seq a heartbeat carries (the newest)
 
 
 class StationLink:
@@ -151,9 +152,11 @@ class StationLink:
     async def _beats(self) -> None:
         while not self._closing:
             try:
+                # How far the newest battles are in this box's stream: the hub re-sources a stream it lags behind.
+                marks = dict(list(self.published.items())[-MARKS_IN_BEAT:])
                 await self.nc.publish(protocol.desk_subject(self.box_id, "beat"),
                                       protocol.encode("beat", box=self.box_id, name=self.name,
-                                                      battle=self.current_battle() or ""))
+                                                      battle=self.current_battle() or "", published=marks))
             except Exception as error:
                 log.debug("beat: %r", error)
             await asyncio.sleep(BEAT_S)
