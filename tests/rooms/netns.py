@@ -23,7 +23,11 @@ def can_run() -> str:
 
 
 def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, text=True, timeout=30)
+    _run(["ip", *args])
+
+
+def _run(argv: list[str]) -> None:
+    subprocess.run(argv, check=True, capture_output=True, text=True, timeout=30)
 
 
 class Venue:
