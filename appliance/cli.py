@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "nats": ("appliance.commands.nats", "run the box's nats-server while its rooms role needs one (svoyak-nats.service)"),
     "rooms": ("appliance.commands.rooms", "start a hub and N stations on this machine: a multi-room day (simulator)"),
     "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
+    "pin": ("appliance.commands.pin", "print the host PIN (a host who lost it; or hold the host button at the box)"),
     "firstboot": ("appliance.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
     "capture": ("appliance.commands.capture", "run the buzzer capture service (pins, lockout, its Unix socket)"),
     "hwcheck": ("appliance.commands.hwcheck", "check buttons, LEDs, buzzer and press timing on the box"),

@@ -40,7 +40,7 @@ STRINGS = {
     "rooms.playing": ("Идёт бой", "Playing"),
     "rooms.last": ("Последний результат", "Last result"),
     "rooms.idle": ("Боя нет", "No battle"),
-    "rooms.events": ("событий", "events"),
+    "rooms.events": ("{count} {count:событие|события|событий}", "{count} {count:event|events}"),
     "rooms.assign": ("Отдать бой станции", "Give a battle to a station"),
     "rooms.battle": ("Бой", "Battle"),
     "rooms.give": ("Отдать", "Give"),
@@ -69,7 +69,8 @@ STRINGS = {
     "rooms.hub_link": ("Стол", "Desk"),
     "rooms.hub_seen": ("стол отвечал", "desk answered"),
     "rooms.hub_unseen": ("стол пока не отвечал", "the desk has not answered yet"),
-    "rooms.backlog": ("событий ждут отправки", "events waiting to be sent"),
+    "rooms.backlog": ("{count} {count:событие ждёт|события ждут|событий ждут} отправки",
+                      "{count} {count:event waits|events wait} to be sent"),
     "rooms.taken": ("Этот бой уже у другого бокса: {holder}", "This battle is held by another box: {holder}"),
     "rooms.refused": ("Не получилось: {why}", "Could not: {why}"),
 }

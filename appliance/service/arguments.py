@@ -47,9 +47,11 @@ WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE, OPTIONAL_WHOLES 
 # command -> {argument: (kind, required)}
 COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
     "setup": {"profile": (PROFILE, True), "players": (NAMES, True), "themes": (THEMES, True),
-              "mode": (MODE, False),
+              "mode": (MODE, False), "set_aside": (TEXT, False),
               # a tournament battle assigned to this box (docs/rooms.md): its slot, run and the stage's cuts
               "slot": (TEXT, False), "run": (WHOLE, False), "runs": (WHOLE, False), "cuts": (OPTIONAL_WHOLES, False)},
+    # a battle of this box becomes the live one again; set_aside names the unfinished live one it replaces
+    "resume": {"battle": (TEXT, True), "set_aside": (TEXT, False)},
     "phones": {"enabled": (FLAG, True)},
     "button_test": {"on": (FLAG, False)},
     "next": {"name": (TEXT, False)},
