@@ -25,7 +25,11 @@ class MemoryBattles:
         self.events: dict[str, list] = {}
         self.states: dict[str, object] = {}
         self.command_ids: dict[str, set] = {}
+        self.listeners: list = []
         self._ids = itertools.count(1)
+
+    def add_listener(self, listener) -> None:
+        self.listeners.append(listener)
 
     def create(self, setup_event) -> str:
         from appliance.rules import battle as engine
@@ -45,6 +49,8 @@ class MemoryBattles:
         self.states[battle_id] = state
         if command_id is not None:
             self.command_ids[battle_id].add(command_id)
+        for listener in self.listeners:
+            listener(battle_id, event, state)
         return state
 
     def state(self, battle_id):

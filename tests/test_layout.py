@@ -22,7 +22,7 @@ ALLOWED = {
     "appliance/service": ("appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
                           "appliance.config"),
     "gpio": ("gpio", "appliance.errors", "appliance.config"),
-    "web": ("web", "appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
+    "web": ("web", "appliance.service", "appliance.store", "appliance.errors",
             "appliance.config"),
 }
 THIRD_PARTY_FORBIDDEN_IN_RULES = True

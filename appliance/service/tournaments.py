@@ -28,7 +28,7 @@ from appliance.errors import StoreError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
-from appliance.rules.tournament.simulate import report, stage_cuts
+from appliance.service import tournament_view
 from appliance.store.eventlog import connect_durable
 
 SLOT_PREFIX = "tournament:"
@@ -153,6 +153,10 @@ class TournamentDesk:
         except KeyError:
             raise UnknownTournamentError(f"no tournament {tournament_id!r}") from None
 
+    def names(self, tournament_id: str) -> dict[str, str]:
+        """Player id -> name, for pages that echo a player (a written sheet just typed)."""
+        return {p: e.name for p, e in self.state(tournament_id).entrants.items()}
+
     def list(self) -> list[dict]:
         with self._lock:
             return [{"id": tid, "title": state.title, "format": state.fmt.name, "entrants": len(state.entrants),
@@ -270,6 +274,14 @@ class TournamentDesk:
                   detail: str = "") -> None:
         self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail))
 
+    def import_json(self, data: bytes | str) -> str:
+        """Restore a tournament from a JSON export file (its ``events``) or a bare list of events."""
+        try:
+            parsed = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+        except (ValueError, UnicodeDecodeError, RecursionError) as error:
+            raise ResultError(f"not a JSON export: {error}") from None
+        return self.import_events(parsed.get("events", []) if isinstance(parsed, dict) else parsed)
+
     def import_events(self, events: list) -> str:
         """Restore a tournament from its events (an ``export_json`` file's ``events``, or another box's log).
 
@@ -304,7 +316,7 @@ class TournamentDesk:
         if players is None:
             raise StageError(f"battle {battle_id}: its players are not known yet")
         stage = state.fmt.stage(spec.stage)
-        cuts = stage_cuts(state.fmt, stage)
+        cuts = t.stage_cuts(state.fmt, stage)
         return engine.BattleSetUp(
             at_ns=self.clock() if at_ns is None else at_ns, profile=engine.load_profile(state.fmt.profile_for(stage)),
             players=tuple(players), themes=len(spec.themes),
@@ -318,6 +330,8 @@ class TournamentDesk:
         The host page's setup takes names, so the players are named; the link maps them back to ids.
         Returns the box's battle id.
         """
+        if session is None or not hasattr(session, "command"):
+            raise ResultError("this box has no battle session running")
         state = self.state(tournament_id)
         setup = self.battle_setup(tournament_id, battle_id)
         names = [state.entrants[p].name for p in setup.players]
@@ -376,25 +390,44 @@ class TournamentDesk:
 
     # --- views and exports -------------------------------------------------------------------------------------
     def view(self, tournament_id: str) -> dict:
-        """Everything the director's and public pages show: stages, battles, advancement, standings, next step."""
+        """Everything the director's and public pages show: stages, battles, advancement, standings, next step
+        (:func:`appliance.service.tournament_view.desk_view`)."""
+        return tournament_view.desk_view(self.state(tournament_id))
+
+    def page(self, tournament_id: str) -> dict:
+        """:meth:`view` plus what only the director's pages read: entrants' categories, the format as ``rules``."""
+        return tournament_view.page_view(self.state(tournament_id))
+
+    @staticmethod
+    def presets() -> list[dict]:
+        """The shipped presets as plain dicts (titles, stages, registration) for the new-tournament form."""
+        return tournament_view.presets_view()
+
+    def battle(self, tournament_id: str, battle_id: str) -> dict:
+        """One drawn battle as a dict (id, stage, rule, themes, seats, players once known, lines once played)."""
         state = self.state(tournament_id)
-        data = report(state)
-        step = t.next_step(state)
-        data["next"] = {"kind": step.kind, "stage": step.stage, "battles": list(step.battles),
-                        "tie": None if step.tie is None else {
-                            "id": step.tie.id, "players": list(step.tie.players), "slots": step.tie.slots,
-                            "reason": step.tie.reason, "shootout": step.tie.shootout, "rule": step.tie.rule}}
-        data["names"] = {p: e.name for p, e in state.entrants.items()}
-        data["teams"] = {p: e.team for p, e in state.entrants.items()}
-        data["withdrawn"] = [p for p, e in state.entrants.items() if e.withdrawn]
-        data["registration_closed"] = state.registration_closed
-        data["deadline"] = state.deadline
-        return data
+        if battle_id not in state.battles:
+            raise StageError(f"no battle {battle_id!r}")
+        return tournament_view.battle_view(state, battle_id)
+
+    def stage(self, tournament_id: str, stage_id: str) -> dict:
+        """One stage of the tournament's format as a dict (titles, rule, kind; a written round's marks)."""
+        return tournament_view.stage_view(self.state(tournament_id).fmt.stage(stage_id))
+
+    def setup_view(self, tournament_id: str, battle_id: str) -> dict:
+        """What a host page needs to play this battle on a box, as JSON: profile, players (ids and names), themes,
+        red themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back."""
+        setup = self.battle_setup(tournament_id, battle_id)
+        entrants = self.state(tournament_id).entrants
+        return {"profile": setup.profile.name, "players": list(setup.players),
+                "names": [entrants[p].name for p in setup.players], "themes": setup.themes,
+                "red_themes": list(setup.red_themes), "cuts": None if setup.cuts is None else list(setup.cuts),
+                "slot": setup.slot, "run": setup.run, "runs": setup.runs}
 
     def field_check(self, tournament_id: str) -> dict | None:
         """The first stage's needs against the field, for the registration page, before anything is drawn.
 
-        ``{"stage", "have", "least", "most", "rule", "problem"}``: ``have`` players would play the first stage if
+        ``{"stage", "have", "least", "most", "rule", "problem"}`` (``stage`` as a dict): ``have`` players would play the first stage if
         registration closed now (late joiners of later stages not counted: irkutsk 1.4), the stage needs
         ``least``..``most`` (``most`` is ``None`` when battles are added as needed), and ``problem`` is the
         :class:`DrawError` (or :class:`StageError`) the first draw would raise now, or ``None``. A dry run of
@@ -424,7 +457,7 @@ class TournamentDesk:
             t.plan_draw(closed, stage.id, 0, self.clock())
         except (DrawError, StageError) as error:
             problem = error
-        return {"stage": stage, "have": len(players), "least": least, "most": most,
+        return {"stage": tournament_view.stage_view(stage), "have": len(players), "least": least, "most": most,
                 "rule": stage.rule or state.fmt.regulation, "problem": problem}
 
     def export_json(self, tournament_id: str) -> str:

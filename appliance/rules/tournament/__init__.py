@@ -17,7 +17,8 @@ Pure: no clock, no ``random``, no I/O. Time arrives as ``at_ns`` on events, rand
 
 from appliance.rules.tournament.engine import (Advance, Field, Stage, StageOutcome, Standing, Step, Tie,
                                                advancement_log, battle_players, field, next_step, open_ties,
-                                               outcome, plan_draw, stage_participants, standings, swiss_table)
+                                               outcome, plan_draw, playing_stages, stage_cuts, stage_participants,
+                                               standings, swiss_table)
 from appliance.rules.tournament.events import (BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
                                                PlayerRegistered,
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
@@ -37,6 +38,6 @@ __all__ = [
     "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "Tie", "TieBroken",
     "TournamentCreated", "TournamentState", "WrittenSheetEntered", "advancement_log", "apply", "battle_players",
     "derive_seed", "field", "from_dict", "list_formats", "load_format", "next_step", "open_ties", "outcome",
-    "parse_format", "plan_draw", "replay", "score_written", "stage_participants", "standings", "swiss_table",
+    "parse_format", "plan_draw", "playing_stages", "stage_cuts", "replay", "score_written", "stage_participants", "standings", "swiss_table",
     "to_dict",
 ]
