@@ -10,7 +10,8 @@ Director pages need the box's host PIN: the login form checks it through the hos
 keeps the login in Flask's signed session (the app's secret key: random per process unless the app has one, so the
 cookie cannot be made from the PIN). ``/table/<id>`` is public.
 
-A refused command is shown on the page of its form, Russian first, then English (``web/director_errors.py``), with
+A refused command is shown on the page of its form, Russian first, then English, worded from its stable ``code``
+and ``params`` by the desk's one catalogue (``appliance/service/tournament_refusals.py``), with
 what was typed kept in the fields.
 """
 
@@ -24,8 +25,8 @@ from flask import (Blueprint, Response, current_app, g, jsonify, redirect, rende
                    url_for)
 
 from appliance.errors import SvoyakError
-from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
-from web.director_errors import DeskInputError, word
+from appliance.service.tournament_refusals import word
+from appliance.service.tournaments import DeskInputError, TournamentDesk, UnknownTournamentError
 from web.guard import PinGuard
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
@@ -278,7 +279,8 @@ def _seed(text: str) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise DeskInputError(f"seed {text!r} is not a whole number") from None
+        raise DeskInputError(f"seed {text[:40]!r} is not a whole number", code="input.seed",
+                             params={"seed": text}) from None
 
 
 @blueprint.post("/director/new")
@@ -337,7 +339,8 @@ def registration(tid):
         else:
             rank = form.get("team_rank", "").strip()
             if rank and not rank.isdigit():
-                raise DeskInputError(f"team rank {rank!r} is not a whole number")
+                raise DeskInputError(f"team rank {rank[:40]!r} is not a whole number", code="input.team_rank",
+                                     params={"rank": rank})
             desk().register(tid, form.get("name", ""), form.get("team", ""), form.get("category", ""),
                             int(rank or 0), late=bool(form.get("late")), command_id=form.get("command_id") or None)
         return redirect(url_for("director.registration", tid=tid))

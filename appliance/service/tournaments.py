@@ -18,13 +18,14 @@ import csv
 import datetime
 import io
 import json
+import re
 import secrets
 import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from appliance.errors import StoreError
+from appliance.errors import StoreError, SvoyakError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
@@ -48,7 +49,20 @@ CREATE UNIQUE INDEX IF NOT EXISTS tournament_command ON tournament_events (tourn
 
 
 class UnknownTournamentError(StoreError, LookupError):
-    """No tournament with this id in the log."""
+    """No tournament with this id in the log (``code`` ``tournament.unknown``, ``params`` ``{"tid"}``)."""
+
+    def __init__(self, message: str, *, code: str = "tournament.unknown", params: dict | None = None) -> None:
+        super().__init__(message)
+        self.code, self.params = code, dict(params or {})
+
+
+class DeskInputError(SvoyakError, ValueError):
+    """A field typed on a desk form that is not what it says (a seed that is not a whole number...): a refusal
+    with a ``code`` of :data:`appliance.service.tournament_refusals.DESK_CODES` and its ``params``."""
+
+    def __init__(self, message: str, *, code: str, params: dict | None = None) -> None:
+        super().__init__(message)
+        self.code, self.params = code, dict(params or {})
 
 
 class TournamentLog:
@@ -103,6 +117,23 @@ class TournamentLog:
 
 Listener = Callable[[str, object, t.TournamentState], None]
 
+# A tournament id is part of the pages' URLs: desk-made ids are ``t<n>-<hex>``; an imported one is held to this.
+TOURNAMENT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def _checked(state: t.TournamentState) -> t.TournamentState:
+    """``state`` once every view the pages show has been built from it; a log that replays but cannot be shown
+    (a record the field checks let through, a format the engine cannot rank) is refused as ``import.log``."""
+    try:
+        tournament_view.page_view(state)
+        t.next_step(state)
+    except TournamentError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError) as error:
+        raise ResultError(f"the log replays but its tournament cannot be shown: {error!r}"[:300],
+                          code="import.log") from None
+    return state
+
 
 class TournamentDesk:
     """The director's desk over the tournament log: commands, views, exports, and the link to box battles.
@@ -123,8 +154,13 @@ class TournamentDesk:
         self._states: dict[str, t.TournamentState] = {}
         self._listeners: list[Listener] = []
         self.rejected: list[tuple[str, str, str, str]] = []  # (tournament, battle, box battle, why) for the page
+        self.broken: dict[str, str] = {}  # tournament id -> why its stored log no longer replays (not shown)
         for tournament_id in log.tournament_ids():
-            self._states[tournament_id] = t.replay(log.events(tournament_id))
+            try:
+                self._states[tournament_id] = _checked(t.replay(log.events(tournament_id)))
+            except (TournamentError, StoreError) as error:
+                # One bad log (stored before imports were checked whole) must not take the desk down with it.
+                self.broken[tournament_id] = str(error)
 
     @classmethod
     def open(cls, data_dir: str | Path) -> "TournamentDesk":
@@ -151,7 +187,8 @@ class TournamentDesk:
         try:
             return self._states[tournament_id]
         except KeyError:
-            raise UnknownTournamentError(f"no tournament {tournament_id!r}") from None
+            raise UnknownTournamentError(f"no tournament {tournament_id!r}",
+                                         code="tournament.unknown", params={"tid": tournament_id}) from None
 
     def names(self, tournament_id: str) -> dict[str, str]:
         """Player id -> name, for pages that echo a player (a written sheet just typed)."""
@@ -172,7 +209,8 @@ class TournamentDesk:
             fmt = with_changes(fmt, changes)
         tournament_id = tournament_id or f"t{len(self._states) + 1}-{secrets.token_hex(3)}"
         if tournament_id in self._states:
-            raise StageError(f"tournament {tournament_id!r} exists")
+            raise StageError(f"tournament {tournament_id!r} exists",
+                             code="tournament.exists", params={"tid": tournament_id})
         event = t.TournamentCreated(self.clock(), tournament_id, title.strip() or fmt.title_ru, fmt.source["data"],
                                     self.seed_source() if seed is None else seed)
         with self._lock:
@@ -220,7 +258,8 @@ class TournamentDesk:
             if stage_id is None:
                 step = t.next_step(state)
                 if step.kind != "draw":
-                    raise StageError(f"nothing to draw now; the desk waits for: {step.kind} {step.stage}")
+                    raise StageError(f"nothing to draw now; the desk waits for: {step.kind} {step.stage}",
+                                     code="draw.nothing", params={"step": step.kind, "stage": step.stage})
                 stage_id = step.stage
             event = t.plan_draw(state, stage_id, self.seed_source() if seed is None else seed, self.clock())
             self.submit(tournament_id, event)
@@ -233,7 +272,7 @@ class TournamentDesk:
         """Deal the battles that have no room yet over ``rooms``, in order (the director edits any after)."""
         names = [room.strip() for room in rooms if room.strip()]
         if not names:
-            raise StageError("name at least one room")
+            raise StageError("name at least one room", code="rooms.none")
         state = self.state(tournament_id)
         waiting = [b for b in sorted(state.battles.values(), key=lambda b: (state.fmt.index(b.stage), b.round, b.index))
                    if not b.room and b.id not in state.assignments and b.id not in state.results]
@@ -255,7 +294,8 @@ class TournamentDesk:
                     str(line["player"]), score, place, right_points=int(line.get("right_points") or max(score, 0)),
                     right_answers=int(line.get("right_answers") or 0), absent=bool(line.get("absent"))))
         except (KeyError, TypeError, ValueError) as error:
-            raise ResultError(f"battle {battle_id}: each line needs a player and a whole-number score ({error})") from None
+            raise ResultError(f"battle {battle_id}: each line needs a player and a whole-number score ({error})",
+                              code="result.scores", params={"battle": battle_id}) from None
         self.submit(tournament_id, t.BattleResultRecorded(
             self.clock(), t.BattleResult(battle_id, tuple(parsed), source=source, log_id=log_id)), command_id)
 
@@ -279,25 +319,32 @@ class TournamentDesk:
         try:
             parsed = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
         except (ValueError, UnicodeDecodeError, RecursionError) as error:
-            raise ResultError(f"not a JSON export: {error}") from None
+            raise ResultError(f"not a JSON export: {error}", code="import.json", params={"error": str(error)}) from None
         return self.import_events(parsed.get("events", []) if isinstance(parsed, dict) else parsed)
 
     def import_events(self, events: list) -> str:
         """Restore a tournament from its events (an ``export_json`` file's ``events``, or another box's log).
 
-        The whole log is replayed first; a log that does not replay is refused and nothing is stored.
+        Validated whole before anything is stored: every record checked field by field (``import.field``), the
+        log replayed through the engine, and every view the pages show built once from the result; only then is
+        it appended. A log that fails anywhere is refused with its code and nothing is stored.
         """
-        try:
-            parsed = [e if not isinstance(e, dict) else t.from_dict(e) for e in events]
-        except (TypeError, KeyError) as error:
-            raise ResultError(f"not a tournament log: {error}") from None
-        if not parsed or not isinstance(parsed[0], t.TournamentCreated):
-            raise ResultError("a tournament log starts with TournamentCreated")
-        state = t.replay(parsed)
-        tournament_id = state.tournament_id
+        if not isinstance(events, (list, tuple)) or not events:
+            raise ResultError("a tournament log is a non-empty list of events", code="import.log")
+        parsed = [event if isinstance(event, tuple(t.EVENTS.values())) else t.from_dict(event, number=number)
+                  for number, event in enumerate(events, 1)]
+        if not isinstance(parsed[0], t.TournamentCreated):
+            raise ResultError("a tournament log starts with TournamentCreated", code="import.log")
+        tournament_id = parsed[0].tournament_id
+        if not TOURNAMENT_ID.fullmatch(tournament_id):
+            raise ResultError(f"tournament id {tournament_id[:40]!r} is not 1-64 letters, digits, '-', '_' or '.'",
+                              code="import.field", params={"number": 1, "type": "TournamentCreated",
+                                                           "field": "tournament_id", "expected": "id"})
+        state = _checked(t.replay(parsed))
         with self._lock:
             if tournament_id in self._states:
-                raise StageError(f"tournament {tournament_id!r} is already on this box")
+                raise StageError(f"tournament {tournament_id!r} is already on this box", code="import.exists",
+                                 params={"tid": tournament_id})
             for event in parsed:
                 self.log.append(tournament_id, event)
             self._states[tournament_id] = state
@@ -311,10 +358,11 @@ class TournamentDesk:
         state = self.state(tournament_id)
         spec = state.battles.get(battle_id)
         if spec is None:
-            raise StageError(f"no battle {battle_id!r}")
+            raise StageError(f"no battle {battle_id!r}", code="battle.unknown", params={"battle": battle_id})
         players = t.battle_players(state, battle_id)
         if players is None:
-            raise StageError(f"battle {battle_id}: its players are not known yet")
+            raise StageError(f"battle {battle_id}: its players are not known yet",
+                             code="battle.not_ready", params={"battle": battle_id})
         stage = state.fmt.stage(spec.stage)
         cuts = t.stage_cuts(state.fmt, stage)
         return engine.BattleSetUp(
@@ -331,7 +379,7 @@ class TournamentDesk:
         Returns the box's battle id.
         """
         if session is None or not hasattr(session, "command"):
-            raise ResultError("this box has no battle session running")
+            raise ResultError("this box has no battle session running", code="box.no_session")
         state = self.state(tournament_id)
         setup = self.battle_setup(tournament_id, battle_id)
         names = [state.entrants[p].name for p in setup.players]
@@ -407,7 +455,7 @@ class TournamentDesk:
         """One drawn battle as a dict (id, stage, rule, themes, seats, players once known, lines once played)."""
         state = self.state(tournament_id)
         if battle_id not in state.battles:
-            raise StageError(f"no battle {battle_id!r}")
+            raise StageError(f"no battle {battle_id!r}", code="battle.unknown", params={"battle": battle_id})
         return tournament_view.battle_view(state, battle_id)
 
     def stage(self, tournament_id: str, stage_id: str) -> dict:

@@ -1,13 +1,16 @@
-"""The desk's refusals are worded from the engine's real sentences: each case below makes the engine (or the desk)
-refuse for real and checks the catalogue knows it by its code, Russian filled in, nothing left unformatted."""
+"""The desk's refusals are worded by their stable code: each case below makes the engine (or the desk) refuse for
+real and checks the one catalogue words it by that code, Russian filled in from the params, nothing unformatted."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from appliance.errors import SvoyakError
+from appliance.rules.tournament.errors import REFUSAL_CODES
+from appliance.service.tournament_refusals import DESK_CODES, REFUSALS, word
 from appliance.service.tournaments import TournamentDesk, TournamentLog
-from web.director_errors import CATALOGUE, word
 
 
 @pytest.fixture
@@ -62,18 +65,24 @@ def test_the_irkutsk_shortfall_reads_with_its_numbers_and_rule(desk):
     assert words["ru"] == "Игроков 18, а нужно не меньше 27, чтобы заполнить 9 боёв по 3 и более (irkutsk 2.1-2.2)"
 
 
-def test_an_unknown_refusal_still_reads_russian_first_and_keeps_the_engine_sentence():
+def test_a_refusal_whose_params_lack_a_figure_still_reads_russian_first_and_keeps_the_engine_sentence():
     from appliance.rules.tournament.errors import StageError
 
-    words = word(StageError("something the catalogue has not met"))
-    assert words["code"] == "StageError"
-    assert words["ru"] == "Этап: отказ: something the catalogue has not met"
+    words = word(StageError("something the catalogue has not met", code="battle.unknown"))
+    assert words["code"] == "battle.unknown"
+    assert words["ru"] == "Команда не выполнена: something the catalogue has not met"
 
 
-def test_every_catalogue_entry_formats_with_its_own_pattern_groups():
-    import re
-
-    for code, (_cls, pattern, ru, en) in CATALOGUE.items():
-        groups = set(re.compile(pattern).groupindex)
+def test_every_catalogue_line_formats_with_the_params_its_code_documents():
+    for code, (ru, en) in REFUSALS.items():
+        meaning = REFUSAL_CODES.get(code) or DESK_CODES[code]
+        documented = set(re.findall(r"\w+", meaning.partition("params:")[2]))
         used = set(re.findall(r"{(\w+)}", ru + en))
-        assert used <= groups, code
+        assert used <= documented, code
+
+
+def test_a_huge_field_is_refused_by_code_without_repeating_it(desk):
+    from appliance.service.tournaments import DeskInputError
+
+    words = word(DeskInputError("x", code="input.seed", params={"seed": "9" * 200_000 + "x"}))
+    assert words["code"] == "input.seed" and len(words["ru"]) < 400

@@ -19,7 +19,7 @@ from appliance.rules.tournament.engine import (Advance, Field, Stage, StageOutco
                                                advancement_log, battle_players, field, next_step, open_ties,
                                                outcome, plan_draw, playing_stages, stage_cuts, stage_participants,
                                                standings, swiss_table)
-from appliance.rules.tournament.events import (BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
+from appliance.rules.tournament.events import (EVENTS, BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
                                                PlayerRegistered,
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
                                                StageDrawn, TieBroken, TournamentCreated, WrittenSheetEntered,
@@ -32,7 +32,7 @@ from appliance.rules.tournament.results import BattleResult, PlayerResult, Shoot
 from appliance.rules.tournament.state import TournamentState, apply, replay
 
 __all__ = [
-    "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
+    "EVENTS", "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
     "TournamentError", "BattleResult", "BattleResultRecorded", "BattleSpec", "Field", "Format",
     "PlayerRegistered", "PlayerResult", "PlayerWithdrew", "RegistrationClosed", "Rng", "SeedsSet", "Shootout",
     "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "Tie", "TieBroken",

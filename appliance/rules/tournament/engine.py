@@ -517,7 +517,8 @@ def _refs_from(stage: Stage, battles: int, to: str, available: int | None = None
             count = rule.top if available is None else min(rule.top, available)
             refs += [f"@{stage.id}:top:{rank}" for rank in range(1, count + 1)]
         else:
-            raise DrawError(f"stage {stage.id}: a bracket cannot be drawn ahead through a records rule")
+            raise DrawError(f"stage {stage.id}: a bracket cannot be drawn ahead through a records rule",
+                            code="draw.records_ahead", params={"stage": stage.id})
     return refs
 
 
@@ -534,9 +535,12 @@ def plan_draw(state: TournamentState, stage_id: str, seed: int, at_ns: int = 0) 
         first = playing_stages(state)[0]
         if stage_id != first.id:
             raise StageError(f"{fmt.name}: the whole bracket is drawn at once, from stage {first.id} "
-                             f"({first.rule or fmt.regulation})")
+                             f"({first.rule or fmt.regulation})",
+                             code="draw.bracket_whole",
+                             params={"format": fmt.name, "stage": first.id, "rule": first.rule or fmt.regulation})
         if any(b.id in state.results for b in state.battles.values()) or any(state.sheets.values()):
-            raise StageError("results are in: the bracket can no longer be re-drawn")
+            raise StageError("results are in: the bracket can no longer be re-drawn",
+                             code="draw.has_results", params={"stage": stage_id})
         return _plan_bracket(state, seed, rng, at_ns)
     round_number = 1
     if stage.kind == "swiss":
@@ -545,16 +549,20 @@ def plan_draw(state: TournamentState, stage_id: str, seed: int, at_ns: int = 0) 
         if drawn and not all(b.id in state.results for b in current):
             round_number = drawn  # a re-draw of the unplayed current round
             if any(b.id in state.results for b in current):
-                raise StageError(f"round {drawn} of {stage_id} has results: it can no longer be re-drawn")
+                raise StageError(f"round {drawn} of {stage_id} has results: it can no longer be re-drawn",
+                                 code="draw.has_results", params={"stage": stage_id, "round": drawn})
         else:
             round_number = drawn + 1
         if round_number > stage.rounds:
-            raise StageError(f"stage {stage_id}: all {stage.rounds} rounds are drawn")
+            raise StageError(f"stage {stage_id}: all {stage.rounds} rounds are drawn",
+                             code="draw.rounds_done", params={"stage": stage_id, "rounds": stage.rounds})
     elif any(b.id in state.results for b in state.stage_battles(stage_id)):
-        raise StageError(f"stage {stage_id} has results: it can no longer be re-drawn")
+        raise StageError(f"stage {stage_id} has results: it can no longer be re-drawn",
+                         code="draw.has_results", params={"stage": stage_id})
     players = stage_participants(state, stage_id)
     if players is None:
-        raise StageError(f"stage {stage_id} cannot be drawn yet: an earlier stage is unfinished or has an open tie")
+        raise StageError(f"stage {stage_id} cannot be drawn yet: an earlier stage is unfinished or has an open tie",
+                         code="draw.not_yet", params={"stage": stage_id})
     players = list(players)
     team_of = {p: state.entrants[p].team for p in players}
     rule = stage.rule or fmt.regulation
@@ -573,7 +581,9 @@ def plan_draw(state: TournamentState, stage_id: str, seed: int, at_ns: int = 0) 
             battle = _battle_of(state, player, source.id)
             if battle is None:
                 raise DrawError(f"{player!r} reached {stage_id} without a battle in {source.id}; draw {stage_id} "
-                                "by hand")
+                                "by hand",
+                                code="draw.no_source_battle",
+                                params={"player": player, "stage": stage_id, "source": source.id})
             place = _place_in(state, player, source.id) if stage.draw == "group-place" else 0
             buckets[(battle.group, place)].append(player)
         specs = []
@@ -583,7 +593,10 @@ def plan_draw(state: TournamentState, stage_id: str, seed: int, at_ns: int = 0) 
             rng.shuffle(seats)
             if not stage.smallest_battle <= len(seats) <= stage.battle_size:
                 raise DrawError(f"group {bucket_key[0]}: {len(seats)} players for a battle of "
-                                f"{stage.smallest_battle}-{stage.battle_size} ({rule})")
+                                f"{stage.smallest_battle}-{stage.battle_size} ({rule})",
+                                code="draw.group_size",
+                                params={"group": bucket_key[0], "count": len(seats), "low": stage.smallest_battle,
+                                        "high": stage.battle_size, "rule": rule})
             specs.append(_spec(stage, index, seats, len(keys), group=bucket_key[0]))
         return ev.StageDrawn(at_ns, stage_id, seed, tuple(specs), round_number)
     sizes = battle_sizes(len(players), stage.battle_size, stage.smallest_battle, stage.battles, rule)
@@ -599,7 +612,8 @@ def _source_stage(state: TournamentState, stage: Stage) -> Stage:
     for earlier in reversed(fmt.stages[: fmt.index(stage.id)]):
         if any(rule.to == stage.id for rule in earlier.advance):
             return earlier
-    raise DrawError(f"stage {stage.id} draws by group but no stage sends players to it")
+    raise DrawError(f"stage {stage.id} draws by group but no stage sends players to it",
+                    code="draw.no_source", params={"stage": stage.id})
 
 
 def _battle_of(state: TournamentState, player: str, stage_id: str) -> ev.BattleSpec | None:
@@ -655,10 +669,17 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
         if winners * battles > first.fills:
             raise DrawError(f"{len(players)} entrants: one qualifying stage of battles of {first.smallest_battle}-"
                             f"{first.battle_size} can fill {first.fills} places from at most "
-                            f"{first.fills + first.fills // winners * (first.battle_size - winners)} ({rule})")
+                            f"{first.fills + first.fills // winners * (first.battle_size - winners)} ({rule})",
+                            code="draw.qualifying_fill",
+                            params={"players": len(players), "low": first.smallest_battle, "high": first.battle_size,
+                                    "fills": first.fills,
+                                    "most": first.fills + first.fills // winners * (first.battle_size - winners),
+                                    "rule": rule})
         playing_count = excess + winners * battles
         if playing_count < first.smallest_battle * battles:
-            raise DrawError(f"qualifying: {playing_count} players cannot fill {battles} battles ({rule})")
+            raise DrawError(f"qualifying: {playing_count} players cannot fill {battles} battles ({rule})",
+                            code="draw.qualifying_few",
+                            params={"players": playing_count, "battles": battles, "rule": rule})
         order = list(players)
         rng.shuffle(order)
         seeded = set(state.seeds)
@@ -671,7 +692,9 @@ def _plan_bracket(state: TournamentState, seed: int, rng, at_ns: int) -> ev.Stag
                 per_team[team] += 1
         if len(chosen) < playing_count:
             raise DrawError(f"qualifying needs {playing_count} players with at most {battles} of a team, but the "
-                            f"big teams leave only {len(chosen)} ({rule})")
+                            f"big teams leave only {len(chosen)} ({rule})",
+                            code="draw.qualifying_teams",
+                            params={"players": playing_count, "battles": battles, "left": len(chosen), "rule": rule})
         byes = [p for p in order if p not in set(chosen)]
         sizes = battle_sizes(playing_count, first.battle_size, first.smallest_battle, battles, rule)
         seated = partition(chosen, sizes, rng, team_of=team_of, separate_teams=first.separate_teams, rule=rule)
@@ -740,20 +763,27 @@ def _plan_byes(state: TournamentState, stages: list[Stage], players: list[str], 
     rng.shuffle(order)
     if opening_at == len(stages) - 1:  # so few that the final is the whole tournament
         if count < smallest:
-            raise DrawError(f"{count} entrants cannot play a battle of at least {smallest} ({first.rule})")
+            raise DrawError(f"{count} entrants cannot play a battle of at least {smallest} ({first.rule})",
+                            code="draw.too_few_for_battle",
+                            params={"players": count, "size": smallest, "rule": first.rule})
         seated = partition(order, [count], rng, team_of=team_of, rule=rule)
         return opening_at, [_spec(opening, 0, seated[0], 1)], 0
     joined = stages[opening_at + 1]
     going_on = next((len(r.places) for r in opening.advance if r.to == joined.id and r.places), 0)
     if not going_on or going_on >= opening.battle_size:
-        raise DrawError(f"stage {opening.id}: byes need battles that send a fixed number of places on ({rule})")
+        raise DrawError(f"stage {opening.id}: byes need battles that send a fixed number of places on ({rule})",
+                        code="draw.byes_fixed", params={"stage": opening.id, "rule": rule})
     room = seats[opening_at + 1]
     battles = math.ceil((count - room) / (opening.battle_size - going_on))
     playing = count - room + battles * going_on
     if playing < battles * smallest:
         raise DrawError(f"{count} entrants: byes into {joined.id} leave {playing} players for {battles} battles of "
                         f"{opening.id}, so one battle has fewer than {smallest} players; battles of "
-                        f"{opening.smallest_battle} only ({first.rule})")
+                        f"{opening.smallest_battle} only ({first.rule})",
+                        code="draw.byes_small",
+                        params={"players": count, "stage": opening.id, "joined": joined.id, "playing": playing,
+                                "battles": battles, "size": smallest, "low": opening.smallest_battle,
+                                "rule": first.rule})
     sizes = battle_sizes(playing, opening.battle_size, smallest, battles, rule)
     seeded = [p for p in state.seeds if p in set(players)]
     bye_count = count - playing

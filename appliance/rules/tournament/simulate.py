@@ -218,7 +218,8 @@ def simulate(preset: str, players: int, seed: int, rooms: int = 3,
                 detail = ", ".join(f"{p} {extra[p]}" for p in ranked)
                 record(ev.TieBroken(now(), tie.id, tuple(ranked), tie.shootout, detail))
         else:
-            raise StageError(f"the simulation is stuck at {step}")
+            raise StageError(f"the simulation is stuck at {step}",
+                             code="simulate.stuck", params={"step": step.kind, "stage": step.stage})
     return log, state
 
 

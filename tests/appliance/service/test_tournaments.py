@@ -142,3 +142,26 @@ def test_rooms_are_dealt_to_battles_without_one(desk):
     assert len(assigned) == 27 + 9 + 3 + 1
     rooms = desk.state(tid).assignments
     assert rooms["1-27/01"][0] == "101" and rooms["1-27/04"][0] == "101" and rooms["1-27/02"][0] == "102"
+
+
+def test_a_log_stored_before_imports_were_checked_does_not_take_the_desk_down(desk, tmp_path):
+    # Issue 10: a "team_rank": null stored by an old import made every /director/ page a 500, even after a restart.
+    good = desk.create("mubc", "Хороший", seed=1)
+    bad = desk.create("mubc", "Плохой", seed=2)
+    desk.log.append(bad, t.PlayerRegistered(10**6, "p001", "Анна", team_rank=None))
+    reopened = TournamentDesk(TournamentLog(tmp_path / "tournaments.sqlite"))
+    assert [item["id"] for item in reopened.list()] == [good]
+    assert set(reopened.broken) == {bad} and "team_rank" in reopened.broken[bad]
+    assert reopened.view(good)["title"] == "Хороший"
+
+
+def test_an_import_refused_anywhere_stores_nothing(desk):
+    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+
+    log, _state = simulate("irkutsk", 30, 2, battle_player=play_battle_outline)
+    events = [t.to_dict(e) for e in log]
+    events[-1] = {**events[-1], "at_ns": None}  # the last record is broken: the first must not be kept either
+    with pytest.raises(ResultError) as refused:
+        desk.import_events(events)
+    assert refused.value.code == "import.field" and refused.value.params["number"] == str(len(events))
+    assert desk.log.tournament_ids() == [] and desk.list() == []
