@@ -307,7 +307,8 @@ def import_tournament():
 def _page(template: str, tid: str, **extra):
     view = desk().page(tid)
     fmt = view["rules"]
-    rejected = [r for r in desk().rejected if r[0] == tid]
+    rejected = [{"battle": battle, "box_battle": box_battle, **word(error)}
+                for rejected_tid, battle, box_battle, error in desk().rejected if rejected_tid == tid]
     extra.setdefault("form", {})
     if template == "director/registration.html":
         extra.setdefault("check", _field_check(tid))

@@ -153,7 +153,8 @@ class TournamentDesk:
         self._lock = threading.RLock()
         self._states: dict[str, t.TournamentState] = {}
         self._listeners: list[Listener] = []
-        self.rejected: list[tuple[str, str, str, str]] = []  # (tournament, battle, box battle, why) for the page
+        # Box results the engine refused, for the desk page: (tournament, battle, box battle, the refusal).
+        self.rejected: list[tuple[str, str, str, TournamentError]] = []
         self.broken: dict[str, str] = {}  # tournament id -> why its stored log no longer replays (not shown)
         for tournament_id in log.tournament_ids():
             try:
@@ -426,7 +427,7 @@ class TournamentDesk:
             self.submit(tournament_id, t.BattleResultRecorded(self.clock(), result))
         except TournamentError as error:
             # The director is told on the desk page (the result stays in the battle log); the battle goes on.
-            self.rejected.append((tournament_id, battle_id, box_battle_id, str(error)))
+            self.rejected.append((tournament_id, battle_id, box_battle_id, error))
 
     def reconcile(self, battles) -> None:
         """Record the results of linked box battles that ended while this desk was not listening."""
