@@ -15,10 +15,12 @@ Pure: no clock, no ``random``, no I/O. Time arrives as ``at_ns`` on events, rand
 ('p37',)
 """
 
-from appliance.rules.tournament.engine import (Advance, Field, Stage, StageOutcome, Standing, Step, Tie,
-                                               advancement_log, battle_players, field, next_step, open_ties,
-                                               outcome, plan_draw, playing_stages, stage_cuts, stage_participants,
-                                               standings, swiss_table)
+from appliance.rules.tournament.draw_plan import plan_draw
+from appliance.rules.tournament.entry import Field, field, playing_stages
+from appliance.rules.tournament.outcomes import (Advance, StageOutcome, Tie, battle_players, open_ties, outcome,
+                                                stage_participants, swiss_table)
+from appliance.rules.tournament.progress import Standing, Step, advancement_log, next_step, standings
+from appliance.rules.tournament.seats import stage_cuts
 from appliance.rules.tournament.events import (EVENTS, BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
                                                PlayerRegistered,
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
@@ -26,10 +28,11 @@ from appliance.rules.tournament.events import (EVENTS, BattleAssigned, BattleLin
                                                from_dict, to_dict)
 from appliance.rules.tournament.errors import (DrawError, FormatError, RegistrationError, ResultError, StageError,
                                                TournamentError)
-from appliance.rules.tournament.formats import Format, list_formats, load_format, parse_format
+from appliance.rules.tournament.formats import Format, Stage, list_formats, load_format, parse_format
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.results import BattleResult, PlayerResult, Shootout, score_written
-from appliance.rules.tournament.state import TournamentState, apply, replay
+from appliance.rules.tournament.state import TournamentState
+from appliance.rules.tournament.transitions import apply, replay
 
 __all__ = [
     "EVENTS", "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",

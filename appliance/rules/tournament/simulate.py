@@ -15,13 +15,17 @@ import importlib
 from typing import Callable
 
 from appliance.rules.tournament import events as ev
-from appliance.rules.tournament.engine import (battle_players, field, next_step, plan_draw, stage_cuts,
-                                               stage_participants)
+from appliance.rules.tournament.draw_plan import plan_draw
+from appliance.rules.tournament.entry import field
+from appliance.rules.tournament.outcomes import battle_players, stage_participants
+from appliance.rules.tournament.progress import next_step
+from appliance.rules.tournament.seats import stage_cuts
 from appliance.rules.tournament.errors import StageError
 from appliance.rules.tournament.formats import Format, load_format, with_changes
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.results import BattleResult, PlayerResult, Shootout, places_from_scores
-from appliance.rules.tournament.state import TournamentState, apply
+from appliance.rules.tournament.state import TournamentState
+from appliance.rules.tournament.transitions import apply
 
 BattlePlayer = Callable[[ev.BattleSpec, tuple, str, Rng, dict], BattleResult]
 STEP_NS = 1_000_000_000
