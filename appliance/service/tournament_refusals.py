@@ -67,6 +67,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
                            "Stage {stage}: a bracket cannot be drawn ahead through a records rule"),
     "draw.battle_repeats": ("Номер боя {battle} повторяется", "Battle id {battle} repeats"),
     "draw.unknown_player": ("В бою {battle} неизвестный игрок {player}", "Battle {battle} seats unknown player {player}"),
+    "draw.bad_seat": ("Бой {battle}: место «{seat}» не ссылается ни на один результат этапа",
+                      "Battle {battle}: seat «{seat}» names no result of a stage"),
     "draw.no_players": ("Некого жеребьёвать: нет игроков ({rule})", "No players to draw ({rule})"),
     "draw.too_many": ("Игроков {players}: не помещаются в {battles} боёв по {size} ({rule})",
                       "{players} players do not fit {battles} battles of at most {size} ({rule})"),

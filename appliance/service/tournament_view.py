@@ -47,8 +47,7 @@ def report(state: t.TournamentState) -> dict:
         entry["ties_broken"] = [
             {"tie": tie_id, "order": list(order), "how": state.tie_notes.get(tie_id, ("", ""))[0],
              "detail": state.tie_notes.get(tie_id, ("", ""))[1]}
-            for tie_id, order in sorted(state.ties.items()) if tie_id.startswith(stage.id + ":")
-            or tie_id.split(":")[0].startswith(stage.id + "/")]
+            for tie_id, order in sorted(state.ties.items()) if t.TieId.parse(tie_id).stage == stage.id]
         data["stages"].append(entry)
     data["standings"] = [{"place": s.place if s.place == s.place_to else f"{s.place}-{s.place_to}",
                           "player": s.player, "name": entrants[s.player].name, "team": entrants[s.player].team,

@@ -15,6 +15,7 @@ battle is over, its standings become the tournament result (:meth:`TournamentDes
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime
 import io
 import json
@@ -33,6 +34,32 @@ from appliance.service import tournament_view
 from appliance.store.eventlog import connect_durable
 
 SLOT_PREFIX = "tournament:"
+
+
+@dataclasses.dataclass(frozen=True)
+class BattleSlot:
+    """The tournament battle a box battle plays, as its ``BattleSetUp.slot`` names it (``tournament:<id>:<battle>``;
+    tournament ids hold no ``:``).
+
+    >>> BattleSlot.parse("tournament:t1-ab:1-27/04"), str(BattleSlot("t1-ab", "1-27/04"))
+    (BattleSlot(tournament='t1-ab', battle='1-27/04'), 'tournament:t1-ab:1-27/04')
+    >>> BattleSlot.parse("") is None and BattleSlot.parse("league:x") is None
+    True
+    """
+
+    tournament: str
+    battle: str
+
+    @classmethod
+    def parse(cls, slot: str) -> "BattleSlot | None":
+        """The slot a battle's setup names, or ``None`` for a battle of no tournament."""
+        if not slot.startswith(SLOT_PREFIX):
+            return None
+        tournament, _, battle = slot[len(SLOT_PREFIX):].partition(":")
+        return cls(tournament, battle)
+
+    def __str__(self) -> str:
+        return f"{SLOT_PREFIX}{self.tournament}:{self.battle}"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament_events (
     tournament_id TEXT    NOT NULL,
@@ -371,7 +398,7 @@ class TournamentDesk:
             players=tuple(players), themes=len(spec.themes),
             red_themes=tuple(i for i, (colour, _v) in enumerate(spec.themes) if colour == "red"),
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
-            slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs))
+            slot=str(BattleSlot(tournament_id, battle_id)), run=spec.run, runs=max(spec.run, stage.runs))
 
     def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str) -> str:
         """Set the drawn battle up on this box's live session (the host page shows it at once) and link it.
@@ -401,10 +428,10 @@ class TournamentDesk:
         """
         if not battle_state.is_over:
             return
-        slot = getattr(battle_state.setup, "slot", "") or ""
+        slot = BattleSlot.parse(getattr(battle_state.setup, "slot", "") or "")
         ids = None
-        if slot.startswith(SLOT_PREFIX):
-            tournament_id, _, battle_id = slot[len(SLOT_PREFIX):].partition(":")
+        if slot is not None:
+            tournament_id, battle_id = slot.tournament, slot.battle
         else:
             found = [(tid, state.links[box_battle_id]) for tid, state in list(self._states.items())
                      if box_battle_id in state.links]

@@ -20,7 +20,7 @@ from appliance.rules.tournament.entry import Field, field, playing_stages
 from appliance.rules.tournament.outcomes import (Advance, StageOutcome, Tie, battle_players, open_ties, outcome,
                                                 stage_participants, swiss_table)
 from appliance.rules.tournament.progress import Standing, Step, advancement_log, next_step, standings
-from appliance.rules.tournament.seats import stage_cuts
+from appliance.rules.tournament.seats import SeatRef, TieId, stage_cuts
 from appliance.rules.tournament.events import (EVENTS, BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
                                                PlayerRegistered,
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
@@ -41,6 +41,6 @@ __all__ = [
     "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "Tie", "TieBroken",
     "TournamentCreated", "TournamentState", "WrittenSheetEntered", "advancement_log", "apply", "battle_players",
     "derive_seed", "field", "from_dict", "list_formats", "load_format", "next_step", "open_ties", "outcome",
-    "parse_format", "plan_draw", "playing_stages", "stage_cuts", "replay", "score_written", "stage_participants", "standings", "swiss_table",
+    "SeatRef", "TieId", "parse_format", "plan_draw", "playing_stages", "stage_cuts", "replay", "score_written", "stage_participants", "standings", "swiss_table",
     "to_dict",
 ]

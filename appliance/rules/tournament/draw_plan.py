@@ -18,6 +18,7 @@ from appliance.rules.tournament.formats import Stage
 from appliance.rules.tournament.outcomes import battle_of, place_in, stage_lines, stage_participants
 from appliance.rules.tournament.prng import Rng
 from appliance.rules.tournament.results import ranking_key
+from appliance.rules.tournament.seats import SeatRef
 from appliance.rules.tournament.state import TournamentState
 
 
@@ -57,12 +58,12 @@ def _refs_from(stage: Stage, battles: int, to: str, available: int | None = None
         if rule.to != to:
             continue
         if rule.places:
-            refs += [f"@{stage.id}:{i}:{place}" for place in rule.places for i in range(battles)]
+            refs += [str(SeatRef.of_place(stage.id, i, place)) for place in rule.places for i in range(battles)]
         elif rule.best:
-            refs += [f"@{stage.id}:best:{rule.place}:{rank}" for rank in range(1, rule.best + 1)]
+            refs += [str(SeatRef.best(stage.id, rule.place, rank)) for rank in range(1, rule.best + 1)]
         elif rule.top:
             count = rule.top if available is None else min(rule.top, available)
-            refs += [f"@{stage.id}:top:{rank}" for rank in range(1, count + 1)]
+            refs += [str(SeatRef.top(stage.id, rank)) for rank in range(1, count + 1)]
         else:
             raise DrawError(f"stage {stage.id}: a bracket cannot be drawn ahead through a records rule",
                             code="draw.records_ahead", params={"stage": stage.id})

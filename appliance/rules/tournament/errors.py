@@ -46,6 +46,7 @@ REFUSAL_CODES: dict[str, str] = {
     "draw.records_ahead": "a bracket cannot be drawn ahead through a records rule; params: stage",
     "draw.battle_repeats": "a drawn battle id repeats; params: battle",
     "draw.unknown_player": "a drawn battle seats an unknown player; params: battle, player",
+    "draw.bad_seat": "a drawn seat is a reference that names no result of a stage; params: battle, seat",
     "draw.no_players": "no players to draw; params: rule",
     "draw.too_many": "the players do not fit the battles; params: players, battles, size (largest), rule",
     "draw.too_few": "the players cannot fill the fixed number of battles; params: players, battles, "

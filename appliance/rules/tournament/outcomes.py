@@ -15,29 +15,29 @@ from appliance.rules.tournament import events as ev
 from appliance.rules.tournament.entry import field, is_skipped, playing_stages
 from appliance.rules.tournament.formats import Stage
 from appliance.rules.tournament.results import PlayerResult, placement_points_for, ranking_key, score_written
-from appliance.rules.tournament.seats import battle_at, effective_places, player_at_place, seat_places, stage_cuts
+from appliance.rules.tournament.seats import (SeatRef, TieId, battle_at, effective_places, player_at_place,
+                                              seat_places, stage_cuts)
 from appliance.rules.tournament.state import TournamentState
 
 
 def resolve(state: TournamentState, seat: str) -> str | None:
     """The player behind a seat: an id, ``""`` for an empty seat, ``None`` while results are missing."""
-    if not seat.startswith("@"):
+    ref = SeatRef.parse(seat)
+    if ref is None:
         return seat if state.active(seat) else ""
-    parts = seat[1:].split(":")
-    stage_id = parts[0]
-    if is_skipped(state, stage_id):
+    if is_skipped(state, ref.stage):
         return ""
-    result = outcome(state, stage_id)
+    result = outcome(state, ref.stage)
     if not result.complete or result.open_ties:
         # A battle's own seat may resolve before the whole stage is complete.
-        if len(parts) == 3 and parts[1].isdigit():
-            battle = battle_at(state, stage_id, int(parts[1]))
+        if ref.kind == "place":
+            battle = battle_at(state, ref.stage, ref.index)
             if battle is not None and battle.id in state.results:
                 places, open_ties = effective_places(state, battle.id)
                 if not open_ties:
-                    return player_at_place(state, battle.id, places, int(parts[2]))
+                    return player_at_place(state, battle.id, places, ref.place)
         return None
-    return result.seats.get(seat[1:], "")
+    return result.seats.get(ref, "")
 
 
 def battle_players(state: TournamentState, battle_id: str) -> tuple[str, ...] | None:
@@ -85,7 +85,7 @@ class StageOutcome:
     placement: dict  # player -> placement points earned in the stage
     advancing: tuple[Advance, ...] = ()
     open_ties: tuple[Tie, ...] = ()
-    seats: dict = dataclasses.field(default_factory=dict)  # reference (without '@') -> player
+    seats: dict = dataclasses.field(default_factory=dict)  # SeatRef -> player
     ranking: tuple[str, ...] = ()  # participants best first by the stage's ranking (ties in any order)
 
 
@@ -210,7 +210,7 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
         return StageOutcome(stage.id, False, lines, placement, ranking=ranking)
     advancing: list[Advance] = []
     ties: list[Tie] = []
-    seats: dict[str, str] = {}
+    seats: dict[SeatRef, str] = {}
     battles = sorted(state.stage_battles(stage.id), key=lambda b: (b.round, b.index))
     cuts = set(stage_cuts(fmt, stage) or ())
     named_places = seat_places(state, stage.id)
@@ -237,13 +237,13 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
                 reason = (f"shared place {place} in battle {battle.id}: seats of the next stage name places "
                           f"{', '.join(map(str, seated))}, each needs one player")
             rule_text = next((r.rule for r in stage.advance if r.places or r.records), stage.rule or fmt.regulation)
-            tie = Tie(f"{battle.id}:places:{recorded}", stage.id, group, slots, reason, stage.shootout, rule_text)
+            tie = Tie(str(TieId.places(battle.id, recorded)), stage.id, group, slots, reason, stage.shootout, rule_text)
             if tie not in ties:
                 ties.append(tie)
         for index in sorted(set(range(1, 5)) | named):
             player = player_at_place(state, battle.id, places, index)
             if player is not None:
-                seats[f"{stage.id}:{battle.index}:{index}"] = player
+                seats[SeatRef.of_place(stage.id, battle.index, index)] = player
     taken: set[str] = set()
     for rule in stage.advance:
         chosen: list[tuple[str, str]] = []
@@ -254,21 +254,21 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
                         chosen.append((player, f"place {places_of[player]} in battle {battle.id}"))
         elif rule.best:
             candidates = [(p, key_of(p)) for p in present if places_of.get(p) == rule.place and p not in taken]
-            best, tie = _cut(candidates, rule.best, f"{stage.id}:best:{rule.place}", state, stage,
+            best, tie = _cut(candidates, rule.best, str(TieId.best(stage.id, rule.place)), state, stage,
                              f"best {rule.best} of place {rule.place} in {stage.id}", rule.rule)
             if tie:
                 ties.append(tie)
             for rank, player in enumerate(best, 1):
-                seats[f"{stage.id}:best:{rule.place}:{rank}"] = player
+                seats[SeatRef.best(stage.id, rule.place, rank)] = player
                 chosen.append((player, f"best of place {rule.place} (#{rank}) in {stage.id}"))
         elif rule.top:
             candidates = [(p, key_of(p)) for p in present if p not in taken]
-            top, tie = _cut(candidates, rule.top, f"{stage.id}:top", state, stage,
+            top, tie = _cut(candidates, rule.top, str(TieId.top(stage.id)), state, stage,
                             f"the top {rule.top} of {stage.id}", rule.rule)
             if tie:
                 ties.append(tie)
             for rank, player in enumerate(top, 1):
-                seats[f"{stage.id}:top:{rank}"] = player
+                seats[SeatRef.top(stage.id, rank)] = player
                 chosen.append((player, f"#{rank} of {stage.id}"))
         else:
             for player in present:

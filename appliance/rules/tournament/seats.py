@@ -12,12 +12,128 @@ outcome).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 
 from appliance.rules.tournament import events as ev
 from appliance.rules.tournament.formats import Format, Stage
 from appliance.rules.tournament.results import BattleResult
 from appliance.rules.tournament.state import TournamentState
+
+SEAT_MARK = "@"  # a seat that starts with it is a reference, not a player id
+
+
+@dataclasses.dataclass(frozen=True)
+class SeatRef:
+    """A seat filled by results, by what it names (the log keeps its text: ``str(ref)``).
+
+    ``kind`` ``"place"``: place ``place`` of the battle at ``index`` of ``stage``; ``"best"``: the ``rank``-th best
+    of the ``place``-th places across ``stage``; ``"top"``: the ``rank``-th of ``stage``'s ranking.
+
+    >>> SeatRef.parse("@1-27:4:1"), str(SeatRef.best("qf", place=2, rank=1)), SeatRef.parse("p007")
+    (SeatRef(stage='1-27', kind='place', place=1, index=4, rank=0), '@qf:best:2:1', None)
+    >>> SeatRef.parse("@written:top:17").rank
+    17
+    """
+
+    stage: str
+    kind: str
+    place: int = 0
+    index: int = 0
+    rank: int = 0
+
+    @classmethod
+    def of_place(cls, stage: str, index: int, place: int) -> "SeatRef":
+        return cls(stage, "place", place=place, index=index)
+
+    @classmethod
+    def best(cls, stage: str, place: int, rank: int) -> "SeatRef":
+        return cls(stage, "best", place=place, rank=rank)
+
+    @classmethod
+    def top(cls, stage: str, rank: int) -> "SeatRef":
+        return cls(stage, "top", rank=rank)
+
+    @classmethod
+    def parse(cls, seat: str) -> "SeatRef | None":
+        """The reference a seat holds, or ``None`` for a player id; raises ``ValueError`` for a malformed one."""
+        if not seat.startswith(SEAT_MARK):
+            return None
+        stage, *rest = seat[len(SEAT_MARK):].split(":")
+        if len(rest) == 2 and rest[0].isdigit():
+            return cls.of_place(stage, int(rest[0]), int(rest[1]))
+        if len(rest) == 3 and rest[0] == "best":
+            return cls.best(stage, int(rest[1]), int(rest[2]))
+        if len(rest) == 2 and rest[0] == "top":
+            return cls.top(stage, int(rest[1]))
+        raise ValueError(f"not a seat reference: {seat!r}")
+
+    def __str__(self) -> str:
+        if self.kind == "place":
+            return f"{SEAT_MARK}{self.stage}:{self.index}:{self.place}"
+        if self.kind == "best":
+            return f"{SEAT_MARK}{self.stage}:best:{self.place}:{self.rank}"
+        return f"{SEAT_MARK}{self.stage}:top:{self.rank}"
+
+
+def is_reference(seat: str) -> bool:
+    """A seat that names a result (:class:`SeatRef`) rather than a player id."""
+    return seat.startswith(SEAT_MARK)
+
+
+@dataclasses.dataclass(frozen=True)
+class TieId:
+    """Which tie a shoot-out breaks (the log keeps its text: ``str(tie)``, the key of ``state.ties``).
+
+    ``kind`` ``"places"``: the shared place ``place`` (as recorded) of battle ``battle``; ``"best"``: equal keys at
+    the cut among the ``place``-th places of ``stage``; ``"top"``: equal keys at the cut of ``stage``'s top.
+
+    >>> str(TieId.places("1-16/03", 1)), TieId.parse("1-16/03:places:1").stage, TieId.parse("qf:best:2").place
+    ('1-16/03:places:1', '1-16', 2)
+    >>> TieId.parse("sw/r2/01:places:3").battle, str(TieId.top("written"))
+    ('sw/r2/01', 'written:top')
+    """
+
+    kind: str
+    stage: str
+    battle: str = ""
+    place: int = 0
+
+    @classmethod
+    def places(cls, battle_id: str, place: int) -> "TieId":
+        return cls("places", battle_stage(battle_id), battle=battle_id, place=place)
+
+    @classmethod
+    def best(cls, stage: str, place: int) -> "TieId":
+        return cls("best", stage, place=place)
+
+    @classmethod
+    def top(cls, stage: str) -> "TieId":
+        return cls("top", stage)
+
+    @classmethod
+    def parse(cls, text: str) -> "TieId":
+        """The tie a text names; raises ``ValueError`` for text that names none."""
+        head, *rest = text.split(":")
+        if len(rest) == 2 and rest[0] == "places" and rest[1].isdigit():
+            return cls.places(head, int(rest[1]))
+        if len(rest) == 2 and rest[0] == "best" and rest[1].isdigit():
+            return cls.best(head, int(rest[1]))
+        if rest == ["top"]:
+            return cls.top(head)
+        raise ValueError(f"not a tie id: {text!r}")
+
+    def __str__(self) -> str:
+        if self.kind == "places":
+            return f"{self.battle}:places:{self.place}"
+        if self.kind == "best":
+            return f"{self.stage}:best:{self.place}"
+        return f"{self.stage}:top"
+
+
+def battle_stage(battle_id: str) -> str:
+    """The stage a drawn battle's id names (``1-27/04``, ``swiss/r2/01``: the draw makes them ``stage/...``)."""
+    return battle_id.partition("/")[0]
 
 
 def battle_at(state: TournamentState, stage_id: str, index: int) -> ev.BattleSpec | None:
@@ -90,7 +206,7 @@ def effective_places(state: TournamentState, battle_id: str) -> tuple[dict, list
         groups[line.place].append(line.player)
     key: dict[str, tuple[int, int]] = {}
     for place, players in groups.items():
-        order = [p for p in state.ties.get(f"{battle_id}:places:{place}", ()) if p in players]
+        order = [p for p in state.ties.get(str(TieId.places(battle_id, place)), ()) if p in players]
         if len(players) > 1 and sorted(order) == sorted(players):
             key.update({player: (place, offset) for offset, player in enumerate(order)})
         else:
@@ -113,8 +229,8 @@ def seat_places(state: TournamentState, stage_id: str) -> dict[int, set[int]]:
         named: dict[int, set[int]] = defaultdict(set)
         for battle in state.battles.values():
             for seat in battle.seats:
-                parts = seat[1:].split(":")
-                if seat.startswith("@") and parts[0] == stage_id and len(parts) == 3 and parts[1].isdigit():
-                    named[int(parts[1])].add(int(parts[2]))
+                ref = SeatRef.parse(seat)
+                if ref is not None and ref.stage == stage_id and ref.kind == "place":
+                    named[ref.index].add(ref.place)
         state.cache[key] = dict(named)
     return state.cache[key]

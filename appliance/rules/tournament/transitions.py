@@ -12,10 +12,11 @@ from types import MappingProxyType
 from typing import Mapping
 
 from appliance.rules.tournament import events as ev
-from appliance.rules.tournament.errors import RegistrationError, ResultError, StageError
+from appliance.rules.tournament.errors import FormatError, RegistrationError, ResultError, StageError
 from appliance.rules.tournament.formats import parse_format
 from appliance.rules.tournament.outcomes import battle_players, open_ties, stage_participants
 from appliance.rules.tournament.results import check_places, score_written
+from appliance.rules.tournament.seats import SeatRef, TieId, is_reference
 from appliance.rules.tournament.state import Entrant, TournamentState
 
 
@@ -167,7 +168,15 @@ def _drawn(state: TournamentState, event: ev.StageDrawn) -> TournamentState:
             raise StageError(f"battle id {battle.id} repeats", code="draw.battle_repeats", params={"battle": battle.id})
         seen.add(battle.id)
         fmt.stage(battle.stage)
-        players = [seat for seat in battle.seats if not seat.startswith("@")]
+        for seat in battle.seats:
+            try:
+                ref = SeatRef.parse(seat)
+                if ref is not None:
+                    fmt.stage(ref.stage)
+            except (ValueError, FormatError):
+                raise StageError(f"battle {battle.id}: seat {seat[:60]!r} names no result of a stage",
+                                 code="draw.bad_seat", params={"battle": battle.id, "seat": seat}) from None
+        players = [seat for seat in battle.seats if not is_reference(seat)]
         for player in players:
             if player not in state.entrants:
                 raise StageError(f"battle {battle.id} seats unknown player {player!r}",
@@ -229,7 +238,7 @@ def _result(state: TournamentState, event: ev.BattleResultRecorded) -> Tournamen
     if battle.id in state.results and any(state.battles[b].stage in later for b in state.results):
         raise ResultError(f"battle {battle.id}: a later stage has results; this result can no longer change",
                           code="result.later_stage", params={"battle": battle.id})
-    ties = {k: v for k, v in state.ties.items() if not k.startswith(battle.id + ":")}
+    ties = {k: v for k, v in state.ties.items() if TieId.parse(k).battle != battle.id}
     return dataclasses.replace(state, results=_with(state.results, battle.id, result),
                                ties=MappingProxyType(ties))
 
