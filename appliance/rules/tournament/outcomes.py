@@ -16,7 +16,7 @@ from appliance.rules.tournament.entry import field, is_skipped, playing_stages
 from appliance.rules.tournament.formats import Stage
 from appliance.rules.tournament.results import PlayerResult, placement_points_for, ranking_key, score_written
 from appliance.rules.tournament.seats import (SeatRef, TieId, battle_at, effective_places, player_at_place,
-                                              seat_places, stage_cuts)
+                                              seat_places, seat_text, stage_cuts)
 from appliance.rules.tournament.state import TournamentState
 
 
@@ -37,7 +37,7 @@ def resolve(state: TournamentState, seat: str) -> str | None:
                 if not open_ties:
                     return player_at_place(state, battle.id, places, ref.place)
         return None
-    return result.seats.get(ref, "")
+    return result.seats.get(seat, "")
 
 
 def battle_players(state: TournamentState, battle_id: str) -> tuple[str, ...] | None:
@@ -85,7 +85,7 @@ class StageOutcome:
     placement: dict  # player -> placement points earned in the stage
     advancing: tuple[Advance, ...] = ()
     open_ties: tuple[Tie, ...] = ()
-    seats: dict = dataclasses.field(default_factory=dict)  # SeatRef -> player
+    seats: dict = dataclasses.field(default_factory=dict)  # a seat's text (str(SeatRef)) -> player
     ranking: tuple[str, ...] = ()  # participants best first by the stage's ranking (ties in any order)
 
 
@@ -210,7 +210,7 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
         return StageOutcome(stage.id, False, lines, placement, ranking=ranking)
     advancing: list[Advance] = []
     ties: list[Tie] = []
-    seats: dict[SeatRef, str] = {}
+    seats: dict[str, str] = {}
     battles = sorted(state.stage_battles(stage.id), key=lambda b: (b.round, b.index))
     cuts = set(stage_cuts(fmt, stage) or ())
     named_places = seat_places(state, stage.id)
@@ -243,7 +243,7 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
         for index in sorted(set(range(1, 5)) | named):
             player = player_at_place(state, battle.id, places, index)
             if player is not None:
-                seats[SeatRef.of_place(stage.id, battle.index, index)] = player
+                seats[seat_text(stage.id, battle.index, index)] = player
     taken: set[str] = set()
     for rule in stage.advance:
         chosen: list[tuple[str, str]] = []
@@ -259,7 +259,7 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
             if tie:
                 ties.append(tie)
             for rank, player in enumerate(best, 1):
-                seats[SeatRef.best(stage.id, rule.place, rank)] = player
+                seats[str(SeatRef.best(stage.id, rule.place, rank))] = player
                 chosen.append((player, f"best of place {rule.place} (#{rank}) in {stage.id}"))
         elif rule.top:
             candidates = [(p, key_of(p)) for p in present if p not in taken]
@@ -268,7 +268,7 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
             if tie:
                 ties.append(tie)
             for rank, player in enumerate(top, 1):
-                seats[SeatRef.top(stage.id, rank)] = player
+                seats[str(SeatRef.top(stage.id, rank))] = player
                 chosen.append((player, f"#{rank} of {stage.id}"))
         else:
             for player in present:

@@ -12,8 +12,9 @@ outcome).
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 from collections import defaultdict
+from typing import NamedTuple
 
 from appliance.rules.tournament import events as ev
 from appliance.rules.tournament.formats import Format, Stage
@@ -23,8 +24,7 @@ from appliance.rules.tournament.state import TournamentState
 SEAT_MARK = "@"  # a seat that starts with it is a reference, not a player id
 
 
-@dataclasses.dataclass(frozen=True)
-class SeatRef:
+class SeatRef(NamedTuple):
     """A seat filled by results, by what it names (the log keeps its text: ``str(ref)``).
 
     ``kind`` ``"place"``: place ``place`` of the battle at ``index`` of ``stage``; ``"best"``: the ``rank``-th best
@@ -59,6 +59,10 @@ class SeatRef:
         """The reference a seat holds, or ``None`` for a player id; raises ``ValueError`` for a malformed one."""
         if not seat.startswith(SEAT_MARK):
             return None
+        return _parsed_seat(seat)
+
+    @classmethod
+    def _parse(cls, seat: str) -> "SeatRef":
         stage, *rest = seat[len(SEAT_MARK):].split(":")
         if len(rest) == 2 and rest[0].isdigit():
             return cls.of_place(stage, int(rest[0]), int(rest[1]))
@@ -76,13 +80,22 @@ class SeatRef:
         return f"{SEAT_MARK}{self.stage}:top:{self.rank}"
 
 
+# Seats repeat across the states of one tournament (every query re-reads every drawn seat): parse each text once.
+_parsed_seat = functools.lru_cache(maxsize=8192)(SeatRef._parse)
+
+
+@functools.lru_cache(maxsize=8192)
+def seat_text(stage: str, index: int, place: int) -> str:
+    """The text of the seat ``SeatRef.of_place(stage, index, place)`` (every outcome names every battle's places)."""
+    return str(SeatRef.of_place(stage, index, place))
+
+
 def is_reference(seat: str) -> bool:
     """A seat that names a result (:class:`SeatRef`) rather than a player id."""
     return seat.startswith(SEAT_MARK)
 
 
-@dataclasses.dataclass(frozen=True)
-class TieId:
+class TieId(NamedTuple):
     """Which tie a shoot-out breaks (the log keeps its text: ``str(tie)``, the key of ``state.ties``).
 
     ``kind`` ``"places"``: the shared place ``place`` (as recorded) of battle ``battle``; ``"best"``: equal keys at
@@ -114,6 +127,10 @@ class TieId:
     @classmethod
     def parse(cls, text: str) -> "TieId":
         """The tie a text names; raises ``ValueError`` for text that names none."""
+        return _parsed_tie(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> "TieId":
         head, *rest = text.split(":")
         if len(rest) == 2 and rest[0] == "places" and rest[1].isdigit():
             return cls.places(head, int(rest[1]))
@@ -129,6 +146,9 @@ class TieId:
         if self.kind == "best":
             return f"{self.stage}:best:{self.place}"
         return f"{self.stage}:top"
+
+
+_parsed_tie = functools.lru_cache(maxsize=4096)(TieId._parse)
 
 
 def battle_stage(battle_id: str) -> str:
@@ -206,7 +226,8 @@ def effective_places(state: TournamentState, battle_id: str) -> tuple[dict, list
         groups[line.place].append(line.player)
     key: dict[str, tuple[int, int]] = {}
     for place, players in groups.items():
-        order = [p for p in state.ties.get(str(TieId.places(battle_id, place)), ()) if p in players]
+        order = [p for p in state.ties.get(str(TieId.places(battle_id, place)), ()) if p in players] \
+            if len(players) > 1 and state.ties else ()
         if len(players) > 1 and sorted(order) == sorted(players):
             key.update({player: (place, offset) for offset, player in enumerate(order)})
         else:
