@@ -290,7 +290,8 @@ def create():
         if part.strip():
             key, _, value = part.partition("=")
             value = value.strip()
-            changes[key.strip()] = int(value) if value.lstrip("-").isdigit() else value
+            # A number as such; anything else (a 5,000-digit "number" too) goes as typed and the format refuses it.
+            changes[key.strip()] = int(value) if value.lstrip("-").isdigit() and len(value) <= 18 else value
     tid = desk().create(request.form.get("preset", ""), request.form.get("title", ""),
                         _seed(request.form.get("seed")), changes=changes)
     return redirect(url_for("director.registration", tid=tid))
@@ -339,7 +340,7 @@ def registration(tid):
                     return _fail(error, form={**form.to_dict(), "bulk": "\n".join(lines[number:])}, note=note)
         else:
             rank = form.get("team_rank", "").strip()
-            if rank and not rank.isdigit():
+            if rank and (not rank.isdigit() or len(rank) > 9):
                 raise DeskInputError(f"team rank {rank[:40]!r} is not a whole number", code="input.team_rank",
                                      params={"rank": rank})
             desk().register(tid, form.get("name", ""), form.get("team", ""), form.get("category", ""),

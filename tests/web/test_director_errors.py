@@ -86,3 +86,24 @@ def test_a_huge_field_is_refused_by_code_without_repeating_it(desk):
 
     words = word(DeskInputError("x", code="input.seed", params={"seed": "9" * 200_000 + "x"}))
     assert words["code"] == "input.seed" and len(words["ru"]) < 400
+
+
+def test_junk_numbers_on_the_desk_forms_are_worded_refusals(tmp_path, settings):
+    import types
+
+    from tests.web.test_director import PIN, FakeSession
+    from web import create_app
+    from web.sync import Services
+
+    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10, box_name="b")
+    with create_app(settings, Services(session=FakeSession(), identity=identity)).test_client() as client:
+        client.post("/director/login", data={"pin": PIN})
+        tid = client.post("/director/new", data={"preset": "irkutsk"}).headers["Location"].split("/")[2]
+        huge = "9" * 5000
+        for path, data, code in (
+                ("/director/new", {"preset": "mubc", "seed": huge + "x"}, "input.seed"),
+                ("/director/new", {"preset": "mubc", "changes": f"swiss.rounds = {huge}"}, "format.type"),
+                (f"/director/{tid}/registration", {"name": "А", "team": "Т", "category": "team", "team_rank": huge},
+                 "input.team_rank")):
+            reply = client.post(path, data=data)
+            assert reply.status_code == 400 and f'data-code="{code}"' in reply.get_data(as_text=True), path

@@ -104,6 +104,8 @@ REFUSAL_CODES: dict[str, str] = {
     "format.change": "a change is not stage.field of a known stage; params: key, stages",
     "format.field": "unknown fields; params: where, fields, known",
     "format.value": "a field has a value of the wrong kind; params: where, error",
+    "format.type": "a field is not of its kind (a whole number up to a million, true/false, text, a list); "
+                   "params: where, field, expected",
     "format.choice": "a field is not one of its choices; params: where, field, value, choices",
     "format.category": "an unknown entrant category; params: category, known",
     "format.stage": "the format has no such stage; params: format, stage, stages",

@@ -234,14 +234,51 @@ def _build(cls, data: dict[str, Any], where: str, convert: dict[str, Any] | None
     for key, value in data.items():
         if convert and key in convert:
             value = convert[key](value)
-        elif isinstance(value, list):
-            value = tuple(value)
+        else:
+            _check_kind(value, fields[key].type, where, key)
+            if isinstance(value, list):
+                value = tuple(value)
         values[key] = value
     try:
         return cls(**values)
     except TypeError as error:
         raise FormatError(f"{where}: {error}",
                           code="format.value", params={"where": where, "error": str(error)}) from None
+
+
+# The largest whole number a format field takes (a count, a size, a place): an organiser's typo, not a tournament.
+FIELD_INT_LIMIT = 1_000_000
+_ITEM_KINDS = {"tuple[int, ...]": int, "tuple[str, ...]": str, "tuple[float, ...]": (int, float)}
+
+
+def _check_kind(value: Any, annotation: str, where: str, key: str) -> None:
+    """Refuse a value of the wrong kind for a field annotated ``int``, ``bool``, ``str`` or a tuple of those
+    (``"rounds": "x"``, 5,000 digits, ``"teams": 1``), naming the field (``format.type``); others are checked by
+    their own converters."""
+    def bad(expected: str) -> FormatError:
+        return FormatError(f"{where}: {key} must be {expected}", code="format.type",
+                           params={"where": where, "field": key, "expected": expected})
+
+    def whole(item: Any) -> None:
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise bad("whole")
+        if not -FIELD_INT_LIMIT <= item <= FIELD_INT_LIMIT:
+            raise bad("range")
+
+    if annotation == "int":
+        whole(value)
+    elif annotation == "bool" and not isinstance(value, bool):
+        raise bad("bool")
+    elif annotation == "str" and not isinstance(value, str):
+        raise bad("text")
+    elif annotation in _ITEM_KINDS:
+        if not isinstance(value, (list, tuple)):
+            raise bad("list")
+        for item in value:
+            if annotation == "tuple[int, ...]":
+                whole(item)
+            elif isinstance(item, bool) or not isinstance(item, _ITEM_KINDS[annotation]):
+                raise bad("list")
 
 
 def _advance(where: str):

@@ -15,12 +15,12 @@ DOC = (ROOT / "docs/tournament.md").read_text(encoding="utf-8")
 
 
 def raised_codes() -> dict[str, str]:
-    """code -> where, for every ``raise SomeError(..., code="...")`` in the desk's modules."""
+    """code -> where, for every ``SomeError(..., code="...")`` made in the desk's modules (raised or returned)."""
     codes = {}
     for path in RAISING:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
-                for keyword in node.exc.keywords:
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "").endswith("Error"):
+                for keyword in node.keywords:
                     if keyword.arg == "code" and isinstance(keyword.value, ast.Constant):
                         codes[keyword.value.value] = f"{path.relative_to(ROOT)}:{node.lineno}"
     return codes
