@@ -344,7 +344,7 @@ def registration(tid):
                 raise DeskInputError(f"team rank {rank[:40]!r} is not a whole number", code="input.team_rank",
                                      params={"rank": rank})
             desk().register(tid, form.get("name", ""), form.get("team", ""), form.get("category", ""),
-                            int(rank or 0), late=bool(form.get("late")), command_id=form.get("command_id") or None)
+                            int(rank or 0), late=bool(form.get("late")), command_id=_command_id(form))
         return redirect(url_for("director.registration", tid=tid))
     return _page("director/registration.html", tid)
 
@@ -435,7 +435,7 @@ def battle_result(tid, battle):
         lines = [{"player": p, "score": request.form.get(f"score-{p}", ""), "place": request.form.get(f"place-{p}"),
                   "right_points": request.form.get(f"right-{p}"), "right_answers": request.form.get(f"count-{p}"),
                   "absent": request.form.get(f"absent-{p}")} for p in players]
-        desk().record_result(tid, battle, lines, command_id=request.form.get("command_id") or None)
+        desk().record_result(tid, battle, lines, command_id=_command_id(request.form))
         return redirect(url_for("director.bracket", tid=tid) + f"#b-{battle}")
     return _result_page(tid, battle)
 
@@ -450,7 +450,7 @@ def _result_page(tid: str, battle: str, **extra):
 def play(tid, battle):
     """Put the drawn battle on this box's host page; its result comes back when it is over."""
     session = current_app.extensions["svoyak.hub"].services.session
-    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8))
+    desk().play_on_box(tid, battle, session, _command_id(request.form) or secrets.token_hex(8))
     return redirect("/host")
 
 
@@ -464,12 +464,12 @@ def battle_setup(tid, battle):
 @blueprint.route("/director/<tid>/sheets/<stage>", methods=["GET", "POST"])
 def sheets(tid, stage):
     if request.method == "POST":
-        data = request.get_json(silent=True) or request.form
+        data = request.get_json(silent=True) if request.is_json else request.form
+        data = data if hasattr(data, "get") else {}  # a JSON body that is not an object: nothing typed
         player = str(data.get("player", "")).strip()
         if player.isdigit():
             player = f"p{int(player):03d}"  # the sheet carries the player's number
-        line = desk().enter_sheet(tid, stage, player, str(data.get("marks", "")),
-                                  command_id=data.get("command_id") or None)
+        line = desk().enter_sheet(tid, stage, player, str(data.get("marks", "")), command_id=_command_id(data))
         if request.is_json:
             return jsonify({"ok": True, "player": player, "name": desk().names(tid)[player],
                             "score": line.score, "right_points": line.right_points})
@@ -480,6 +480,12 @@ def sheets(tid, stage):
 def _sheets_page(tid: str, stage: str, **extra):
     fmt_stage = desk().stage(tid, stage)
     return _page("director/sheets.html", tid, stage=fmt_stage, marks_length=fmt_stage["marks"], **extra)
+
+
+def _command_id(data) -> str | None:
+    """A form's or JSON body's command id: text of at most 100 characters, else none (the command still runs once)."""
+    value = data.get("command_id")
+    return value if isinstance(value, str) and 0 < len(value) <= 100 else None
 
 
 @blueprint.post("/director/<tid>/close/<stage>")

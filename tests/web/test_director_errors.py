@@ -107,3 +107,25 @@ def test_junk_numbers_on_the_desk_forms_are_worded_refusals(tmp_path, settings):
                  "input.team_rank")):
             reply = client.post(path, data=data)
             assert reply.status_code == 400 and f'data-code="{code}"' in reply.get_data(as_text=True), path
+
+
+def test_junk_json_on_the_sheet_entry_is_a_worded_refusal(settings):
+    import types
+
+    from tests.web.test_director import PIN, FakeSession
+    from web import create_app
+    from web.sync import Services
+
+    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10, box_name="b")
+    with create_app(settings, Services(session=FakeSession(), identity=identity)).test_client() as client:
+        client.post("/director/login", data={"pin": PIN})
+        tid = client.post("/director/new", data={"preset": "youth-cup"}).headers["Location"].split("/")[2]
+        client.post(f"/director/{tid}/registration", data={"bulk": "\n".join(f"Игрок {i}" for i in range(40))})
+        client.post(f"/director/{tid}/draw", data={"stage": "written", "seed": "1"})
+        headers = {"Accept": "application/json"}
+        for body in ([1, 2], "marks", {"player": "1", "marks": "+" * 60, "command_id": {"x": 1}},
+                     {"player": ["1"], "marks": None}):
+            reply = client.post(f"/director/{tid}/sheets/written", json=body, headers=headers)
+            assert reply.status_code in (200, 400), body
+            data = reply.get_json()
+            assert data["ok"] or (data["code"] and data["ru"]), body
