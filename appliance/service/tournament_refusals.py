@@ -70,7 +70,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "draw.bad_seat": ("Бой {battle}: место «{seat}» не ссылается ни на один результат этапа",
                       "Battle {battle}: seat «{seat}» names no result of a stage"),
     "draw.no_players": ("Некого жеребьёвать: нет игроков ({rule})", "No players to draw ({rule})"),
-    "draw.too_many": ("Игроков {players}: не помещаются в {battles} боёв по {size} ({rule})",
+    "draw.too_many": ("Игроков {players}: в бои не помещаются (боёв {battles}, в каждом до {size} игроков) ({rule})",
                       "{players} players do not fit {battles} battles of at most {size} ({rule})"),
     "draw.too_few": ("Игроков {players}, а нужно не меньше {needed}, чтобы заполнить {battles} боёв по {size} и более "
                      "({rule})",
@@ -84,7 +84,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
                          "Player {player} cannot be seated without breaking a draw constraint ({rule})"),
     "draw.teams_meet": ("От команды «{team}» игроков {count}, а боёв только {battles}: двое встретятся ({rule})",
                         "Team «{team}» has {count} players but only {battles} battles: two would meet ({rule})"),
-    "draw.seeds": ("По одному сеяному в бой: нужно {battles} сеяных, посеяно {seeded} ({rule})",
+    "draw.seeds": ("По одному сеяному в бой: сеяных нужно {battles}, а посеяно {seeded} ({rule})",
                    "One seed per battle needs {battles} seeded players; {seeded} are seeded ({rule})"),
     "draw.no_source": ("Этап {stage} жеребьёвается по группам, но в него никто не выходит",
                        "Stage {stage} draws by group but no stage sends players to it"),
@@ -92,8 +92,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
                               "Player {player} reached {stage} without a battle in {source}: draw it by hand"),
     "draw.group_size": ("Группа {group}: игроков {count}, а бой — от {low} до {high} ({rule})",
                         "Group {group}: {count} players for a battle of {low}-{high} ({rule})"),
-    "draw.qualifying_fill": ("Участников {players}: один отборочный этап боёв по {low}–{high} заполняет {fills} мест "
-                             "не больше чем из {most} участников ({rule})",
+    "draw.qualifying_fill": ("Участников {players}: один отборочный этап (бои по {low}–{high} игрока) заполняет "
+                             "мест: {fills}, участников для этого — не больше {most} ({rule})",
                              "{players} entrants: one qualifying stage of battles of {low}-{high} fills {fills} "
                              "places from at most {most} ({rule})"),
     "draw.qualifying_few": ("Отбор: игроков {players}, не заполнить боёв: {battles} ({rule})",

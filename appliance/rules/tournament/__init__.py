@@ -19,7 +19,7 @@ from appliance.rules.tournament.draw_plan import plan_draw
 from appliance.rules.tournament.entry import Field, field, playing_stages
 from appliance.rules.tournament.outcomes import (Advance, StageOutcome, Tie, battle_players, open_ties, outcome,
                                                 stage_participants, swiss_table)
-from appliance.rules.tournament.progress import Standing, Step, advancement_log, next_step, standings
+from appliance.rules.tournament.progress import Standing, Step, StepKind, advancement_log, next_step, standings
 from appliance.rules.tournament.seats import SeatRef, TieId, stage_cuts
 from appliance.rules.tournament.events import (EVENTS, BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
                                                PlayerRegistered,
@@ -38,7 +38,7 @@ __all__ = [
     "EVENTS", "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
     "TournamentError", "BattleResult", "BattleResultRecorded", "BattleSpec", "Field", "Format",
     "PlayerRegistered", "PlayerResult", "PlayerWithdrew", "RegistrationClosed", "Rng", "SeedsSet", "Shootout",
-    "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "Tie", "TieBroken",
+    "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "StepKind", "Tie", "TieBroken",
     "TournamentCreated", "TournamentState", "WrittenSheetEntered", "advancement_log", "apply", "battle_players",
     "derive_seed", "field", "from_dict", "list_formats", "load_format", "next_step", "open_ties", "outcome",
     "SeatRef", "TieId", "parse_format", "plan_draw", "playing_stages", "stage_cuts", "replay", "score_written", "stage_participants", "standings", "swiss_table",

@@ -6,6 +6,7 @@ Pure queries over a state, built on :mod:`.outcomes`.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from typing import Iterable
 
 from appliance.rules.tournament.entry import playing_stages
@@ -16,11 +17,22 @@ from appliance.rules.tournament.seats import effective_places
 from appliance.rules.tournament.state import TournamentState
 
 
+class StepKind(enum.StrEnum):
+    """What the desk does next (the JSON and the pages keep the plain names: a ``StrEnum`` is its text)."""
+
+    DRAW = "draw"      # draw the stage (or the next Swiss round)
+    SHEETS = "sheets"  # enter the written round's sheets
+    PLAY = "play"      # play the listed battles (in parallel)
+    TIE = "tie"        # break the tie by a shoot-out (or lots)
+    WAIT = "wait"      # results are missing
+    DONE = "done"      # the tournament is over
+
+
 @dataclasses.dataclass(frozen=True)
 class Step:
     """What the desk must do next: ``draw``, ``sheets``, ``play`` (battle ids), ``tie`` or ``done``."""
 
-    kind: str
+    kind: StepKind
     stage: str = ""
     battles: tuple[str, ...] = ()
     tie: Tie | None = None
@@ -32,27 +44,27 @@ def next_step(state: TournamentState) -> Step:
         participants = stage_participants(state, stage.id)
         if participants is None:
             ties = open_ties(state)
-            return Step("tie", stage.id, tie=ties[0]) if ties else Step("wait", stage.id)
+            return Step(StepKind.TIE, stage.id, tie=ties[0]) if ties else Step(StepKind.WAIT, stage.id)
         drawn = state.rounds_drawn.get(stage.id, 0)
         if not drawn:
-            return Step("draw", stage.id)
+            return Step(StepKind.DRAW, stage.id)
         if stage.kind == "written":
             result = outcome(state, stage.id)
             if not result.complete:
-                return Step("sheets", stage.id)
+                return Step(StepKind.SHEETS, stage.id)
         else:
             ready = [b.id for b in sorted(state.stage_battles(stage.id), key=lambda b: (b.round, b.index))
                      if b.id not in state.results and battle_players(state, b.id) is not None]
             if ready:
-                return Step("play", stage.id, tuple(ready))
+                return Step(StepKind.PLAY, stage.id, tuple(ready))
             if stage.kind == "swiss" and drawn < stage.rounds:
-                return Step("draw", stage.id)
+                return Step(StepKind.DRAW, stage.id)
         result = outcome(state, stage.id)
         if result.open_ties:
-            return Step("tie", stage.id, tie=result.open_ties[0])
+            return Step(StepKind.TIE, stage.id, tie=result.open_ties[0])
         if not result.complete:
-            return Step("wait", stage.id)
-    return Step("done")
+            return Step(StepKind.WAIT, stage.id)
+    return Step(StepKind.DONE)
 
 
 @dataclasses.dataclass(frozen=True)
