@@ -42,11 +42,12 @@ class Services:
 def build_services(settings: Settings) -> Services:
     """The box's own services: event store, battles, capture link, session (started), tournament desk, PIN guard."""
     from appliance.service.identity import load_or_create
-    from appliance.service.wiring import build_session
+    from appliance.service.wiring import build_desk, build_session
 
     identity = load_or_create(settings)
     session = build_session(settings)
-    return complete(Services(session=session, identity=identity), settings)
+    return Services(session=session, identity=identity, desk=build_desk(settings, session.battles),
+                    pin_guard=PinGuard())
 
 
 def complete(services: Services, settings: Settings) -> Services:

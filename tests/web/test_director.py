@@ -356,3 +356,18 @@ def test_broken_imports_store_nothing_and_every_page_still_answers(client, setti
         assert restarted.post("/director/import", data=json.dumps({"events": good}),
                               content_type="application/json").status_code == 302
         assert restarted.get(f"/director/{state.tournament_id}/").status_code == 200
+
+
+def test_the_composition_root_builds_one_desk_and_one_pin_guard_and_the_pages_share_them(settings, tmp_path):
+    import dataclasses
+
+    from web.sync import build_services
+
+    services = build_services(dataclasses.replace(settings, capture_socket=str(tmp_path / "capture.sock")))
+    try:
+        app = create_app(settings, services)
+        hub = app.extensions["svoyak.hub"]
+        assert app.extensions["svoyak.tournaments"] is services.desk and services.desk is not None
+        assert hub.namespaces["/host"].guard is services.pin_guard is not None
+    finally:
+        services.session.close()
