@@ -21,6 +21,8 @@ from typing import Any
 # Refusals of the desk itself and of its pages' fields (not the engine's): code -> what it means, params.
 DESK_CODES: dict[str, str] = {
     "tournament.unknown": "no tournament with this id on this box; params: tid",
+    "event.field": ("Команда не сохранена ({type}), поле «{field}»: {expected}",
+                    "Command not stored ({type}): field «{field}» {expected}"),
     "input.seed": "a draw seed typed on a form is not a whole number; params: seed",
     "input.team_rank": "a team rank typed on a form is not a whole number; params: rank",
 }
@@ -193,6 +195,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
                      "The log holds an unknown event «{type}» (version {version})"),
     "import.field": ("Событие №{number} журнала ({type}), поле «{field}»: {expected}",
                      "Event #{number} of the log ({type}): field «{field}» {expected}"),
+    "event.field": ("Команда не сохранена ({type}), поле «{field}»: {expected}",
+                    "Command not stored ({type}): field «{field}» {expected}"),
     "input.seed": ("Зерно жеребьёвки «{seed}» — не целое число", "The draw seed «{seed}» is not a whole number"),
     "input.team_rank": ("Место команды «{rank}» — не целое число", "The team rank «{rank}» is not a whole number"),
     "simulate.stuck": ("Моделирование остановилось на шаге {step} {stage}", "The simulation is stuck at {step} {stage}"),

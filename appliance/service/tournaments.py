@@ -148,6 +148,21 @@ Listener = Callable[[str, object, t.TournamentState], None]
 TOURNAMENT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
+def _storable(event):
+    """``event`` once its JSON form passes the same checks a restart applies to the log (a seed or a score of 5,000
+    digits, a name that is not text are refused as ``event.field``): what the log stores, the desk can replay."""
+    try:
+        t.from_dict(t.to_dict(event))
+    except TournamentError as error:
+        if error.code != "import.field":
+            raise
+        raise ResultError(f"{type(event).__name__}: {error.params.get('field')} cannot be stored",
+                          code="event.field", params={"type": type(event).__name__,
+                                                      "field": error.params.get("field", ""),
+                                                      "expected": error.params.get("expected", "")}) from None
+    return event
+
+
 def _checked(state: t.TournamentState) -> t.TournamentState:
     """``state`` once every view the pages show has been built from it; a log that replays but cannot be shown
     (a record the field checks let through, a format the engine cannot rank) is refused as ``import.log``."""
@@ -204,7 +219,7 @@ class TournamentDesk:
             state = self.state(tournament_id)
             if command_id and self.log.command_seen(tournament_id, command_id):
                 return state
-            new = t.apply(state, event)
+            new = t.apply(state, _storable(event))
             self.log.append(tournament_id, event, command_id)
             self._states[tournament_id] = new
         for listener in self._listeners:
@@ -242,7 +257,7 @@ class TournamentDesk:
         event = t.TournamentCreated(self.clock(), tournament_id, title.strip() or fmt.title_ru, fmt.source["data"],
                                     self.seed_source() if seed is None else seed)
         with self._lock:
-            new = t.apply(t.TournamentState(), event)
+            new = t.apply(t.TournamentState(), _storable(event))
             self.log.append(tournament_id, event)
             self._states[tournament_id] = new
         return tournament_id

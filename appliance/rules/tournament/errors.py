@@ -130,6 +130,8 @@ REFUSAL_CODES: dict[str, str] = {
     "import.exists": "the imported tournament is on this box already; params: tid",
     "import.event": "not a tournament event of a known type and version; params: type, version",
     "import.field": "an event field is missing or of the wrong type; params: number, type, field, expected",
+    "event.field": "a command's event has a field the log could not read back (out of range, wrong type); "
+                   "params: type, field, expected",
     # the simulator
     "simulate.stuck": "the simulation cannot go on (a bug); params: step, stage",
 }

@@ -165,3 +165,21 @@ def test_an_import_refused_anywhere_stores_nothing(desk):
         desk.import_events(events)
     assert refused.value.code == "import.field" and refused.value.params["number"] == str(len(events))
     assert desk.log.tournament_ids() == [] and desk.list() == []
+
+
+def test_a_command_the_log_could_not_read_back_is_refused_before_it_is_stored(desk, tmp_path):
+    # A seed or a score of 5,000 digits would be stored and then refuse the whole tournament at the next start.
+    with pytest.raises(ResultError) as huge_seed:
+        desk.create("mubc", seed=10 ** 5000)
+    assert huge_seed.value.code == "event.field" and huge_seed.value.params["field"] == "seed"
+    tid = desk.create("mubc", seed=1)
+    for i in range(8):
+        desk.register(tid, f"Игрок {i}")
+    desk.close_registration(tid)
+    drawn = desk.draw(tid, seed=2)
+    battle = drawn.battles[0]
+    with pytest.raises(ResultError) as huge_score:
+        desk.record_result(tid, battle.id, [{"player": p, "score": 10 ** 30} for p in battle.seats])
+    assert huge_score.value.code == "event.field"
+    reopened = TournamentDesk(TournamentLog(tmp_path / "tournaments.sqlite"))
+    assert reopened.broken == {} and [item["id"] for item in reopened.list()] == [tid]
