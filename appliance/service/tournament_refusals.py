@@ -29,6 +29,7 @@ DESK_CODES: dict[str, str] = {
 
 # code -> (Russian, English), each filled in from the error's params by name.
 REFUSALS: dict[str, tuple[str, str]] = {
+    "tournament.refused": ("Турнир: отказ ({message})", "Tournament: refused ({message})"),
     "tournament.not_created": ("Турнира ещё нет: журнал начинается с создания турнира",
                                "No tournament yet: a log starts with TournamentCreated"),
     "tournament.created_twice": ("Турнир уже создан", "The tournament already exists"),

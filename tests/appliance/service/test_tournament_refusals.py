@@ -27,14 +27,15 @@ def raised_codes() -> dict[str, str]:
 
 
 def test_every_tournament_error_raised_names_its_code():
+    # A raise without a code still reads as "tournament.refused" at run time (never a 500), but never passes here.
+    classes = {"TournamentError", "FormatError", "UnknownFormatError", "RegistrationError", "DrawError",
+               "ResultError", "StageError", "DeskInputError"}
     missing = []
-    for path in sorted((ROOT / "appliance/rules/tournament").glob("*.py")):
+    for path in RAISING:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
-                name = getattr(node.exc.func, "id", "")
-                if name.endswith("Error") and name not in ("ValueError", "KeyError") and not any(
-                        k.arg == "code" for k in node.exc.keywords):
-                    missing.append(f"{path.name}:{node.lineno}")
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in classes and not any(
+                    k.arg == "code" for k in node.keywords):
+                missing.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert missing == []
 
 
@@ -50,7 +51,7 @@ def test_every_raised_code_is_registered_worded_and_documented():
 def test_no_worded_or_registered_code_is_stale():
     codes = raised_codes()
     assert set(REFUSALS) == set(REFUSAL_CODES) | set(DESK_CODES)
-    unused = sorted(set(REFUSALS) - set(codes))
+    unused = sorted(set(REFUSALS) - set(codes) - {"tournament.refused"})  # the code of a raise that names none
     assert unused == [], unused
 
 
