@@ -10,12 +10,13 @@ import pytest
 from appliance.errors import SvoyakError
 from appliance.rules.tournament.errors import REFUSAL_CODES
 from appliance.service.tournament_refusals import DESK_CODES, REFUSALS, word
-from appliance.service.tournaments import TournamentDesk, TournamentLog
+from appliance.service.tournaments import TournamentDesk
+from appliance.store import EventStore
 
 
 @pytest.fixture
 def desk(tmp_path):
-    return TournamentDesk(TournamentLog(tmp_path / "t.sqlite"), seed_source=lambda: 1)
+    return TournamentDesk(EventStore(tmp_path / "t.sqlite"), seed_source=lambda: 1)
 
 
 def refusal(call) -> SvoyakError:
