@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from appliance.words import format_counts
+
 # Refusals of the desk itself and of its pages' fields (not the engine's): code -> what it means, params.
 DESK_CODES: dict[str, str] = {
     "tournament.unknown": "no tournament with this id on this box; params: tid",
@@ -43,9 +45,10 @@ REFUSALS: dict[str, tuple[str, str]] = {
                                         "Results are in: a late entry can no longer join"),
     "registration.needs_team": ("В категории «{category}» нужно указать команду ({rule})",
                                 "Category «{category}» needs a team ({rule})"),
-    "registration.team_full": ("От команды «{team}» в категории «{category}» уже {count}, можно не больше {most} "
-                               "({rule})",
-                               "Team «{team}» already has {count} in category «{category}»; at most {most} ({rule})"),
+    "registration.team_full": ("От команды «{team}» в категории «{category}» уже {count} "
+                               "{count:игрок|игрока|игроков}, можно не больше {most} ({rule})",
+                               "Team «{team}» already has {count} {count:player|players} in category «{category}»; "
+                               "at most {most} ({rule})"),
     "registration.no_player": ("Нет игрока {player}", "No player {player}"),
     "registration.withdrawn": ("Игрок {player} уже снят", "Player {player} has already withdrawn"),
     "registration.already_closed": ("Регистрация уже закрыта", "Registration is already closed"),
@@ -73,30 +76,37 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "draw.bad_seat": ("Бой {battle}: место «{seat}» не ссылается ни на один результат этапа",
                       "Battle {battle}: seat «{seat}» names no result of a stage"),
     "draw.no_players": ("Некого жеребьёвать: нет игроков ({rule})", "No players to draw ({rule})"),
-    "draw.too_many": ("Игроков {players}: в бои не помещаются (боёв {battles}, в каждом до {size} игроков) ({rule})",
-                      "{players} players do not fit {battles} battles of at most {size} ({rule})"),
-    "draw.too_few": ("Игроков {players}, а нужно не меньше {needed}, чтобы заполнить {battles} боёв по {size} и более "
-                     "({rule})",
-                     "{players} players, but {battles} battles of at least {size} need {needed} ({rule})"),
+    "draw.too_many": ("{players} {players:игрок|игрока|игроков} не помещаются в {battles} {battles:бой|боя|боёв} "
+                      "по {size} ({rule})",
+                      "{players} {players:player|players} do not fit {battles} {battles:battle|battles} of at most "
+                      "{size} ({rule})"),
+    "draw.too_few": ("Игроков {players}, а нужно не меньше {needed}, чтобы заполнить {battles} "
+                     "{battles:бой|боя|боёв} по {size} и более ({rule})",
+                     "{players} {players:player|players}, but {battles} {battles:battle|battles} of at least {size} "
+                     "need {needed} ({rule})"),
     "draw.no_split": ("Игроков {players}: не делятся на бои по {low}–{high} ({rule})",
                       "{players} players cannot be split into battles of {low}-{high} ({rule})"),
-    "draw.seat_count": ("Жеребьёвка не сошлась: игроков {players}, мест {seats}",
-                        "The draw does not add up: {players} players, {seats} seats"),
+    "draw.seat_count": ("Жеребьёвка не сошлась: {players} {players:игрок|игрока|игроков} на {seats} "
+                        "{seats:место|места|мест}",
+                        "The draw does not add up: {players} {players:player|players}, {seats} {seats:seat|seats}"),
     "draw.drawn_twice": ("Жеребьёвка не сошлась: игрок попал в бои дважды", "The draw seats a player twice"),
     "draw.constraints": ("Игрока {player} не посадить, не нарушив условия жеребьёвки ({rule})",
                          "Player {player} cannot be seated without breaking a draw constraint ({rule})"),
-    "draw.teams_meet": ("От команды «{team}» игроков {count}, а боёв только {battles}: двое встретятся ({rule})",
-                        "Team «{team}» has {count} players but only {battles} battles: two would meet ({rule})"),
+    "draw.teams_meet": ("От команды «{team}» {count} {count:игрок|игрока|игроков} на {battles} "
+                        "{battles:бой|боя|боёв}: двое встретятся ({rule})",
+                        "Team «{team}» has {count} {count:player|players} but only {battles} "
+                        "{battles:battle|battles}: two would meet ({rule})"),
     "draw.seeds": ("По одному сеяному в бой: сеяных нужно {battles}, а посеяно {seeded} ({rule})",
                    "One seed per battle needs {battles} seeded players; {seeded} are seeded ({rule})"),
     "draw.no_source": ("Этап {stage} жеребьёвается по группам, но в него никто не выходит",
                        "Stage {stage} draws by group but no stage sends players to it"),
     "draw.no_source_battle": ("Игрок {player} вышел в этап {stage} без боя в этапе {source}: жеребьёвка вручную",
                               "Player {player} reached {stage} without a battle in {source}: draw it by hand"),
-    "draw.group_size": ("Группа {group}: игроков {count}, а бой — от {low} до {high} ({rule})",
+    "draw.group_size": ("Группа {group}: {count} {count:игрок|игрока|игроков}, а в бою от {low} до {high} ({rule})",
                         "Group {group}: {count} players for a battle of {low}-{high} ({rule})"),
-    "draw.qualifying_fill": ("Участников {players}: один отборочный этап (бои по {low}–{high} игрока) заполняет "
-                             "мест: {fills}, участников для этого — не больше {most} ({rule})",
+    "draw.qualifying_fill": ("{players} {players:участник|участника|участников}: один отборочный этап (бои по "
+                             "{low}–{high}) заполняет {fills} {fills:место|места|мест} не больше чем из {most} "
+                             "{most:участника|участников|участников} ({rule})",
                              "{players} entrants: one qualifying stage of battles of {low}-{high} fills {fills} "
                              "places from at most {most} ({rule})"),
     "draw.qualifying_few": ("Отбор: игроков {players}, не заполнить боёв: {battles} ({rule})",
@@ -105,7 +115,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
                               "оставляют только {left} ({rule})",
                               "Qualifying needs {players} players with at most {battles} of a team; the big teams "
                               "leave {left} ({rule})"),
-    "draw.too_few_for_battle": ("Участников {players}: меньше, чем нужно на один бой (не меньше {size}) ({rule})",
+    "draw.too_few_for_battle": ("{players} {players:участник|участника|участников}: для боя нужно не меньше "
+                                "{size} ({rule})",
                                 "{players} entrants cannot play a battle of at least {size} ({rule})"),
     "draw.byes_fixed": ("Этап {stage}: для пропусков нужны бои, из которых выходит определённое число игроков "
                         "({rule})",
@@ -135,8 +146,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "result.later_stage": ("Бой {battle}: следующий этап уже сыгран, результат не меняется",
                            "Battle {battle}: a later stage has results; this result can no longer change"),
     "result.ranking_key": ("Неизвестный показатель для ранжирования «{key}»", "Unknown ranking key «{key}»"),
-    "sheet.length": ("Бланк {player}: отметок {got}, а нужно {expected}",
-                     "Sheet of {player}: {got} marks, {expected} expected"),
+    "sheet.length": ("Бланк {player}: {got} {got:отметка|отметки|отметок}, а нужно {expected}",
+                     "Sheet of {player}: {got} {got:mark|marks}, {expected} expected"),
     "sheet.marks": ("Бланк {player}: непонятные отметки «{marks}»; можно + − 2 x 0",
                     "Sheet of {player}: unknown marks «{marks}»; use + - 2 x 0"),
     "sheet.not_written": ("Этап {stage} — не письменный отбор", "Stage {stage} is not a written round"),
@@ -243,9 +254,10 @@ def word(error: BaseException) -> dict[str, str]:
     lines = REFUSALS.get(code) if isinstance(code, str) else None
     if lines is not None:
         try:
-            ru, en = (line.format(**{**params, **{key: PARAM_WORDS[key].get(value, (value, value))[language]
-                                                 for key, value in params.items() if key in PARAM_WORDS}})
-                      for language, line in enumerate(lines))
+            ru, en = (format_counts(line, name, **{**params, **{
+                          key: PARAM_WORDS[key].get(value, (value, value))[index]
+                          for key, value in params.items() if key in PARAM_WORDS}})
+                      for index, (name, line) in enumerate(zip(("ru", "en"), lines)))
         except (KeyError, IndexError, ValueError):
             lines = None
         else:

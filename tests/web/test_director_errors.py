@@ -78,7 +78,7 @@ def test_every_catalogue_line_formats_with_the_params_its_code_documents():
     for code, (ru, en) in REFUSALS.items():
         meaning = REFUSAL_CODES.get(code) or DESK_CODES[code]
         documented = set(re.findall(r"\w+", meaning.partition("params:")[2]))
-        used = set(re.findall(r"{(\w+)}", ru + en))
+        used = set(re.findall(r"{(\w+)[}:]", ru + en))  # figures and the counts worded by appliance.words
         assert used <= documented, code
 
 
@@ -130,3 +130,15 @@ def test_junk_json_on_the_sheet_entry_is_a_worded_refusal(settings):
             assert reply.status_code in (200, 400), body
             data = reply.get_json()
             assert data["ok"] or (data["code"] and data["ru"]), body
+
+
+def test_counts_in_refusals_take_the_one_plural_rule():
+    from appliance.rules.tournament.errors import DrawError
+
+    def too_few(battles):
+        return word(DrawError("x", code="draw.too_few", params={"players": 2, "battles": battles, "size": 3,
+                                                                "needed": 3 * battles, "rule": ""}))
+
+    assert [too_few(n)["ru"].split("заполнить ")[1] for n in (1, 2, 5, 21)] == [
+        "1 бой по 3 и более", "2 боя по 3 и более", "5 боёв по 3 и более", "21 бой по 3 и более"]
+    assert too_few(1)["en"] == "2 players, but 1 battle of at least 3 need 3"
