@@ -71,12 +71,6 @@ def test_rules_engine_is_pure():
 
 # ------------------------------------------------------------------------------------------------ import cycles
 CYCLE_PACKAGES = ("appliance", "gpio", "web")
-# Cycles known and being removed elsewhere: members -> where. Only these are left to their own xfail test below.
-CYCLES_BEING_REMOVED = {
-    frozenset({"appliance.rules.tournament.engine", "appliance.rules.tournament.state"}):
-        "issue 11: rules/tournament/state.py imports the engine inside four functions (the tourney branch "
-        "moves those queries out of the records)",
-}
 
 
 def module_files() -> dict[str, Path]:
@@ -180,11 +174,5 @@ def test_the_cycle_finder_finds_a_cycle_through_an_import_inside_a_function(tmp_
 def test_no_two_project_modules_import_each_other_not_even_inside_a_function():
     """One direction only (the state records <- the rules' queries <- the engine): a module that needs another's
     function while that one needs it back holds a query in the wrong place."""
-    cycles = [sorted(group) for group in import_cycles() if group not in CYCLES_BEING_REMOVED]
-    assert cycles == []
+    assert [sorted(group) for group in import_cycles()] == []
 
-
-@pytest.mark.xfail(reason="; ".join(CYCLES_BEING_REMOVED.values()), strict=False)
-def test_the_cycles_being_removed_are_gone():
-    """Expected to pass once issue 11's tournament half lands: then delete CYCLES_BEING_REMOVED and this test."""
-    assert [sorted(group) for group in import_cycles() if group in CYCLES_BEING_REMOVED] == []
