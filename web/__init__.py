@@ -19,7 +19,7 @@ from flask import Flask, g, request
 
 from appliance.config import Settings
 from appliance.words import format_counts
-from web import events, wire
+from web import events, names, wire
 from web.strings import LANGUAGES, default_catalogue
 from web.sync import Hub, Services
 
@@ -102,10 +102,12 @@ def create_app(settings: Settings, services: Services | None = None):
                 "language": language,
                 "strings": catalogue.for_language(language),
                 "events": events.CLIENT_NAMES,
+                "names": names.CLIENT_NAMES,
                 "protocol": events.PROTOCOL_VERSION,
                 "simulator": settings.simulator,
             },
             "simulator": settings.simulator,
+            **names.TEMPLATE_NAMES,
         }
 
     for module in modules:
