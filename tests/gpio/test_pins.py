@@ -213,3 +213,61 @@ def test_hidden_proc_gets_a_hint_about_the_unit(monkeypatch):
     monkeypatch.setattr(pins, "_rpigpio_factory_class", hidden_proc)
     with pytest.raises(pins.PinFactoryUnavailable, match="ProcSubset=pid"):
         pins.open_backend("lgpio")
+
+
+def test_chip_info_ioctl_number_is_linux_gpio_get_chipinfo():
+    # linux/gpio.h: #define GPIO_GET_CHIPINFO_IOCTL _IOR(0xB4, 0x01, struct gpiochip_info), a 68-byte struct.
+    assert pins._GPIO_GET_CHIPINFO_IOCTL == 0x8044B401
+
+
+def _fake_chips(tmp_path, labels):
+    for number in labels:
+        (tmp_path / f"gpiochip{number}").touch()
+    return lambda path: labels[int(path.rsplit("gpiochip", 1)[1])]
+
+
+@pytest.mark.parametrize("labels, found", [
+    ({0: "pinctrl-bcm2835", 1: "raspberrypi-exp-gpio"}, 0),                        # Pi 3, Debian 6.12
+    ({0: "raspberrypi-exp-gpio", 1: "pinctrl-bcm2711"}, 1),                        # Pi 4: not chip 0
+    ({0: "pinctrl-rp1", 10: "gpio-brcmstb@107d508500", 11: "gpio-brcmstb@107d517c00"}, 0),  # Pi 5 since 6.6.47
+    ({2: "gpio-brcmstb@107d508500", 4: "pinctrl-rp1", 10: "gpio-brcmstb@107d517c00"}, 4),   # Pi 5 before
+])
+def test_header_chip_is_found_by_label_never_by_number(tmp_path, labels, found):
+    assert pins.find_header_chip(dev=tmp_path, read_label=_fake_chips(tmp_path, labels)) == found
+
+
+def test_an_explicit_chip_label_wins_and_a_missing_one_lists_what_is_there(tmp_path):
+    read = _fake_chips(tmp_path, {0: "9030000.pl061", 1: "pinctrl-bcm2835"})
+    assert pins.find_header_chip("9030000.pl061", dev=tmp_path, read_label=read) == 0
+    with pytest.raises(pins.PinFactoryUnavailable, match=r"'pinctrl-rp1'.*gpiochip0 '9030000.pl061', "
+                                                         r"gpiochip1 'pinctrl-bcm2835'.*gpiodetect"):
+        pins.find_header_chip("pinctrl-rp1", dev=tmp_path, read_label=read)
+    with pytest.raises(pins.PinFactoryUnavailable, match="no .*/gpiochip"):
+        pins.find_header_chip(dev=tmp_path / "empty", read_label=read)
+
+
+def test_lgpio_opens_the_chip_found_by_label(monkeypatch, tmp_path):
+    opened = []
+
+    class Factory(pins.TimedMockFactory):
+        realtime_events = False
+
+        def __init__(self, chip):
+            opened.append(chip)
+            super().__init__()
+
+    monkeypatch.setattr(pins, "_lgpio_classes", lambda: (Factory, None))
+    monkeypatch.setattr(pins, "find_header_chip", lambda label: {"": 0, "pinctrl-bcm2711": 1}[label])
+    backend = pins.open_backend("lgpio", "pinctrl-bcm2711")
+    backend.close()
+    assert opened == [1] and backend.name == "lgpio"
+
+
+def test_unreadable_chips_are_named_in_the_error(tmp_path):
+    (tmp_path / "gpiochip0").touch()
+
+    def denied(path):
+        raise PermissionError(13, "Permission denied", path)
+
+    with pytest.raises(pins.PinFactoryUnavailable, match="gpiochip0: Permission denied"):
+        pins.find_header_chip(dev=tmp_path, read_label=denied)
