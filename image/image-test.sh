@@ -133,7 +133,7 @@ else
     expect "kiosk skipped: no display" has " kiosk=inactive,0 "
 fi
 expect "hotspot skipped: no Wi-Fi" has " hotspot=inactive "
-expect "data on its own partition, read-write (/dev/vda2, ext4)" has " data=/dev/vda2,ext4,rw,"
+expect "data on its own partition, read-write (/dev/vda3, ext4)" has " data=/dev/vda3,ext4,rw,"
 expect "no unit in failed state" has " failed= end"
 expect "no restart since boot: readiness and watchdogs kept (capture, web)" has " restarts=0,0 "
 expect "host page answers through the forwarded port" test -n "$host"

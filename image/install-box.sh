@@ -33,6 +33,7 @@ install_packages() {
         rfkill iw wireless-regdb        # unblock and inspect the Wi-Fi
         cage xwayland "$browser" fonts-dejavu-core  # the HDMI kiosk (cage refuses to start without Xwayland)
         dbus libpam-systemd curl        # logind seat for cage; curl waits for the scoreboard
+        nats-server                     # the rooms hub: NATS JetStream between boxes
     )
     log "installing ${packages[*]}"
     apt-get install -y -qq --no-install-recommends "${packages[@]}"
@@ -57,7 +58,7 @@ build_sdists() {
     local venv
     venv=$(mktemp -d)
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/build-wheels" --upgrade setuptools
+    "$venv/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/build-wheels" -c "$BUNDLE/requirements.lock" setuptools
     # PYPI=1: lgpio's setup.py links its bundled C library statically (no liblgpio package needed).
     PYPI=1 "$venv/bin/python" -m pip wheel -q --no-deps --no-build-isolation --no-index \
         --wheel-dir "$BUNDLE/wheels" "${sdists[@]}"
