@@ -97,6 +97,8 @@ install_box() {
         install -m 0644 "$unit" /usr/lib/systemd/system/
     done
     install -D -m 0644 "$BUNDLE/systemd/pam.d/svoyak-kiosk" /etc/pam.d/svoyak-kiosk
+    # The image test's GPIO report (svoyak-gpioreport.service, never enabled).
+    install -D -m 0755 "$BUNDLE/systemd/svoyak-gpioreport.sh" /usr/local/lib/svoyak/gpio-report
     install -d -m 0755 /etc/svoyak /etc/NetworkManager/dnsmasq-shared.d
     # NetworkManager manages every interface (the Wi-Fi for the hotspot, Ethernet for a venue network).
     install -D -m 0644 "$BUNDLE/systemd/NetworkManager/svoyak.conf" /etc/NetworkManager/conf.d/svoyak.conf
