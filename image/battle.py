@@ -2,8 +2,9 @@
 button pressed through QEMU's QMP socket (``system_powerdown`` raises PL061 line 3 of the virt board).
 
     python image/battle.py press URL PIN QMP_SOCKET [--presses N]   press player 1's button N times (--gpio)
-    python image/battle.py play URL PIN [--commands N]              a scripted battle; prints the view
+    python image/battle.py play URL PIN [--commands N]              a scripted battle (or more of the one on)
     python image/battle.py view URL PIN                             the host's view now (after a reboot)
+    python image/battle.py status URL                               the capture service, as the board shows it
 
 Each prints one JSON object on its last line. Run with the project's venv (python-socketio).
 """
@@ -143,15 +144,28 @@ def press(args) -> dict:
     return result
 
 
+def played(view: dict) -> int:
+    """Questions played so far: the battle's progress that a lost command would set back."""
+    return sum(len(theme["played"]) for theme in view.get("themes", []))
+
+
 def play(args) -> dict:
+    """Set a battle up (unless one is on), then ``--commands`` host steps: "next" and "withdraw" in turn.
+
+    Each acknowledged step is printed as it comes (``{"acked": seq, "played": n}``): a run killed mid-way
+    still says what the box had acknowledged."""
     host = Client(args.url, "/host", {"pin": args.pin})
-    host.command("setup", "t-setup", **SETUP)
-    acked = []
+    host.wait(lambda view: True, 20)
+    if not host.view.get("battle") or host.view["battle"].get("finished"):
+        host.command("setup", f"t-setup-{time.monotonic_ns()}", **SETUP)
+        host.wait(lambda view: view.get("battle"), 10)
     for number in range(args.commands):
-        name = "next"
-        acked.append(host.command(name, f"t-{number}")["seq"])
-    time.sleep(1)
-    result = {"acked_seqs": acked, "view": stable(host.view)}
+        allowed = {name for name, refusal in host.view.get("allowed", {}).items() if refusal is None}
+        name = "next" if "next" in allowed else "withdraw"
+        ack = host.command(name, f"t-{time.monotonic_ns()}-{number}")
+        host.wait(lambda view, seq=ack["seq"]: host.seq >= seq, 10)
+        print(json.dumps({"acked": ack["seq"], "played": played(host.view)}), flush=True)
+    result = {"played": played(host.view), "view": stable(host.view)}
     host.close()
     return result
 
@@ -164,20 +178,29 @@ def view(args) -> dict:
     return result
 
 
+def status(args) -> dict:
+    """What the scoreboard says about the capture service (its pin factory, precision, link)."""
+    board = Client(args.url, "/board")
+    _, seen = board.wait(lambda view: view.get("capture", {}).get("connected"), 60)
+    board.close()
+    return {"capture": seen["capture"]}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    for name in ("press", "play", "view"):
+    for name in ("press", "play", "view", "status"):
         sub = commands.add_parser(name)
         sub.add_argument("url")
-        sub.add_argument("pin")
+        if name != "status":
+            sub.add_argument("pin")
         if name == "press":
             sub.add_argument("qmp")
             sub.add_argument("--presses", type=int, default=3)
         if name == "play":
             sub.add_argument("--commands", type=int, default=3)
     args = parser.parse_args(argv)
-    result = {"press": press, "play": play, "view": view}[args.command](args)
+    result = {"press": press, "play": play, "view": view, "status": status}[args.command](args)
     print(json.dumps(result, ensure_ascii=False, sort_keys=True))
     return 0
 

@@ -4,7 +4,8 @@
 # kernel timestamp, to the kernel log (and so to the serial console). Root, read-only but for tracefs.
 #   svoyak-gpio: chip gpiochip0: GPIOs 512-519, parent: platform/9030000.pl061, 9030000.pl061:
 #   svoyak-gpio: line gpio-515 (|lg) in lo IRQ
-#   svoyak-gpio: irq 42 lg at 12.345678      (CLOCK_MONOTONIC, trace_clock mono)
+#   svoyak-gpio: at 12.345678 irq 42 lg     an edge interrupt of a held line (CLOCK_MONOTONIC, trace_clock mono)
+#   svoyak-gpio: at 12.349876 set gpio-516 1   a line written (the LED the press lit)
 set -eu
 say() { echo "svoyak-gpio: $*" > /dev/kmsg; }
 tracing=/sys/kernel/tracing
@@ -13,6 +14,7 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 # The edge's interrupt, stamped on CLOCK_MONOTONIC: the clock of the GPIO character device's timestamp_ns.
 echo mono > "$tracing/trace_clock"
 echo 1 > "$tracing/events/irq/irq_handler_entry/enable"
+echo 1 > "$tracing/events/gpio/gpio_value/enable"
 echo 1 > "$tracing/tracing_on"
 for _ in $(seq 150); do systemctl -q is-active svoyak-capture.service && break; sleep 2; done
 sleep 3
@@ -24,14 +26,16 @@ lines
 consumers=$(sed -n 's/^ *gpio-[0-9]* ([^|]*|\([^ )]*\).*/\1/p' /sys/kernel/debug/gpio | sort -u | tr '\n' ' ')
 say "ready consumers=${consumers}"
 seen=0
-# Up to 4 minutes: each new edge interrupt of a held line, then the lines again (the LED the press lit).
+pattern="irq_handler_entry: irq=[0-9]+ name=($(echo "$consumers" | sed 's/ *$//; s/ /|/g'))\$|gpio_value: [0-9]+ set [01]"
+# Up to 4 minutes: each new edge interrupt of a held line and each line written, then the lines again.
 for _ in $(seq 1200); do
-    edges=$(grep -E "irq_handler_entry: irq=[0-9]+ name=($(echo "$consumers" | tr ' ' '|' | sed 's/|$//'))$" \
-            "$tracing/trace" || true)
-    count=$(printf '%s' "$edges" | grep -c . || true)
+    events=$(grep -E "$pattern" "$tracing/trace" || true)
+    count=$(printf '%s' "$events" | grep -c . || true)
     if [ "$count" -gt "$seen" ]; then
-        printf '%s\n' "$edges" | tail -n +$((seen + 1)) | sed -E 's/.* ([0-9]+\.[0-9]+): irq_handler_entry: irq=([0-9]+) name=(.*)/irq \2 \3 at \1/' \
-            | while read -r edge; do say "$edge"; done
+        printf '%s\n' "$events" | tail -n +$((seen + 1)) | sed -E \
+            -e 's/.* ([0-9]+\.[0-9]+): irq_handler_entry: irq=([0-9]+) name=(.*)/at \1 irq \2 \3/' \
+            -e 's/.* ([0-9]+\.[0-9]+): gpio_value: ([0-9]+) set ([01]).*/at \1 set gpio-\2 \3/' \
+            | while read -r event; do say "$event"; done
         seen=$count
         sleep 0.2
         lines
