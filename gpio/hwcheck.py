@@ -340,7 +340,7 @@ def interactive_check(rig: Rig, say: Callable[[str], None], ask: Callable[[str],
     for item, good in results.items():
         say(f"  {item:20} {'OK' if good else 'FAIL'}")
     if faults:
-        say(f"{len(faults)} fault(s) / неисправности: {len(faults)}")
+        say(f"Faults found / Найдено неисправностей: {len(faults)}")
         for fault in faults:
             say(f"  - {fault}")
     return {"ok": all(results.values()), "faults": faults, **results}
