@@ -85,6 +85,19 @@ install_box() {
     "$PREFIX/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/wheels" \
         -c "$BUNDLE/requirements.lock" svoyak
     "$PREFIX/bin/svoyak" config >/dev/null  # the installed command runs (and the settings resolve)
+    # Every package in the box's venv is one requirements.lock pins, at that version (setuptools too, when a
+    # venv brings it: Python 3.11's does, unpinned; 3.13's brings pip only, which Debian's python3 fixes).
+    "$PREFIX/bin/python" - "$BUNDLE/requirements.lock" <<'PY'
+import importlib.metadata, re, sys
+norm = lambda name: re.sub(r"[-_.]+", "-", name).lower()
+pins = {norm(name): version for name, version in
+        (line.strip().split("==") for line in open(sys.argv[1]) if "==" in line and not line.startswith("#"))}
+found = {norm(d.metadata["Name"]): d.version for d in importlib.metadata.distributions()}
+bad = sorted(f"{name}=={version}" for name, version in found.items()
+             if name not in ("pip", "svoyak") and pins.get(name) != version)
+if bad:
+    sys.exit(f"install-box: not pinned by requirements.lock: {', '.join(bad)}")
+PY
     # The documents the units' Documentation= lines point at.
     if [ -d "$BUNDLE/docs" ]; then
         install -d -m 0755 "$PREFIX/share/doc/svoyak"
