@@ -5,6 +5,7 @@ button pressed through QEMU's QMP socket (``system_powerdown`` raises PL061 line
     python image/battle.py play URL PIN [--commands N]              a scripted battle (or more of the one on)
     python image/battle.py view URL PIN                             the host's view now (after a reboot)
     python image/battle.py status URL                               the capture service, as the board shows it
+    python image/battle.py push QMP_SOCKET [--presses N]            just press (no battle): for gpio-bench
 
 Each prints one JSON object on its last line. Run with the project's venv (python-socketio).
 """
@@ -186,6 +187,15 @@ def status(args) -> dict:
     return {"capture": seen["capture"]}
 
 
+def push(args) -> dict:
+    """Press the button ``--presses`` times over QMP, ``--gap`` seconds apart (for gpio-bench)."""
+    qmp = Qmp(args.qmp)
+    for _ in range(args.presses):
+        qmp.execute("system_powerdown")
+        time.sleep(args.gap)
+    return {"pushed": args.presses}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -199,8 +209,12 @@ def main(argv=None) -> int:
             sub.add_argument("--presses", type=int, default=3)
         if name == "play":
             sub.add_argument("--commands", type=int, default=3)
+    sub = commands.add_parser("push")
+    sub.add_argument("qmp")
+    sub.add_argument("--presses", type=int, default=5)
+    sub.add_argument("--gap", type=float, default=0.4)
     args = parser.parse_args(argv)
-    result = {"press": press, "play": play, "view": view, "status": status}[args.command](args)
+    result = {"press": press, "play": play, "view": view, "status": status, "push": push}[args.command](args)
     print(json.dumps(result, ensure_ascii=False, sort_keys=True))
     return 0
 

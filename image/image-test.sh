@@ -267,6 +267,11 @@ PY
     # low and goes high while "pressed": buttons_active_low=false (pull-downs).
     settings="SVOYAK_GPIO_CHIP=9030000.pl061 SVOYAK_PLAYER_BUTTONS=3,5 SVOYAK_PLAYER_LEDS=4,6 SVOYAK_BUZZER_PIN=7"
     settings="$settings SVOYAK_RESET_BUTTON=2 SVOYAK_BUTTONS_ACTIVE_LOW=false"
+    # After the presses through the capture service, the guest's gpio-bench times lgpio's Python callback and
+    # the character device read directly, $bench presses each (systemd/svoyak-gpiobench.py).
+    presses=${SVOYAK_IMAGE_TEST_PRESSES:-5}
+    bench=${SVOYAK_IMAGE_TEST_BENCH_PRESSES:-10}
+    settings="$settings SVOYAK_TEST_PRESSES=$presses SVOYAK_TEST_BENCH_PRESSES=$bench"
     append="$base_append systemd.wants=svoyak-gpioreport.service"
     for setting in $settings; do append="$append systemd.setenv=$setting"; done
     rm -f "$QMP"
@@ -277,13 +282,20 @@ PY
     for _ in $(seq 30); do gpio_lines | grep -q 'svoyak-gpio: ready' && break; sleep 2; done
     capture_status
     pin=$(host_pin)
-    presses=${SVOYAK_IMAGE_TEST_PRESSES:-5}
     result=""
     if [ -n "$pin" ] && [ -n "$board" ]; then
         say "pressing player 1's button $presses times over QMP"
         result=$("$PYTHON" image/battle.py press "http://127.0.0.1:$PORT" "$pin" "$QMP" --presses "$presses" \
                  2>"$OUT/battle.err" | tail -1) || true
         sleep 3   # the report writes the LED line after each edge
+        for method in lgpio cdev; do
+            for _ in $(seq 60); do gpio_lines | grep -q "bench $method ready" && break; sleep 1; done
+            if gpio_lines | grep -q "bench $method ready"; then
+                say "gpio-bench: pressing $bench times for $method"
+                "$PYTHON" image/battle.py push "$QMP" --presses "$bench" >/dev/null 2>>"$OUT/battle.err" || true
+            fi
+        done
+        for _ in $(seq 60); do gpio_lines | grep -q "bench done" && break; sleep 1; done
     fi
     gpio_lines > "$OUT/gpio.log" || true
     grep -E 'chip|line gpio-51[1-9] |ready' "$OUT/gpio.log" | sort -u | sed 's/^/image-test:       /' || true
@@ -323,6 +335,13 @@ PY
     expect "the LED line (PL061 line 4) went high for each press" \
         test "$(field 'presses > 0 and all(d is not None for d in press_to_led_ms)')" = True
     say "QMP → board (ms): $(field 'latencies_ms'); kernel edge → LED line written (ms): $(field 'press_to_led_ms')"
+    bench_of() { gpio_lines | sed -n "s/.*bench $1 irq_to_led_us=//p" | tail -1; }
+    for method in lgpio cdev; do
+        figures=$(bench_of "$method")
+        say "gpio-bench $method: edge interrupt → LED written (µs): ${figures:-none} $(python3 -c 'import statistics,sys,ast; v=ast.literal_eval(sys.argv[1]); print(f"median {statistics.median(v):.0f} µs, max {max(v):.0f} µs, n={len(v)}")' "${figures:-[]}" 2>/dev/null || true)"
+        expect "gpio-bench timed $method on every press ($bench)" \
+            python3 -c 'import ast,sys; sys.exit(len(ast.literal_eval(sys.argv[1])) < int(sys.argv[2]))' "${figures:-[]}" "$bench"
+    done
     finish ;;
 
 power-cut)

@@ -112,6 +112,7 @@ PY
     install -D -m 0644 "$BUNDLE/systemd/pam.d/svoyak-kiosk" /etc/pam.d/svoyak-kiosk
     # The image test's GPIO report (svoyak-gpioreport.service, never enabled).
     install -D -m 0755 "$BUNDLE/systemd/svoyak-gpioreport.sh" /usr/local/lib/svoyak/gpio-report
+    install -D -m 0644 "$BUNDLE/systemd/svoyak-gpiobench.py" /usr/local/lib/svoyak/gpio-bench
     install -d -m 0755 /etc/svoyak /etc/NetworkManager/dnsmasq-shared.d
     # NetworkManager manages every interface (the Wi-Fi for the hotspot, Ethernet for a venue network).
     install -D -m 0644 "$BUNDLE/systemd/NetworkManager/svoyak.conf" /etc/NetworkManager/conf.d/svoyak.conf

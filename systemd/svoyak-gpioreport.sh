@@ -25,6 +25,9 @@ lines() {  # the chips and every line a consumer holds
 lines
 consumers=$(sed -n 's/^ *gpio-[0-9]* ([^|]*|\([^ )]*\).*/\1/p' /sys/kernel/debug/gpio | sort -u | tr '\n' ' ')
 say "ready consumers=${consumers}"
+# SVOYAK_TEST_PRESSES (the --gpio test sets it with systemd.setenv=): once that many presses (two edges each)
+# went through the capture service, stop it and time the other ways of reading edges (gpio-bench).
+presses=${SVOYAK_TEST_PRESSES:-0}
 seen=0
 pattern="irq_handler_entry: irq=[0-9]+ name=($(echo "$consumers" | sed 's/ *$//; s/ /|/g'))\$|gpio_value: [0-9]+ set [01]"
 # Up to 4 minutes: each new edge interrupt of a held line and each line written, then the lines again.
@@ -39,6 +42,14 @@ for _ in $(seq 1200); do
         seen=$count
         sleep 0.2
         lines
+        edges=$(printf '%s\n' "$events" | grep -c "irq_handler_entry" || true)
+        if [ "$presses" -gt 0 ] && [ "$edges" -ge $((presses * 2)) ]; then
+            sleep 1
+            systemctl stop svoyak-capture.service
+            /opt/svoyak/bin/python /usr/local/lib/svoyak/gpio-bench "${SVOYAK_GPIO_CHIP:-pinctrl-bcm2835}" \
+                "${SVOYAK_TEST_BUTTON:-3}" "${SVOYAK_TEST_LED:-4}" "${SVOYAK_TEST_BENCH_PRESSES:-5}" || say "bench failed"
+            break
+        fi
     fi
     sleep 0.2
 done
