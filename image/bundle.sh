@@ -37,7 +37,8 @@ wheel=${wheels[0]}
 # lgpio publishes no aarch64 wheel for its pinned version: ship the sdist (it bundles the C library) and let
 # install-box.sh compile it in the target, unless a wheel built there before is in SVOYAK_WHEEL_CACHE.
 lgpio=$(grep -i '^lgpio==' requirements.lock)
-cached=("${SVOYAK_WHEEL_CACHE:-/nonexistent}"/lgpio-"${lgpio#*==}"-"cp${box_python/./}"-*aarch64*.whl)
+abi="cp${box_python/./}"
+cached=("${SVOYAK_WHEEL_CACHE:-/nonexistent}/lgpio-${lgpio#*==}-$abi"-*aarch64*.whl)
 if [ -f "${cached[0]}" ]; then
     cp "${cached[0]}" "$dest/wheels/"
     lgpio_from="the wheel cache"
