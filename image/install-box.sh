@@ -132,6 +132,9 @@ PY
     systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
         svoyak-hotspot.service svoyak-kiosk.service NetworkManager.service
     systemctl set-default graphical.target
+    # Debian enables nats-server on install, listening on every interface without authentication: the
+    # rooms hub starts it with its own configuration (docs/), a plain box does not run it.
+    if [ -f /usr/lib/systemd/system/nats-server.service ]; then systemctl disable nats-server.service; fi
     log "installed $("$PREFIX/bin/python" -m pip list --format=freeze 2>/dev/null | grep -i '^svoyak==') in $PREFIX"
 }
 
