@@ -165,6 +165,49 @@ def find_header_chip(wanted: str = "", *, dev: Path = Path("/dev"), read_label=r
         f"set gpio_chip to the label of the header's chip (gpiodetect lists them)")
 
 
+# gpiozero reads the Pi's revision code from /proc/device-tree/system/linux,revision (which Raspberry Pi OS's
+# firmware and kernel provide) or the "Revision" line of /proc/cpuinfo (32-bit Raspberry Pi OS kernels). A
+# mainline kernel on its own device tree, as Debian's image boots, may have neither; its tree's /model names
+# the board. A representative revision of that model gives gpiozero the right header (every model here has
+# the same 40-pin header).
+MODEL_REVISIONS = (  # longest prefix first
+    ("Raspberry Pi 3 Model B Plus", 0xA020D3), ("Raspberry Pi 3 Model A Plus", 0x9020E0),
+    ("Raspberry Pi 3 Model B", 0xA02082), ("Raspberry Pi Zero 2 W", 0x902120),
+    ("Raspberry Pi Compute Module 4", 0xB03140), ("Raspberry Pi 400", 0xC03130),
+    ("Raspberry Pi 4 Model B", 0xB03114), ("Raspberry Pi 5", 0xC04170),
+)
+
+
+def revision_from_model(model: str) -> int | None:
+    """The revision code gpiozero gets for the board whose device tree /model is ``model``, or None.
+
+    >>> hex(revision_from_model("Raspberry Pi 3 Model B Plus Rev 1.3"))
+    '0xa020d3'
+    >>> revision_from_model("linux,dummy-virt") is None
+    True
+    """
+    for prefix, revision in MODEL_REVISIONS:
+        if model.startswith(prefix):
+            return revision
+    return None
+
+
+def read_revision(gpiozero_revision, model_path: Path = Path("/proc/device-tree/model")) -> int:
+    """gpiozero's revision lookup, then the board's model (:func:`revision_from_model`)."""
+    try:
+        return gpiozero_revision()
+    except Exception as error:  # gpiozero's PinUnknownPi: neither place holds a revision
+        try:
+            model = model_path.read_bytes().rstrip(b"\0").decode("ascii", "replace")
+        except OSError:
+            raise error from None
+        revision = revision_from_model(model)
+        if revision is None:
+            raise PinFactoryUnavailable(f"{error}; the device tree's model {model!r} is no Raspberry Pi this "
+                                        f"box knows") from None
+        return revision
+
+
 @functools.cache
 def _lgpio_classes():
     """Build the lgpio factory and pin lazily: ``import lgpio`` needs the C library and makes a FIFO in the cwd."""
@@ -189,6 +232,9 @@ def _lgpio_classes():
 
         ticks = staticmethod(time.monotonic_ns)
         ticks_diff = staticmethod(_ns_ticks_diff)
+
+        def _get_revision(self):
+            return read_revision(super()._get_revision)
 
     return KernelTimestampFactory, KernelTimestampPin
 

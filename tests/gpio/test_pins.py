@@ -271,3 +271,32 @@ def test_unreadable_chips_are_named_in_the_error(tmp_path):
 
     with pytest.raises(pins.PinFactoryUnavailable, match="gpiochip0: Permission denied"):
         pins.find_header_chip(dev=tmp_path, read_label=denied)
+
+
+def test_a_mainline_device_tree_without_a_revision_gets_one_from_its_model(tmp_path):
+    from gpiozero.exc import PinUnknownPi
+
+    def gpiozero_finds_none():
+        raise PinUnknownPi("unable to locate Pi revision in /proc/device-tree or /proc/cpuinfo")
+
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.4\0")
+    assert pins.read_revision(gpiozero_finds_none, model) == 0xB03114
+    assert pins.read_revision(lambda: 0xA02082, model) == 0xA02082  # gpiozero's own answer wins
+    model.write_bytes(b"linux,dummy-virt\0")
+    with pytest.raises(pins.PinFactoryUnavailable, match="'linux,dummy-virt' is no Raspberry Pi"):
+        pins.read_revision(gpiozero_finds_none, model)
+    with pytest.raises(PinUnknownPi):
+        pins.read_revision(gpiozero_finds_none, tmp_path / "missing")
+
+
+def test_every_model_maps_to_a_40_pin_board_gpiozero_knows():
+    from gpiozero.pins.pi import PiBoardInfo
+
+    seen = {model: PiBoardInfo.from_revision(revision) for model, revision in pins.MODEL_REVISIONS}
+    assert {model: info.model for model, info in seen.items()} == {
+        "Raspberry Pi 3 Model B Plus": "3B+", "Raspberry Pi 3 Model A Plus": "3A+", "Raspberry Pi 3 Model B": "3B",
+        "Raspberry Pi Zero 2 W": "Zero2W", "Raspberry Pi Compute Module 4": "CM4", "Raspberry Pi 400": "400",
+        "Raspberry Pi 4 Model B": "4B", "Raspberry Pi 5": "5B"}
+    for info in seen.values():
+        assert "J8" in info.headers and len(info.headers["J8"].pins) == 40
