@@ -87,7 +87,7 @@ wait_for_boot() {
         if [ -z "$host" ] && [ "$(http_code /host)" = 200 ]; then host=$(elapsed); say "/host answers 200"; fi
         if [ -z "$board" ] && [ "$(http_code /board)" = 200 ]; then board=$(elapsed); say "/board answers 200"; fi
         [ -n "$report" ] && [ -n "$host" ] && [ -n "$board" ] && break
-        # The report comes once both services are active (or after 3 min of trying): then 2 more minutes at most.
+        # The report comes once both services are active (or after 8 min of trying): then 2 more minutes at most.
         if [ -n "$report" ] && [ -z "$report_at" ]; then report_at=$(elapsed); fi
         if [ -n "$report_at" ] && [ $(( $(elapsed) - report_at )) -gt 120 ]; then break; fi
         sleep 2
@@ -209,7 +209,10 @@ raspi)
     # QEMU wants an SD card of a power-of-two size: a 4 GiB overlay over the smaller image.
     overlay "$OUT/raspi-sd.qcow2" 4G
     # The Pi 3's console is the mini UART (ttyS1; the PL011 serves Bluetooth): QEMU's second serial port.
-    append="root=LABEL=svoyak-root ro console=ttyS1,115200 consoleblank=0 systemd.wants=svoyak-bootreport.service systemd.wants=svoyak-gpioreport.service ${SVOYAK_IMAGE_TEST_APPEND:-}"
+    # Under emulation udev takes minutes to name the partitions (/dev/disk/by-label): systemd's 90 s device
+    # timeout would drop the boot into emergency mode; a Pi names them in a second.
+    append="root=LABEL=svoyak-root ro console=ttyS1,115200 consoleblank=0 systemd.default_device_timeout_sec=900"
+    append="$append systemd.wants=svoyak-bootreport.service systemd.wants=svoyak-gpioreport.service ${SVOYAK_IMAGE_TEST_APPEND:-}"
     rm -f "$LOG"
     qemu-system-aarch64 -M raspi3b -m 1G -kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" -dtb "$OUT/bcm2837-rpi-3-b.dtb" \
         -append "$append" -drive "file=$OUT/raspi-sd.qcow2,format=qcow2,if=sd" \

@@ -115,10 +115,11 @@ printf '127.0.0.1\tlocalhost\n127.0.1.1\tsvoyak\n' > "$rootfs/etc/hosts"
 # The data partition holds /var/lib/svoyak. No "nofail": the services must not start on the root fs instead
 # (their RequiresMountsFor= pulls this mount in). ext4 data=ordered with barriers on (the defaults): SQLite's
 # fsync in WAL + synchronous=FULL reaches the card. noatime only spares the card. The FAT boot partition is
-# where raspi-firmware's kernel hooks put the kernel, initrd and config.txt on every kernel upgrade.
+# where raspi-firmware's kernel hooks put the kernel, initrd and config.txt on every kernel upgrade; "nofail":
+# the box runs without it (it is read only by the firmware at power-on).
 cat > "$rootfs/etc/fstab" <<'EOF'
 LABEL=svoyak-root  /                ext4  defaults,noatime,errors=remount-ro  0  1
-LABEL=SVOYAK-BOOT  /boot/firmware   vfat  defaults,noatime,umask=0022  0  2
+LABEL=SVOYAK-BOOT  /boot/firmware   vfat  defaults,noatime,umask=0022,nofail  0  2
 LABEL=svoyak-data  /var/lib/svoyak  ext4  defaults,noatime,data=ordered,barrier=1  0  2
 EOF
 : > "$rootfs/etc/machine-id"   # made on first boot: every box its own
