@@ -372,8 +372,9 @@ power-cut)
     acked=$(grep -c '"acked"' "$OUT/acks.log" 2>/dev/null || true)
     say "power cut: QEMU killed (SIGKILL) mid-battle, after ${acked:-0} more acknowledged commands"
     # The data partition straight after the cut, checked on a copy: the journal replayed, then every structure.
-    read -r data_start data_size < <(qemu-img dd -f qcow2 -O raw bs=1M count=64 if="$disk" of=/dev/stdout 2>/dev/null \
-        | sfdisk -J /dev/stdin 2>/dev/null | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][2]; print(p["start"], p["size"])')
+    # (the partition table is the image's: the box never rewrites it)
+    read -r data_start data_size < <(sfdisk -J "$OUT/svoyak-arm64.img" \
+        | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][2]; print(p["start"], p["size"])')
     rm -f "$OUT/data-after-cut.ext4"
     qemu-img dd -f qcow2 -O raw bs=512 skip="$data_start" count="$data_size" if="$disk" of="$OUT/data-after-cut.ext4"
     fsck_replay=0; e2fsck -fy "$OUT/data-after-cut.ext4" > "$OUT/fsck.log" 2>&1 || fsck_replay=$?
