@@ -35,6 +35,7 @@ case "${1:-}" in
     *) echo "usage: $0 [--display|--raspi|--gpio|--power-cut]" >&2; exit 2 ;;
 esac
 MONITOR="$OUT/monitor.sock"
+AFTER_REPORT=120; [ "$MODE" = raspi ] && AFTER_REPORT=420
 QMP="$OUT/qmp.sock"
 
 for file in svoyak-arm64.img vmlinuz initrd.img cmdline.txt bcm2837-rpi-3-b.dtb; do
@@ -87,9 +88,10 @@ wait_for_boot() {
         if [ -z "$host" ] && [ "$(http_code /host)" = 200 ]; then host=$(elapsed); say "/host answers 200"; fi
         if [ -z "$board" ] && [ "$(http_code /board)" = 200 ]; then board=$(elapsed); say "/board answers 200"; fi
         [ -n "$report" ] && [ -n "$host" ] && [ -n "$board" ] && break
-        # The report comes once both services are active (or after 8 min of trying): then 2 more minutes at most.
+        # The report comes once both services are active (or after 8 min of trying): then a few minutes more at
+        # most for the network (on raspi3b NetworkManager and DHCP over emulated USB take minutes).
         if [ -n "$report" ] && [ -z "$report_at" ]; then report_at=$(elapsed); fi
-        if [ -n "$report_at" ] && [ $(( $(elapsed) - report_at )) -gt 120 ]; then break; fi
+        if [ -n "$report_at" ] && [ $(( $(elapsed) - report_at )) -gt "$AFTER_REPORT" ]; then break; fi
         sleep 2
     done
 }

@@ -25,6 +25,8 @@ lines() {  # the chips and every line a consumer holds
 lines
 consumers=$(sed -n 's/^ *gpio-[0-9]* ([^|]*|\([^ )]*\).*/\1/p' /sys/kernel/debug/gpio | sort -u | tr '\n' ' ')
 say "ready consumers=${consumers}"
+# the network as the box sees it (the raspi3b test reaches it over QEMU's usb-net)
+ip -br addr 2>/dev/null | tr -s ' ' | while read -r entry; do say "net $entry"; done
 # SVOYAK_TEST_PRESSES (the --gpio test sets it with systemd.setenv=): once that many presses (two edges each)
 # went through the capture service, stop it and time the other ways of reading edges (gpio-bench).
 presses=${SVOYAK_TEST_PRESSES:-0}
