@@ -247,7 +247,9 @@ raspi)
 
 gpio)
     # QEMU's own device tree for this machine, without the gpio-keys node that would claim PL061 line 3,
-    # and with a Pi revision where gpiozero reads it (/system/linux,revision: a Pi 3 Model B).
+    # and with a Pi revision where gpiozero reads it (/system/linux,revision): a Compute Module 3 (a020a0),
+    # whose GPIO3 has no pull-up on the module. On a Pi board GPIO2/3 carry the I2C pull-ups (1.8 kΩ), and
+    # gpiozero refuses any other pull there: a button wired to 3.3 V cannot use them.
     rm -f "$OUT/virt.dtb"
     qemu-system-aarch64 "${VIRT[@]}" -machine "dumpdtb=$OUT/virt.dtb" -display none >/dev/null 2>&1 || true
     dtc -q -I dtb -O dts -o "$OUT/virt.dts" "$OUT/virt.dtb"
@@ -264,7 +266,7 @@ while True:
     if depth == 0:
         break
 end = text.index(";", i) + 1
-open(path, "w").write(text[:start.start()] + text[end:] + "\n/ { system { linux,revision = <0xa02082>; }; };\n")
+open(path, "w").write(text[:start.start()] + text[end:] + "\n/ { system { linux,revision = <0xa020a0>; }; };\n")
 PY
     dtc -q -I dts -O dtb -o "$OUT/virt-nokeys.dtb" "$OUT/virt.dts"
     # Player 1's button on line 3 (the line QMP raises), its LED on line 4; PL061 has lines 0-7. The line idles
