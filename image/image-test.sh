@@ -380,7 +380,10 @@ power-cut)
     read -r data_start data_size < <(sfdisk -J "$OUT/svoyak-arm64.img" \
         | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][2]; print(p["start"], p["size"])')
     rm -f "$OUT/data-after-cut.ext4"
-    qemu-img dd -f qcow2 -O raw bs=512 skip="$data_start" count="$data_size" if="$disk" of="$OUT/data-after-cut.ext4"
+    # (qemu-img dd cannot skip that far into a qcow2: a raw window over it instead)
+    qemu-img convert -O raw --image-opts \
+        "driver=raw,offset=$((data_start * 512)),size=$((data_size * 512)),file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
+        "$OUT/data-after-cut.ext4"
     fsck_replay=0; e2fsck -fy "$OUT/data-after-cut.ext4" > "$OUT/fsck.log" 2>&1 || fsck_replay=$?
     fsck_clean=0; e2fsck -fn "$OUT/data-after-cut.ext4" >> "$OUT/fsck.log" 2>&1 || fsck_clean=$?
     say "e2fsck after the cut: $fsck_replay (journal replay and check), then $fsck_clean (read-only check)"
