@@ -25,8 +25,10 @@ lines() {  # the chips and every line a consumer holds
 lines
 consumers=$(sed -n 's/^ *gpio-[0-9]* ([^|]*|\([^ )]*\).*/\1/p' /sys/kernel/debug/gpio | sort -u | tr '\n' ' ')
 say "ready consumers=${consumers}"
-# the network as the box sees it (the raspi3b test reaches it over QEMU's usb-net)
-ip -br addr 2>/dev/null | tr -s ' ' | while read -r entry; do say "net $entry"; done
+# The network as the box sees it (the raspi3b test reaches it over QEMU's usb-net), again whenever it changes.
+network() { { ip -br addr; nmcli -t -f DEVICE,TYPE,STATE,CONNECTION device 2>&1; } 2>/dev/null | tr -s ' '; }
+shown_network=$(network)
+printf '%s\n' "$shown_network" | while read -r entry; do say "net $entry"; done
 # SVOYAK_TEST_PRESSES (the --gpio test sets it with systemd.setenv=): once that many presses (two edges each)
 # went through the capture service, stop it and time the other ways of reading edges (gpio-bench).
 presses=${SVOYAK_TEST_PRESSES:-0}
@@ -52,6 +54,11 @@ for _ in $(seq 1200); do
                 "${SVOYAK_TEST_BUTTON:-3}" "${SVOYAK_TEST_LED:-4}" "${SVOYAK_TEST_BENCH_PRESSES:-5}" || say "bench failed"
             break
         fi
+    fi
+    now_network=$(network)
+    if [ "$now_network" != "$shown_network" ]; then
+        shown_network=$now_network
+        printf '%s\n' "$shown_network" | while read -r entry; do say "net $entry"; done
     fi
     sleep 0.2
 done
