@@ -91,13 +91,18 @@ SVOYAK_WHEEL_CACHE="$OUT/wheel-cache" bash image/bundle.sh "$OUT/bundle"
 # --- 3. the box, installed into a copy of the base
 step "rootfs: copying the base and running install-box.sh box"
 rootfs="$OUT/rootfs"
-rm -rf "$rootfs"
+cleanup() {
+    for mnt in sys proc dev/pts dev; do if mountpoint -q "$rootfs/$mnt"; then umount "$rootfs/$mnt"; fi; done
+    return 0
+}
+# A build killed mid-chroot leaves the host's /dev bound in the old root: unmount first, and never let rm
+# cross into another file system.
+cleanup
+rm -rf --one-file-system "$rootfs"
 cp -a "$OUT/base" "$rootfs"
 cp -a "$OUT/bundle" "$rootfs/tmp/svoyak-install"
-cleanup() {
-    for mnt in dev/pts dev proc sys; do mountpoint -q "$rootfs/$mnt" && umount "$rootfs/$mnt"; done; return 0
-}
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 mount --bind /dev "$rootfs/dev"; mount --bind /dev/pts "$rootfs/dev/pts"
 mount -t proc proc "$rootfs/proc"; mount -t sysfs sys "$rootfs/sys"
 # A clean environment: this machine's PIP_* and locale settings have no business in the image.
