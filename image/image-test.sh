@@ -24,7 +24,7 @@ OUT=${SVOYAK_IMAGE_OUT:-image/out}
 TIMEOUT=${SVOYAK_IMAGE_TEST_TIMEOUT:-600}   # seconds to wait for everything
 PORT=${SVOYAK_IMAGE_TEST_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 PYTHON=${SVOYAK_VENV:-.venv}/bin/python      # the project's venv (./dev makes it): python-socketio for battle.py
-LOG="$OUT/serial.log"
+LOG=${SVOYAK_IMAGE_TEST_LOG:-$OUT/serial.log}   # another run at the same time needs its own
 MODE=virt
 case "${1:-}" in
     --display) MODE=display ;;
