@@ -29,6 +29,8 @@ say "ready consumers=${consumers}"
 network() { { ip -br addr; nmcli -t -f DEVICE,TYPE,STATE,CONNECTION device 2>&1; } 2>/dev/null | tr -s ' '; }
 shown_network=$(network)
 printf '%s\n' "$shown_network" | while read -r entry; do say "net $entry"; done
+# When the scoreboard first answers on the box itself (seconds since the kernel started: about power-on).
+board_answered=""
 # SVOYAK_TEST_PRESSES (the --gpio test sets it with systemd.setenv=): once that many presses (two edges each)
 # went through the capture service, stop it and time the other ways of reading edges (gpio-bench).
 presses=${SVOYAK_TEST_PRESSES:-0}
@@ -54,6 +56,10 @@ for _ in $(seq 1200); do
                 "${SVOYAK_TEST_BUTTON:-3}" "${SVOYAK_TEST_LED:-4}" "${SVOYAK_TEST_BENCH_PRESSES:-5}" || say "bench failed"
             break
         fi
+    fi
+    if [ -z "$board_answered" ] && [ "$(curl -s -o /dev/null --max-time 5 -w '%{http_code}' http://127.0.0.1/board)" = 200 ]; then
+        board_answered=$(cut -d' ' -f1 /proc/uptime)
+        say "board answers 200 on the box at ${board_answered}s"
     fi
     now_network=$(network)
     if [ "$now_network" != "$shown_network" ]; then
