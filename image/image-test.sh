@@ -436,11 +436,19 @@ print("ok" if ok else f"differs: battle {b['battle']['id']}->{a['battle']['id']}
 PY
 )
     say "state after the reboot: $compare"
+    # and the battle goes on: the host's next steps are accepted after the reboot (a new boot's clock restarts)
+    goes_on=""
+    if [ -n "$after" ]; then
+        goes_on=$("$PYTHON" image/battle.py play "http://127.0.0.1:$PORT" "$pin" --commands 2 2>>"$OUT/battle.err" \
+                  | grep -c '"acked"' || true)
+    fi
+    say "after the reboot the host sent 2 more steps: ${goes_on:-0} acknowledged"
     expect "the data file system is clean after the power cut (e2fsck -fy: $fsck_replay, -fn: $fsck_clean)" \
         test "$fsck_replay" -le 1 -a "$fsck_clean" = 0 -a -z "$repairs"
     expect "the box boots again after the power cut: both services, pages answer" test -n "$board"
     expect "the same battle after the reboot, no acknowledged command lost" test "$compare" = ok
     expect "the first boot's host PIN opens the host page after the reboot (the identity survived)" test -n "$after"
+    expect "the battle goes on after the reboot: the host's next steps are accepted" test "${goes_on:-0}" = 2
     finish ;;
 esac
 exit 0
