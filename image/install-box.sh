@@ -33,7 +33,7 @@ install_packages() {
         rfkill iw wireless-regdb        # unblock and inspect the Wi-Fi
         cage xwayland "$browser" fonts-dejavu-core  # the HDMI kiosk (cage refuses to start without Xwayland)
         dbus libpam-systemd curl        # logind seat for cage; curl waits for the scoreboard
-        nats-server                     # the rooms hub: NATS JetStream between boxes
+        nats-server                     # rooms (docs/rooms.md): run by svoyak-nats.service when hub or station
     )
     log "installing ${packages[*]}"
     apt-get install -y -qq --no-install-recommends "${packages[@]}"
@@ -130,10 +130,10 @@ PY
     install -D -m 0644 "$BUNDLE/systemd/chromium/svoyak-kiosk.json" /etc/chromium/policies/managed/svoyak-kiosk.json
 
     systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
-        svoyak-hotspot.service svoyak-kiosk.service NetworkManager.service
+        svoyak-hotspot.service svoyak-kiosk.service svoyak-nats.service NetworkManager.service
     systemctl set-default graphical.target
-    # Debian enables nats-server on install, listening on every interface without authentication: the
-    # rooms hub starts it with its own configuration (docs/), a plain box does not run it.
+    # Debian enables its own nats-server.service on install (every interface, no authentication): the rooms
+    # run it as svoyak-nats.service with their configuration instead.
     if [ -f /usr/lib/systemd/system/nats-server.service ]; then systemctl disable nats-server.service; fi
     log "installed $("$PREFIX/bin/python" -m pip list --format=freeze 2>/dev/null | grep -i '^svoyak==') in $PREFIX"
 }

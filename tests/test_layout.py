@@ -22,8 +22,8 @@ ALLOWED = {
     "appliance/service": ("appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
                           "appliance.config", "appliance.words"),
     "gpio": ("gpio", "appliance.errors", "appliance.config"),
-    "web": ("web", "appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
-            "appliance.config", "appliance.words"),
+    "web": ("web", "appliance.service", "appliance.store", "appliance.errors", "appliance.config",
+            "appliance.words"),
 }
 THIRD_PARTY_FORBIDDEN_IN_RULES = True
 

@@ -33,6 +33,7 @@ SCREENS: tuple[str, ...] = (
     "web.player",
     "web.simulator",
     "web.director",
+    "web.rooms",
 )
 
 LANGUAGE_COOKIE = "svoyak_lang"
@@ -41,7 +42,7 @@ LANGUAGE_COOKIE = "svoyak_lang"
 def create_app(settings: Settings, services: Services | None = None):
     """Build the Flask app and its SocketIO server (threading mode) for ``settings``.
 
-    ``services`` (session, identity) default to the box's own, built from ``settings``
+    ``services`` (session, identity, tournament desk, PIN guard) default to the box's own, built from ``settings``
     (:func:`web.sync.build_services`); tests pass their own. Returns the Flask app; the SocketIO server is
     ``app.extensions["socketio"]`` and the hub ``app.extensions["svoyak.hub"]``.
     """
@@ -50,6 +51,9 @@ def create_app(settings: Settings, services: Services | None = None):
     if services is None:
         from web.sync import build_services
         services = build_services(settings)
+    else:
+        from web.sync import complete
+        complete(services, settings)
 
     app = Flask(__name__)
     identity = getattr(services, "identity", None)
@@ -72,6 +76,7 @@ def create_app(settings: Settings, services: Services | None = None):
     hub = Hub(socketio, services, settings, catalogue)
     app.extensions["svoyak.hub"] = hub
     app.extensions["svoyak.catalogue"] = catalogue
+    app.extensions["svoyak.tournaments"] = services.desk
 
     @app.before_request
     def pick_language():
