@@ -61,10 +61,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("capture_heartbeat_ms", int, 500, "ms", "heartbeat period on the capture link"),
     Setting("capture_link_timeout_ms", int, 2000, "ms", "missed heartbeats for this long: the link is down"),
     Setting("pin_factory", str, "lgpio", "", "gpiozero pin factory: lgpio, rpigpio or mock (GPIOZERO_PIN_FACTORY wins)"),
+    Setting("gpio_chip", str, "", "",
+            "label of the GPIO chip the pins are on; empty: the Pi's header chip (pinctrl-bcm2835/-bcm2711/-rp1)"),
     Setting("player_buttons", tuple, (17, 27, 22, 23), "BCM", "player button inputs, active low with pull-ups"),
     Setting("player_leds", tuple, (5, 6, 13, 19), "BCM", "player lockout LEDs, one per button"),
     Setting("buzzer_pin", int, 18, "BCM", "piezo buzzer driver transistor"),
     Setting("reset_button", int, 24, "BCM", "host reset button, active low with pull-up"),
+    Setting("buttons_active_low", bool, True, "",
+            "buttons close to ground, with pull-ups (gpio/WIRING.md); false: to 3.3 V, with pull-downs"),
     Setting("buzzer_ms", int, 300, "ms", "length of the lockout beep"),
     Setting("reset_hold_ms", int, 3000, "ms",
             "the host reset button held this long asks for the host PIN: the HDMI board shows it (lost PIN)"),
@@ -102,10 +106,12 @@ class Settings:
     capture_heartbeat_ms: int
     capture_link_timeout_ms: int
     pin_factory: str
+    gpio_chip: str
     player_buttons: tuple
     player_leds: tuple
     buzzer_pin: int
     reset_button: int
+    buttons_active_low: bool
     buzzer_ms: int
     reset_hold_ms: int
     pin_shown_ms: int
