@@ -127,6 +127,7 @@ STRINGS = {
     "director.shootouts": ("Перестрелки", "Shoot-outs"),
     "director.skipped": ("Не проводится", "Not played"),
     "director.rejected": ("Результат с бокса не принят", "A box result was not accepted"),
+    "director.host": ("Ведущий", "Host"),
 }
 
 NEXT_WORDS = {
@@ -477,7 +478,8 @@ def play(tid, battle):
     session = getattr(hub, "session", None)
     if session is None or not hasattr(session, "command"):
         return _fail(ResultError("this box has no battle session running"))
-    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8))
+    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8),
+                       host=request.form.get("host", ""))
     return redirect("/host")
 
 

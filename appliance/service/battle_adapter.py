@@ -236,7 +236,10 @@ class BattleAdapter:
         return out
 
     def setup_event(self, args: dict, at_ns: int) -> ev.BattleSetUp:
-        """``{profile, players: [names], themes: [{name, red}] | count, mode}`` to the setup event."""
+        """``{profile, players: [names], themes: [{name, red}] | count, mode}`` to the setup event.
+
+        Optional words for the protocol's title (:data:`PAPER_FIELDS`: ``tournament``, ``stage``, ``battle_name``,
+        ``room``, ``host``, ``date``); ``date`` defaults to the box's calendar date today."""
         from appliance.rules.battle.errors import ProfileError
 
         try:
@@ -261,7 +264,7 @@ class BattleAdapter:
             at_ns=at_ns, profile=profile, players=names, themes=len(themes),
             red_themes=tuple(i for i, theme in enumerate(themes) if theme.get("red")),
             theme_names=tuple(str(theme.get("name", "")).strip() for theme in themes),
-            mode=str(args.get("mode", "buttons")))
+            mode=str(args.get("mode", "buttons")), **_paper_fields(args))
 
     def resumable(self, battles) -> str | None:
         """The newest battle that is not over, to resume after a restart (the log is the truth)."""
@@ -554,3 +557,25 @@ class BattleAdapter:
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
         }
+
+
+PAPER_FIELDS = ("tournament", "stage", "battle_name", "room", "host", "date")
+PAPER_FIELD_MAX_CHARS = 200
+
+
+def _paper_fields(args: dict) -> dict:
+    """The setup's words for the papers, checked (strings, not too long) and trimmed; today's date by default."""
+    import datetime
+
+    fields = {}
+    for name in PAPER_FIELDS:
+        value = args.get(name, "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            raise CommandError(f"{name} is a string")
+        if len(value) > PAPER_FIELD_MAX_CHARS:
+            raise CommandError(f"{name} is longer than {PAPER_FIELD_MAX_CHARS} characters")
+        fields[name] = value.strip()
+    fields["date"] = fields["date"] or datetime.date.today().isoformat()
+    return fields

@@ -312,10 +312,29 @@ class TournamentDesk:
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
             slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs))
 
-    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str) -> str:
+    def battle_words(self, tournament_id: str, battle_id: str) -> dict:
+        """The words that name a drawn battle on its papers: ``tournament``, ``stage``, ``battle_name``
+        («бой 3», «тур 2, бой 3», «группа B, бой 3»), ``room``."""
+        state = self.state(tournament_id)
+        spec = state.battles.get(battle_id)
+        if spec is None:
+            raise StageError(f"no battle {battle_id!r}")
+        stage = state.fmt.stage(spec.stage)
+        name = f"бой {spec.index + 1}"
+        if spec.group:
+            name = f"группа {spec.group}, {name}"
+        if stage.kind == "swiss":
+            name = f"тур {spec.round}, {name}"
+        if spec.run > 1:
+            name += f", прогон {spec.run}"
+        room = state.assignments.get(battle_id, (spec.room, ""))[0]
+        return {"tournament": state.title, "stage": stage.title_ru, "battle_name": name, "room": room}
+
+    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str, host: str = "") -> str:
         """Set the drawn battle up on this box's live session (the host page shows it at once) and link it.
 
-        The host page's setup takes names, so the players are named; the link maps them back to ids.
+        The host page's setup takes names, so the players are named; the link maps them back to ids. The
+        battle's papers are named after the tournament, stage, battle, room and ``host``.
         Returns the box's battle id.
         """
         state = self.state(tournament_id)
@@ -324,7 +343,8 @@ class TournamentDesk:
         if len(set(names)) != len(names):
             names = [f"{name} ({p})" for name, p in zip(names, setup.players)]
         args = {"profile": setup.profile.name, "players": names, "mode": "buttons",
-                "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)]}
+                "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)],
+                **self.battle_words(tournament_id, battle_id), "host": host}
         session.command("setup", args, command_id)
         box_battle_id = session.battle_id
         self.submit(tournament_id, t.BattleLinked(self.clock(), battle_id, box_battle_id))

@@ -42,7 +42,9 @@ class BattleSetUp(Event):
     the number of themes, which are red (0-based), optional theme names and (question, answer) texts,
     absent players (mubc 3.5), spare shoot-out themes (youth-cup 2.7; None: as many as needed),
     the run of a battle slot (youth-cup 2.4) and the starting mode ("buttons" or "claps", mubc 4.4).
-    ``cuts`` overrides the profile's ranking cuts for this stage (e.g. the places that advance)."""
+    ``cuts`` overrides the profile's ranking cuts for this stage (e.g. the places that advance).
+    ``tournament``, ``stage``, ``battle_name``, ``room``, ``host`` and ``date`` (the box's calendar date when it
+    was set up, ISO 8601; the engine never reads a clock) are words for the papers: the protocol's title."""
 
     profile: Profile = None  # type: ignore[assignment]
     players: tuple = ()
@@ -57,6 +59,12 @@ class BattleSetUp(Event):
     run: int = 1
     runs: int = 1
     mode: str = "buttons"
+    tournament: str = ""
+    stage: str = ""
+    battle_name: str = ""
+    room: str = ""
+    host: str = ""
+    date: str = ""
 
     @property
     def is_host_action(self) -> bool:

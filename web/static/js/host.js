@@ -172,7 +172,8 @@
     show("run");
     const q = view.question, th = view.theme;
     $("question-title").replaceChildren(...[
-      th ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
+      // once the battle is over the last theme's name (or number) is no title: «Бой окончен» alone is
+      th && !view.battle.finished ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
       q && !q.over ? el("span", { class: "price" }, String(q.price)) : null,
       view.battle.finished ? el("span", {}, t("host.finished")) : null].filter(Boolean));
     const answerer = view.answerer !== null && view.answerer !== undefined ? view.players[view.answerer] : null;
@@ -234,6 +235,10 @@
     $("host-end").hidden = !over;
     $("run").classList.toggle("finished", over);
     if (!over) return;
+    // the day's papers: this battle's protocol, printable or as CSV (web/papers.py)
+    const papers = "/battles/" + encodeURIComponent(view.battle.id) + "/protocol";
+    $("protocol-link").href = papers;
+    $("protocol-csv-link").href = papers + ".csv";
     $("host-standings").replaceChildren(...(view.standings || []).map((row) => el("tr", {},
       el("td", { class: "place" }, String(row.place)), el("td", { class: "name" }, row.name),
       el("td", { class: "score" }, String(row.score)))));
