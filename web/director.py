@@ -27,6 +27,7 @@ from flask import (Blueprint, Response, current_app, g, jsonify, redirect, rende
 from appliance.errors import SvoyakError
 from appliance.rules.tournament import ResultError, list_formats, load_format
 from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
+from web.counts import format_counts
 from web.director_errors import DeskInputError, word
 from web.host import PinGuard
 
@@ -128,7 +129,42 @@ STRINGS = {
     "director.skipped": ("Не проводится", "Not played"),
     "director.rejected": ("Результат с бокса не принят", "A box result was not accepted"),
     "director.host": ("Ведущий", "Host"),
+    "director.battle_n": ("Бой {number}", "Battle {number}"),
+    "director.group_n": ("группа {group}", "group {group}"),
+    "director.round_n": ("тур {round}", "round {round}"),
+    "director.run_n": ("прогон {run}", "run {run}"),
+    "director.themes_count": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
+    "director.red_count": ("{count} {count:красная|красные|красных}", "{count} red"),
+    "director.seat_place": ("{place}-е место, бой {battle} · {stage}", "place {place}, battle {battle} · {stage}"),
+    "director.seat_best": ("{rank}-й лучший из занявших {place}-е место · {stage}",
+                           "best {rank} of those placed {place} · {stage}"),
+    "director.seat_top": ("{rank}-е место · {stage}", "place {rank} · {stage}"),
+    "director.seat_empty": ("место свободно", "seat empty"),
+    "director.out": ("вне турнира", "withdrawn"),
+    "director.on_box": ("играется на этом боксе", "playing on this box"),
+    "director.placement_points": ("Очки за места", "Placement points"),
+    "director.skipped_why": ("участники прямо проходят в следующий этап", "the entrants fit the next stage"),
+    "director.not_drawn": ("Жеребьёвки ещё не было", "Not drawn yet"),
+    "director.how.theme": ("перестрелка", "shoot-out theme"),
+    "director.how.question": ("дополнительный вопрос", "shoot-out question"),
+    "director.how.lots": ("жребий", "lots"),
+    "director.playing_left": ("{stage} — {left:остался|осталось|осталось} {left} {left:бой|боя|боёв} из {total}",
+                              "{stage}: {left} of {total} {total:battle|battles} left"),
+    "director.seed_short": ("зерно жеребьёвки", "draw seed"),
+    "director.table_title": ("Турнирная таблица", "Tournament table"),
+    "director.box_battle_busy": ("На боксе идёт бой", "A battle is on at the box"),
 }
+
+
+def counted(key: str, **values) -> str:
+    """A catalogue string of this page's language with its counts worded: ``{count:тема|темы|тем}``."""
+    template = current_app.extensions["svoyak.catalogue"].text(key, _language())
+    return format_counts(template, _language(), **values)
+
+
+@blueprint.context_processor
+def _page_words():
+    return {"counted": counted}
 
 NEXT_WORDS = {
     "draw": ("Жеребьёвка этапа", "Draw the stage"), "play": ("Играются бои", "Battles to play"),
@@ -532,7 +568,7 @@ def tie(tid):
 
 @blueprint.route("/director/<tid>/export.csv")
 def export_csv(tid):
-    return Response(desk().export_csv(tid), mimetype="text/csv; charset=utf-8",
+    return Response(desk().export_csv(tid, _language()), mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f"attachment; filename={tid}.csv"})
 
 

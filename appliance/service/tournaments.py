@@ -29,6 +29,7 @@ from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
 from appliance.rules.tournament.simulate import report, stage_cuts
+from appliance.service.bracket_words import add_bracket_words
 from appliance.store.eventlog import connect_durable
 
 SLOT_PREFIX = "tournament:"
@@ -409,7 +410,7 @@ class TournamentDesk:
         data["withdrawn"] = [p for p, e in state.entrants.items() if e.withdrawn]
         data["registration_closed"] = state.registration_closed
         data["deadline"] = state.deadline
-        return data
+        return add_bracket_words(state, data)
 
     def field_check(self, tournament_id: str) -> dict | None:
         """The first stage's needs against the field, for the registration page, before anything is drawn.
@@ -452,28 +453,48 @@ class TournamentDesk:
         data["events"] = [t.to_dict(e) for e in self.log.events(tournament_id)]
         return json.dumps(data, ensure_ascii=False, indent=1)
 
-    def export_csv(self, tournament_id: str) -> str:
-        """Standings, then every battle line: one table a spreadsheet opens (UTF-8 with BOM for Excel)."""
+    def export_csv(self, tournament_id: str, language: str = "ru") -> str:
+        """Standings, then every battle line: one table a spreadsheet opens (UTF-8 with BOM for Excel). Headers
+        in ``language`` ("ru" or "en"), yes/no as words; withdrawn players marked."""
         data = self.view(tournament_id)
         names = data["names"]
+        words = CSV_WORDS["en" if language == "en" else "ru"]
+        yes_no = {True: words["yes"], False: words["no"]}
+        withdrawn = set(data["withdrawn"])
         out = io.StringIO()
         out.write("\ufeff")
         writer = csv.writer(out)
-        writer.writerow(["place", "player", "name", "team", "reached", "placement_points", "score"])
+        writer.writerow([words[key] for key in ("place", "player", "name", "team", "reached", "placement_points",
+                                                "score", "withdrawn")])
         for row in data["standings"]:
             writer.writerow([row["place"], row["player"], row["name"], row["team"], row["reached"],
-                             row["placement_points"], row["score"]])
+                             row["placement_points"], row["score"], yes_no[row["player"] in withdrawn]])
         writer.writerow([])
-        writer.writerow(["stage", "battle", "room", "player", "name", "score", "place", "right_points",
-                         "right_answers", "absent"])
+        writer.writerow([words[key] for key in ("stage", "battle", "room", "player", "name", "score", "place",
+                                                "right_points", "right_answers", "absent", "withdrawn")])
         for stage in data["stages"]:
             for battle in stage.get("battles", []):
                 for line in battle["lines"]:
                     writer.writerow([stage["id"], battle["id"], battle["room"], line["player"],
                                      names.get(line["player"], ""), line["score"], line["place"],
-                                     line["right_points"], line["right_answers"], line.get("absent", False)])
+                                     line["right_points"], line["right_answers"],
+                                     yes_no[bool(line.get("absent", False))], yes_no[line["player"] in withdrawn]])
             for sheet in stage.get("sheets", []):
                 writer.writerow([stage["id"], "", "", sheet["player"], names.get(sheet["player"], ""),
                                  sheet.get("score", ""), "", sheet.get("right_points", ""),
-                                 sheet.get("right_answers", ""), sheet.get("absent", False)])
+                                 sheet.get("right_answers", ""), yes_no[bool(sheet.get("absent", False))],
+                                 yes_no[sheet["player"] in withdrawn]])
         return out.getvalue()
+
+
+# The desk's CSV headers and yes/no, in the page's language (a director opens it in a Russian spreadsheet).
+CSV_WORDS = {
+    "ru": {"place": "Место", "player": "Номер", "name": "Игрок", "team": "Команда", "reached": "Этап",
+           "placement_points": "Очки за места", "score": "Очки", "withdrawn": "Вне турнира", "stage": "Этап",
+           "battle": "Бой", "room": "Зал", "right_points": "Очки без минусов", "right_answers": "Верных ответов",
+           "absent": "Отсутствовал(а)", "yes": "да", "no": "нет"},
+    "en": {"place": "place", "player": "player", "name": "name", "team": "team", "reached": "reached",
+           "placement_points": "placement_points", "score": "score", "withdrawn": "withdrawn", "stage": "stage",
+           "battle": "battle", "room": "room", "right_points": "right_points", "right_answers": "right_answers",
+           "absent": "absent", "yes": "yes", "no": "no"},
+}

@@ -284,9 +284,6 @@ def report(state: TournamentState) -> dict:
                                    "scores": list(s.scores), "rule": s.rule} for s in played.shootouts]
                     if played else [],
                     "source": played.source if played else "",
-                    # the box's battle that is (or was) this slot: its result's log, else its newest link
-                    "box_battle": (played.log_id if played and played.log_id else
-                                   ([box for box, linked in state.links.items() if linked == battle.id] or [""])[-1]),
                 })
         entry["advanced"] = [{"player": a.player, "to": a.to_stage, "rule": a.rule, "how": a.how}
                              for a in result.advancing]
