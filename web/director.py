@@ -5,9 +5,10 @@ Registration (with the waiting list), seeding, the draw, brackets and tables tha
 keyboard only, tie-breaks, exports (CSV, JSON, printable HTML). No rules here: every command goes to
 :class:`appliance.service.tournaments.TournamentDesk`, which validates it against the tournament engine.
 
-Director pages need the box's host PIN: the login form checks it through the host page's :class:`web.host.PinGuard`
-(one guard, so wrong PINs on ``/host`` and ``/director/login`` count together and lock the address out alike), then
-keeps the login in Flask's signed session (the app's secret key: random per process unless the app has one, so the
+Director pages need the box's director PIN (not the host's: a room's host cannot reach the desk; the box's owner
+finds it in the console, appliance/service/identity.py): the login form checks it through a :class:`web.host.PinGuard`
+of its own (the host page's mechanism, a separate count of wrong guesses), then keeps the login in Flask's signed
+session (the app's secret key: random per process unless the app has one, so the
 cookie cannot be made from the PIN). ``/table/<id>`` is public.
 
 A refused command is shown on the page of its form, Russian first, then English (``web/director_errors.py``), with
@@ -55,6 +56,13 @@ STRINGS = {
                               "(mubc 3.7). The stages and their fields are listed below."),
     "director.changes_stages": ("Этапы регламентов и их поля", "The regulations' stages and their fields"),
     "director.login": ("Вход директора", "Director login"),
+    "director.pin": ("PIN директора", "Director PIN"),
+    "director.pin_hint": ("PIN директора — не PIN ведущего. Его видит владелец бокса: в консоли бокса при запуске "
+                          "(svoyak run, первая загрузка) и в файле identity.json",
+                          "The director PIN is not the host's. The box's owner finds it in the box's console at "
+                          "start (svoyak run, first boot) and in identity.json"),
+    "error.director_pin_unset": ("У бокса нет PIN директора: задайте director_pin в настройках",
+                                 "This box has no director PIN: set director_pin in its settings"),
     "director.enter": ("Войти", "Enter"),
     "director.registration": ("Регистрация", "Registration"),
     "director.player": ("Игрок", "Player"),
@@ -190,9 +198,11 @@ def desk() -> TournamentDesk:
 
 
 def _pin() -> str:
+    """The director's own PIN (not the host's: a room's host cannot reach the desk). ``""`` when the box has
+    none: then no PIN opens the desk (it fails closed)."""
     hub = current_app.extensions.get("svoyak.hub")
     identity = getattr(getattr(hub, "services", None), "identity", None)
-    return getattr(identity, "host_pin", "") or current_app.config["SVOYAK_SETTINGS"].host_pin
+    return getattr(identity, "director_pin", "") or current_app.config["SVOYAK_SETTINGS"].director_pin
 
 
 @blueprint.record_once
@@ -217,12 +227,10 @@ def _login_digest(pin: str) -> str:
 
 
 def _guard() -> PinGuard:
-    """The host page's PIN guard: one count of wrong PINs per address for ``/host`` and the director login."""
-    hub = current_app.extensions.get("svoyak.hub")
-    guard = getattr(getattr(hub, "namespaces", {}).get("/host"), "guard", None)
-    if guard is None:  # an app without the host screen: a guard of its own, same policy
-        guard = current_app.extensions.setdefault("svoyak.pin_guard", PinGuard())
-    return guard
+    """The director login's own guard (the host page's mechanism, a separate count): wrong director PINs lock
+    an address out of the desk, and guesses at the desk's PIN never count against, or for, the host's."""
+    with _open_lock:
+        return current_app.extensions.setdefault("svoyak.director_pin_guard", PinGuard())
 
 
 @blueprint.before_request
@@ -230,7 +238,7 @@ def require_pin():
     if request.endpoint in ("director.login", "director.table", "director.table_json"):
         return None
     pin = _pin()
-    if pin and not hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin)):
+    if not pin or not hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin)):
         return redirect(url_for("director.login", next=request.path))
     return None
 
@@ -298,13 +306,14 @@ def login():
     refusal = ""
     if request.method == "POST":
         pin = _pin()
-        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin)
+        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin) if pin else \
+            "error.director_pin_unset"
         if refusal is None:
             session.clear()
             session[SESSION_KEY] = _login_digest(pin)
             target = request.args.get("next", "")
             return redirect(target if target.startswith("/director") else url_for("director.home"))
-    status = {"": 200, "error.pin": 403, "error.pin_locked": 429}[refusal]
+    status = {"": 200, "error.pin": 403, "error.pin_locked": 429, "error.director_pin_unset": 403}[refusal]
     words = current_app.extensions["svoyak.catalogue"].both(refusal) if refusal else None
     return render_template("director/login.html", refusal=words, refusal_key=refusal, tid=None), status
 

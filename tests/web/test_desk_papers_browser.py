@@ -36,7 +36,7 @@ class FakeSession:
 def server(settings):
     from werkzeug.serving import make_server
 
-    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10, box_name="b")
+    identity = types.SimpleNamespace(host_pin="8642", director_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10, box_name="b")
     app = create_app(settings, Services(session=FakeSession(), identity=identity))
     http = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=http.serve_forever, daemon=True)

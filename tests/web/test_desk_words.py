@@ -26,7 +26,7 @@ class FakeSession:
 
 @pytest.fixture
 def client(settings):
-    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="Svoyak-TEST", hotspot_password="x" * 10,
+    identity = types.SimpleNamespace(host_pin="8642", director_pin=PIN, hotspot_ssid="Svoyak-TEST", hotspot_password="x" * 10,
                                      box_name="svoyak-TEST")
     app = create_app(settings, Services(session=FakeSession(), identity=identity))
     app.config["TESTING"] = True

@@ -18,7 +18,7 @@ from appliance.store import EventStore
 from web import create_app
 from web.sync import Services
 
-from .conftest import IDENTITY, PIN, PressingCapture, Server
+from .conftest import DIRECTOR_PIN, IDENTITY, PressingCapture, Server
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def test_a_tournament_battle_protocol_names_tournament_stage_battle_room_host_an
         desk().draw(tid, seed=3)
         desk().assign(tid, "groups/02", "Малый зал")
     client = app.test_client()
-    client.post("/director/login", data={"pin": PIN})
+    client.post("/director/login", data={"pin": DIRECTOR_PIN})
     assert client.post(f"/director/{tid}/play/groups/02", data={"host": "Пётр Ильин"}).status_code == 302
     box_id = box.session.battle_id
     bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
