@@ -160,6 +160,7 @@ STRINGS = {
                               "{stage}: {left} of {total} {total:battle|battles} left"),
     "director.seed_short": ("зерно жеребьёвки", "draw seed"),
     "director.table_title": ("Турнирная таблица", "Tournament table"),
+    "director.absent_column": ("Не было на бою", "Absent"),
     "director.box_battle_busy": ("На боксе идёт бой", "A battle is on at the box"),
 }
 

@@ -149,3 +149,33 @@ def test_the_public_table_uses_a_1080p_width_and_fits_a_phone(server, size):
     assert problems == []
     if width >= 1920:  # the board's width, not a 1200 px column in the middle of a TV
         assert used > 1800
+
+
+def test_battle_cards_and_the_result_form_fit_a_1280_tablet(server):
+    # issue 12: «Назначить» stuck out of the battle cards and the result form out of its panel at 1280 px.
+    from web.director import desk
+
+    app, base = server
+    with app.app_context():
+        tournaments = desk()
+        tid = tournaments.create("eurocup", "Кубок Европы", seed=1)
+        for i in range(81):
+            tournaments.register(tid, f"Константин Константинопольский-{i + 1}", f"Команда {i % 9}")
+        tournaments.close_registration(tid)
+        tournaments.draw(tid, seed=1)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{base}/director/{tid}/bracket")
+        page.fill("input[name=pin]", PIN)
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".battle")
+        page.screenshot(path=str(ARTIFACTS / "bracket-1280.png"))
+        bracket = layout_problems(page, 12)
+        page.goto(f"{base}/director/{tid}/battle/1-27/01")
+        page.wait_for_selector("#result")
+        page.screenshot(path=str(ARTIFACTS / "result-1280.png"))
+        result = layout_problems(page, 12)
+        browser.close()
+    assert bracket == [] and result == []
