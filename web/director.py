@@ -27,7 +27,8 @@ from flask import (Blueprint, Response, current_app, g, jsonify, redirect, rende
 
 from appliance.errors import SvoyakError
 from appliance.rules.tournament import ResultError, list_formats, load_format
-from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
+from appliance.service import papers
+from appliance.service.tournaments import BoxBusyError, TournamentDesk, UnknownTournamentError
 from web.counts import format_counts
 from web.director_errors import DeskInputError, word
 from web.host import PinGuard
@@ -161,7 +162,16 @@ STRINGS = {
     "director.seed_short": ("зерно жеребьёвки", "draw seed"),
     "director.table_title": ("Турнирная таблица", "Tournament table"),
     "director.absent_column": ("Не было на бою", "Absent"),
-    "director.box_battle_busy": ("На боксе идёт бой", "A battle is on at the box"),
+    "director.busy_title": ("На этом боксе идёт другой бой", "Another battle is on at this box"),
+    "director.busy_hint": ("Он не окончен. Его можно отложить: он останется в списке боёв бокса, и ведущий вернётся "
+                           "к нему в любой момент", "It is not over. Set aside, it stays in the box's list of "
+                           "battles, and the host can go back to it at any time"),
+    "director.busy_keep": ("Оставить его и открыть страницу ведущего", "Keep it and open the host page"),
+    "director.busy_set_aside": ("Отложить его и играть этот бой", "Set it aside and play this battle"),
+    "director.questions_played": ("{count} {count:вопрос|вопроса|вопросов} сыграно",
+                                  "{count} {count:question|questions} played"),
+    "director.box_set_aside": ("отложен на этом боксе", "set aside on this box"),
+    "director.box_resume": ("Вернуться к этому бою", "Go back to this battle"),
 }
 
 
@@ -371,8 +381,31 @@ def import_tournament():
     return redirect(url_for("director.overview", tid=tid))
 
 
+def _box_status(view: dict) -> dict:
+    """Each battle card's box battle as this box sees it: ``{"live": bool, "finished": bool, "players": ...}``
+    (a battle set aside is neither live nor finished: the card offers to go back to it)."""
+    session = getattr(current_app.extensions.get("svoyak.hub"), "session", None)
+    battles = getattr(session, "battles", None)
+    status = {}
+    if battles is None:
+        return status
+    for stage in view.get("stages", []):
+        for battle in stage.get("battles", []):
+            box_battle = battle.get("box_battle")
+            if not box_battle:
+                continue
+            try:
+                line = papers.summary(battles.state(box_battle), box_battle)
+            except LookupError:
+                continue  # played on another box
+            status[box_battle] = {**line, "live": getattr(session, "battle_id", None) == box_battle}
+    return status
+
+
 def _page(template: str, tid: str, **extra):
     view = desk().view(tid)
+    if template in ("director/bracket.html", "director/overview.html"):
+        extra.setdefault("box_status", _box_status(view))
     state = desk().state(tid)
     rejected = [r for r in desk().rejected if r[0] == tid]
     extra.setdefault("form", {})
@@ -524,8 +557,14 @@ def play(tid, battle):
     session = getattr(hub, "session", None)
     if session is None or not hasattr(session, "command"):
         return _fail(ResultError("this box has no battle session running"))
-    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8),
-                       host=request.form.get("host", ""))
+    try:
+        desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8),
+                           host=request.form.get("host", ""), set_aside=request.form.get("set_aside") or None)
+    except BoxBusyError as busy:
+        # Never replace a battle silently: show it, with its scores, and let the director choose.
+        live = papers.summary(session.battles.state(busy.live_battle_id), busy.live_battle_id)
+        return _page("director/bracket.html", tid, busy={"live": live, "battle": battle,
+                                                         "host": request.form.get("host", "")}), 409
     return redirect("/host")
 
 

@@ -58,6 +58,14 @@ def title(state, battle_id: str = "") -> str:
     return " · ".join(parts)
 
 
+def summary(state, battle_id: str = "") -> dict:
+    """A battle in a line, for a screen that must not lose it: ``{"id", "title", "finished", "questions",
+    "players": [{"name", "score"}]}``."""
+    return {"id": battle_id, "title": title(state, battle_id), "finished": state.is_over,
+            "questions": len(state.questions),
+            "players": [{"name": name, "score": score} for name, score in zip(state.players, state.scores)]}
+
+
 def file_name(state, battle_id: str, extension: str) -> str:
     """A download's file name: ASCII (any browser keeps it), made of the date and the battle's id."""
     stem = "-".join(part for part in ("protocol", state.setup.date, battle_id) if part)

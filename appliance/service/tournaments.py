@@ -52,6 +52,15 @@ class UnknownTournamentError(StoreError, LookupError):
     """No tournament with this id in the log."""
 
 
+class BoxBusyError(StoreError, RuntimeError):
+    """The box's live battle is not over: a tournament battle would replace it (``play_on_box``)."""
+
+    def __init__(self, live_battle_id: str, battle_id: str) -> None:
+        super().__init__(f"battle {live_battle_id} is not over on this box; set it aside to play {battle_id}")
+        self.live_battle_id = live_battle_id
+        self.battle_id = battle_id
+
+
 class TournamentLog:
     """Append-only log of tournament events, one stream per tournament, in one SQLite file."""
 
@@ -331,13 +340,44 @@ class TournamentDesk:
         room = state.assignments.get(battle_id, (spec.room, ""))[0]
         return {"tournament": state.title, "stage": stage.title_ru, "battle_name": name, "room": room}
 
-    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str, host: str = "") -> str:
-        """Set the drawn battle up on this box's live session (the host page shows it at once) and link it.
+    def own_box_battle(self, tournament_id: str, battle_id: str, battles=None) -> str:
+        """The box battle that is this slot's own: its result's log, else its newest link that ``battles`` (the
+        box's store, when given) still holds; ``""`` if none."""
+        state = self.state(tournament_id)
+        played = state.results.get(battle_id)
+        if played is not None and played.log_id:
+            return played.log_id
+        for box_battle in reversed([box for box, slot in state.links.items() if slot == battle_id]):
+            if battles is None:
+                return box_battle
+            try:
+                battles.state(box_battle)
+            except LookupError:
+                continue  # linked on another box, or the store was replaced: not here
+            return box_battle
+        return ""
 
-        The host page's setup takes names, so the players are named; the link maps them back to ids. The
-        battle's papers are named after the tournament, stage, battle, room and ``host``.
+    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str, host: str = "",
+                    set_aside: str | None = None) -> str:
+        """Put the drawn battle on this box's live session (the host page shows it at once) and link it.
+
+        Never loses a battle: if the slot already has a battle on this box that is not over, that one comes
+        back (``resume``) instead of a new one; a live battle that is not over is never replaced unless
+        ``set_aside`` names it (the director saw it, with its scores, and chose to set it aside): else
+        :class:`BoxBusyError`. The host page's setup takes names, so the players are named; the link maps them
+        back to ids. The battle's papers are named after the tournament, stage, battle, room and ``host``.
         Returns the box's battle id.
         """
+        own = self.own_box_battle(tournament_id, battle_id, session.battles)
+        live_id, live = session.battle_id, session.state
+        live_unfinished = live is not None and not live.is_over
+        if own and own == live_id and live_unfinished:
+            return own  # already on the host page
+        if live_unfinished and set_aside != live_id:
+            raise BoxBusyError(live_id, battle_id)
+        if own and not session.battles.state(own).is_over:
+            session.command("resume", {"battle": own, "set_aside": set_aside}, command_id)
+            return own
         state = self.state(tournament_id)
         setup = self.battle_setup(tournament_id, battle_id)
         names = [state.entrants[p].name for p in setup.players]
@@ -346,6 +386,8 @@ class TournamentDesk:
         args = {"profile": setup.profile.name, "players": names, "mode": "buttons",
                 "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)],
                 **self.battle_words(tournament_id, battle_id), "host": host}
+        if set_aside:
+            args["set_aside"] = set_aside
         session.command("setup", args, command_id)
         box_battle_id = session.battle_id
         self.submit(tournament_id, t.BattleLinked(self.clock(), battle_id, box_battle_id))
