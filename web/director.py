@@ -161,6 +161,12 @@ STRINGS = {
                               "{stage}: {left} of {total} {total:battle|battles} left"),
     "director.seed_short": ("зерно жеребьёвки", "draw seed"),
     "director.table_title": ("Турнирная таблица", "Tournament table"),
+    "director.theme_names": ("Темы этапа", "The stage's themes"),
+    "director.theme_names_hint": ("По теме на строку, в порядке игры. Бои, сыгранные на этом боксе, придут к "
+                                  "ведущему с этими названиями", "One theme per line, in play order. Battles played "
+                                  "on this box reach the host with these names"),
+    "director.pack_battles": ("{count:Бой|Бои|Бои} {battles}", "{count:Battle|Battles} {battles}"),
+    "director.themes_unnamed": ("темы без названий", "themes not named"),
     "director.absent_column": ("Не было на бою", "Absent"),
     "director.busy_title": ("На этом боксе идёт другой бой", "Another battle is on at this box"),
     "director.busy_hint": ("Он не окончен. Его можно отложить: он останется в списке боёв бокса, и ведущий вернётся "
@@ -283,6 +289,7 @@ _FORM_PAGES = {
     "director.close_registration": "overview", "director.draw": "overview", "director.tie": "overview",
     "director.rooms": "bracket", "director.assign": "bracket", "director.play": "bracket",
     "director.battle_result": "result", "director.sheets": "sheets", "director.close_stage": "sheets",
+    "director.themes": "themes",
 }
 
 
@@ -299,6 +306,8 @@ def _form_page(words: dict, form, note: str = ""):
         return _result_page(tid, args["battle"], **extra)
     if page == "sheets":
         return _sheets_page(tid, args["stage"], **extra)
+    if page == "themes":
+        return _themes_page(tid, args["stage"], **extra)
     return _page(f"director/{page}.html", tid, **extra)
 
 
@@ -576,8 +585,25 @@ def battle_setup(tid, battle):
     names = {p: e.name for p, e in desk().state(tid).entrants.items()}
     return jsonify({"profile": setup.profile.name, "players": list(setup.players),
                     "names": [names[p] for p in setup.players], "themes": setup.themes,
-                    "red_themes": list(setup.red_themes), "cuts": None if setup.cuts is None else list(setup.cuts),
+                    "red_themes": list(setup.red_themes), "theme_names": list(setup.theme_names), "cuts": None if setup.cuts is None else list(setup.cuts),
                     "slot": setup.slot, "run": setup.run, "runs": setup.runs})
+
+
+@blueprint.route("/director/<tid>/themes/<stage>", methods=["GET", "POST"])
+def themes(tid, stage):
+    """The stage's theme names, typed by the director (one line per theme, a box per theme pack); battles played
+    on this box arrive with them."""
+    if request.method == "POST":
+        for pack in desk().theme_packs(tid, stage):
+            field = f"names-{pack['pack']}"
+            if field in request.form:
+                desk().name_themes(tid, pack["pack"], request.form[field].splitlines())
+        return redirect(url_for("director.bracket", tid=tid) + f"#stage-{stage}")
+    return _themes_page(tid, stage)
+
+
+def _themes_page(tid: str, stage: str, **extra):
+    return _page("director/themes.html", tid, stage_id=stage, packs=desk().theme_packs(tid, stage), **extra)
 
 
 @blueprint.route("/director/<tid>/sheets/<stage>", methods=["GET", "POST"])

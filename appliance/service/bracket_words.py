@@ -70,6 +70,7 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
         for battle in stage.get("battles", []):
             spec = state.battles.get(battle["id"])
             battle["number"] = spec.index + 1 if spec is not None else 0
+            battle["theme_names"] = list(state.theme_names.get(spec.theme_pack, ())) if spec is not None else []
             battle["box_battle"] = _box_battle(state, battle["id"])
             battle["seat_views"] = [
                 {"player": player or "", "empty": player == "", "withdrawn": player in withdrawn,

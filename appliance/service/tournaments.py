@@ -276,6 +276,29 @@ class TournamentDesk:
     def close_stage(self, tournament_id: str, stage_id: str) -> None:
         self.submit(tournament_id, t.StageClosed(self.clock(), stage_id))
 
+    def name_themes(self, tournament_id: str, pack: str, names: Iterable[str]) -> None:
+        """The themes of a pack named, in play order (trailing empty lines dropped; a later naming replaces)."""
+        names = [str(name).strip() for name in names]
+        while names and not names[-1]:
+            names.pop()
+        if tuple(names) == tuple(self.state(tournament_id).theme_names.get(pack, ())):
+            return  # unchanged: no event
+        self.submit(tournament_id, t.ThemesNamed(self.clock(), pack, tuple(names)))
+
+    def theme_packs(self, tournament_id: str, stage_id: str) -> list[dict]:
+        """A stage's theme packs for the director's themes page: ``{"pack", "themes": [{"colour", "values"}],
+        "names", "battles": [battle numbers]}``, in battle order."""
+        state = self.state(tournament_id)
+        state.fmt.stage(stage_id)  # an unknown stage is refused, worded
+        packs: dict[str, dict] = {}
+        for battle in sorted(state.stage_battles(stage_id), key=lambda b: (b.round, b.index)):
+            entry = packs.setdefault(battle.theme_pack, {
+                "pack": battle.theme_pack, "names": list(state.theme_names.get(battle.theme_pack, ())),
+                "themes": [{"colour": colour, "values": list(values)} for colour, values in battle.themes],
+                "battles": []})
+            entry["battles"].append(battle.index + 1)
+        return list(packs.values())
+
     def break_tie(self, tournament_id: str, tie_id: str, order: Iterable[str], how: str = "theme",
                   detail: str = "") -> None:
         self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail))
@@ -320,7 +343,14 @@ class TournamentDesk:
             players=tuple(players), themes=len(spec.themes),
             red_themes=tuple(i for i, (colour, _v) in enumerate(spec.themes) if colour == "red"),
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
-            slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs))
+            slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs),
+            theme_names=self._theme_names(state, spec))
+
+    @staticmethod
+    def _theme_names(state, spec) -> tuple[str, ...]:
+        """The battle's theme names, one per theme ("" for one not named yet)."""
+        names = tuple(state.theme_names.get(spec.theme_pack, ()))
+        return names + ("",) * (len(spec.themes) - len(names))
 
     def battle_words(self, tournament_id: str, battle_id: str) -> dict:
         """The words that name a drawn battle on its papers: ``tournament``, ``stage``, ``battle_name``
@@ -384,7 +414,7 @@ class TournamentDesk:
         if len(set(names)) != len(names):
             names = [f"{name} ({p})" for name, p in zip(names, setup.players)]
         args = {"profile": setup.profile.name, "players": names, "mode": "buttons",
-                "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)],
+                "themes": [{"name": setup.theme_names[i], "red": i in setup.red_themes} for i in range(setup.themes)],
                 **self.battle_words(tournament_id, battle_id), "host": host}
         if set_aside:
             args["set_aside"] = set_aside

@@ -83,3 +83,24 @@ def test_a_slot_knows_its_own_battle_and_playing_it_again_creates_no_second_one(
     # Another slot while this one plays: refused until the director sets it aside.
     assert client.post(f"/director/{tid}/play/groups/02", data={}).status_code == 409
     assert session.battle_id == own
+
+
+def test_tournament_battles_arrive_with_the_theme_names_the_director_typed(box):
+    # issue 12: theme names typed by the director per stage, never "1"-"4" on the host page and the board.
+    session = box.session
+    tid = owl(box.app)
+    client = director(box.app)
+    page = client.get(f"/director/{tid}/themes/groups").get_data(as_text=True)
+    assert 'name="names-groups:1"' in page and "Бой 1 · 6 тем" in page
+    names = ["Реки", "Кино", "Химия", "Спорт", "Поэзия", "Города"]
+    saved = client.post(f"/director/{tid}/themes/groups", data={"names-groups:1": "\n".join(names) + "\n\n"})
+    assert saved.status_code == 302
+    bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
+    assert "6 тем: Реки, Кино, Химия, Спорт, Поэзия, Города" in bracket
+    assert client.get(f"/director/{tid}/setup/groups/01.json").get_json()["theme_names"] == names
+    too_many = client.post(f"/director/{tid}/themes/groups", data={"names-groups:2": "\n".join(names + ["Ещё"])})
+    assert too_many.status_code == 400 and 'id="desk-error"' in too_many.get_data(as_text=True)
+    assert client.post(f"/director/{tid}/play/groups/01", data={}).status_code == 302
+    session.command("next", {}, "t1")
+    assert session.snapshot()["view"]["theme"]["name"] == "Реки"
+    assert session.state.setup.theme_names == tuple(names)  # in the battle's log: its papers name them too

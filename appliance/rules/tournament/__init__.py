@@ -21,7 +21,7 @@ from appliance.rules.tournament.engine import (Advance, Field, Stage, StageOutco
 from appliance.rules.tournament.events import (BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
                                                PlayerRegistered,
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
-                                               StageDrawn, TieBroken, TournamentCreated, WrittenSheetEntered,
+                                               StageDrawn, ThemesNamed, TieBroken, TournamentCreated, WrittenSheetEntered,
                                                from_dict, to_dict)
 from appliance.rules.tournament.errors import (DrawError, FormatError, RegistrationError, ResultError, StageError,
                                                TournamentError)
@@ -34,7 +34,7 @@ __all__ = [
     "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
     "TournamentError", "BattleResult", "BattleResultRecorded", "BattleSpec", "Field", "Format",
     "PlayerRegistered", "PlayerResult", "PlayerWithdrew", "RegistrationClosed", "Rng", "SeedsSet", "Shootout",
-    "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "Tie", "TieBroken",
+    "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "ThemesNamed", "Tie", "TieBroken",
     "TournamentCreated", "TournamentState", "WrittenSheetEntered", "advancement_log", "apply", "battle_players",
     "derive_seed", "field", "from_dict", "list_formats", "load_format", "next_step", "open_ties", "outcome",
     "parse_format", "plan_draw", "replay", "score_written", "stage_participants", "standings", "swiss_table",

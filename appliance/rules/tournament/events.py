@@ -158,9 +158,19 @@ class TieBroken:
     detail: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class ThemesNamed:
+    """The names of the themes of one theme pack (the battles of a stage that play the same themes: youth-cup 2.4's
+    runs), in play order; typed by the director, or later read from a question package. A later naming replaces."""
+
+    at_ns: int
+    pack: str
+    names: tuple[str, ...]
+
+
 EVENTS = {cls.__name__: cls for cls in (
     TournamentCreated, PlayerRegistered, PlayerWithdrew, RegistrationClosed, DeadlineSet, SeedsSet, StageDrawn,
-    BattleAssigned, BattleLinked, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken)}
+    BattleAssigned, BattleLinked, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken, ThemesNamed)}
 
 
 def to_dict(event) -> dict[str, Any]:
@@ -190,7 +200,7 @@ def from_dict(data: dict[str, Any]):
         data["result"] = BattleResult.from_dict(data["result"])
     if "battles" in data:
         data["battles"] = tuple(BattleSpec.from_dict(b) for b in data["battles"])
-    for key in ("player_ids", "order", "skipped"):
+    for key in ("player_ids", "order", "skipped", "names"):
         if key in data:
             data[key] = tuple(data[key])
     return cls(**data)

@@ -52,6 +52,7 @@ class TournamentState:
     tie_notes: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=lambda: _EMPTY)  # tie id -> (how, detail)
     assignments: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=lambda: _EMPTY)  # battle id -> (room, box)
     links: Mapping[str, str] = dataclasses.field(default_factory=lambda: _EMPTY)  # box battle id -> battle id
+    theme_names: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: _EMPTY)  # pack -> names
     bracket_drawn: bool = False
     event_count: int = 0
     # A memo of pure queries over this very state (outcomes, resolved seats); each new state starts empty.
@@ -304,6 +305,26 @@ def _tie(state: TournamentState, event: ev.TieBroken) -> TournamentState:
                                tie_notes=_with(state.tie_notes, event.tie_id, (event.how, event.detail)))
 
 
+THEME_NAME_MAX_CHARS = 120
+
+
+def _themes_named(state: TournamentState, event: ev.ThemesNamed) -> TournamentState:
+    battles = [b for b in state.battles.values() if b.theme_pack == event.pack]
+    if not battles:
+        raise StageError(f"no drawn battle plays theme pack {event.pack!r}")
+    themes = max(len(b.themes) for b in battles)
+    names = tuple(event.names)
+    if not all(isinstance(name, str) for name in names):
+        raise StageError("theme names are text")
+    if len(names) > themes:
+        raise StageError(f"theme pack {event.pack}: {len(names)} names for {themes} themes")
+    too_long = [name for name in names if len(name.strip()) > THEME_NAME_MAX_CHARS]
+    if too_long:
+        raise StageError(f"theme name {too_long[0][:20]!r}... is longer than {THEME_NAME_MAX_CHARS} characters")
+    return dataclasses.replace(state, theme_names=_with(state.theme_names, event.pack,
+                                                        tuple(name.strip() for name in names)))
+
+
 _HANDLERS = {
     ev.TournamentCreated: _created,
     ev.PlayerRegistered: _registered,
@@ -318,4 +339,5 @@ _HANDLERS = {
     ev.WrittenSheetEntered: _sheet,
     ev.StageClosed: _stage_closed,
     ev.TieBroken: _tie,
+    ev.ThemesNamed: _themes_named,
 }
