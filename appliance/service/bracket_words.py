@@ -12,7 +12,7 @@ Pure data over the engine's own queries: no rule is decided here.
 from __future__ import annotations
 
 from appliance.rules import tournament as t
-from appliance.rules.tournament.engine import resolve
+from appliance.rules.tournament.engine import effective_places, resolve
 
 
 def seat_source(state: t.TournamentState, seat: str) -> dict | None:
@@ -63,6 +63,21 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
                 player = resolve(state, seat)
                 if player:
                     seated[player] = spec.stage
+    # A battle's places that go on by place alone (``places = [1]``: the winner, northern-owl 2.4) are known as
+    # soon as it ended, before the rest of the stage plays; other selectors wait for the stage's outcome.
+    for battle_id in state.results:
+        spec = state.battles.get(battle_id)
+        if spec is None:
+            continue
+        by_place = [rule for rule in state.fmt.stage(spec.stage).advance if rule.places]
+        if not by_place:
+            continue
+        places, shared = effective_places(state, battle_id)
+        undecided = {p for _place, players, _recorded in shared for p in players}
+        for player, place in places.items():
+            for rule in by_place:
+                if place in rule.places and player not in undecided and state.active(player):
+                    seated.setdefault(player, rule.to)
     for stage in view.get("stages", []):
         went = {**seated, **{a["player"]: a["to"] for a in stage.get("advanced", [])}}
         for advanced in stage.get("advanced", []):
