@@ -270,6 +270,7 @@ def test_a_refusal_shows_on_its_form_in_the_pages_language_with_the_input_kept(c
     assert "18 players, but" not in page
     english = client.post(f"/director/{tid}/draw?lang=en", data={"stage": "r1", "seed": "42"}).get_data(as_text=True)
     assert "18 players, but 9 battles of at least 3 need 27 (irkutsk 2.1-2.2)" in english
+    client.get("/director/?lang=ru")  # back to Russian (the choice is kept in a cookie)
     assert 'name="seed" step="1" value="42"' in page
     # A seed that is not a number is worded too, and the new tournament's title stays typed.
     refused = client.post("/director/new", data={"preset": "mubc", "title": "Кубок", "seed": "abc"})
