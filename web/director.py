@@ -59,10 +59,10 @@ STRINGS = {
     "director.login": ("Вход директора", "Director login"),
     "director.pin": ("PIN директора", "Director PIN"),
     "director.pin_hint": ("PIN директора — не PIN ведущего. Его видит владелец бокса: в консоли бокса при запуске "
-                          "(svoyak run, первая загрузка) и в файле identity.json",
+                          "и при первой загрузке",
                           "The director PIN is not the host's. The box's owner finds it in the box's console at "
                           "start (svoyak run, first boot) and in identity.json"),
-    "error.director_pin_unset": ("У бокса нет PIN директора: задайте director_pin в настройках",
+    "error.director_pin_unset": ("У бокса нет PIN директора: задайте его в настройках бокса",
                                  "This box has no director PIN: set director_pin in its settings"),
     "director.enter": ("Войти", "Enter"),
     "director.registration": ("Регистрация", "Registration"),
