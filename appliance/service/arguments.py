@@ -47,7 +47,10 @@ WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE = (
 # command -> {argument: (kind, required)}
 COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
     "setup": {"profile": (PROFILE, True), "players": (NAMES, True), "themes": (THEMES, True),
-              "mode": (MODE, False)},
+              "mode": (MODE, False), "set_aside": (TEXT, False),
+              # words for the papers: the protocol's title (battle_adapter.PAPER_FIELDS)
+              "tournament": (TEXT, False), "stage": (TEXT, False), "battle_name": (TEXT, False),
+              "room": (TEXT, False), "host": (TEXT, False), "date": (TEXT, False)},
     "phones": {"enabled": (FLAG, True)},
     "button_test": {"on": (FLAG, False)},
     "next": {"name": (TEXT, False)},

@@ -574,22 +574,13 @@ class BattleAdapter:
 
 
 PAPER_FIELDS = ("tournament", "stage", "battle_name", "room", "host", "date")
-PAPER_FIELD_MAX_CHARS = 200
 
 
 def _paper_fields(args: dict) -> dict:
-    """The setup's words for the papers, checked (strings, not too long) and trimmed; today's date by default."""
+    """The setup's words for the papers (checked as text by ``appliance.service.arguments``), trimmed; the box's
+    calendar date today unless one is given."""
     import datetime
 
-    fields = {}
-    for name in PAPER_FIELDS:
-        value = args.get(name, "")
-        if value is None:
-            value = ""
-        if not isinstance(value, str):
-            raise CommandError(f"{name} is a string")
-        if len(value) > PAPER_FIELD_MAX_CHARS:
-            raise CommandError(f"{name} is longer than {PAPER_FIELD_MAX_CHARS} characters")
-        fields[name] = value.strip()
+    fields = {name: str(args.get(name) or "").strip() for name in PAPER_FIELDS}
     fields["date"] = fields["date"] or datetime.date.today().isoformat()
     return fields
