@@ -29,7 +29,6 @@ from appliance.errors import SvoyakError
 from appliance.rules.tournament import ResultError, list_formats, load_format
 from appliance.service import papers
 from appliance.service.tournaments import BoxBusyError, TournamentDesk, UnknownTournamentError
-from web.counts import format_counts
 from web.director_errors import DeskInputError, word
 from web.host import PinGuard
 
@@ -117,7 +116,7 @@ STRINGS = {
     "director.place": ("Место", "Place"),
     "director.right_points": ("Очки без минусов", "Points without minuses"),
     "director.right_answers": ("Верных ответов", "Right answers"),
-    "director.absent": ("Отсутствовал", "Absent"),
+    "director.absent": ("Отсутствует", "Absent"),
     "director.sheets": ("Бланки письменного отбора", "Written-round sheets"),
     "director.marks_hint": ("+ верно, − (или =) неверно, 2 два ответа, x зачёркнуто, 0 (или .) пусто; Enter — записать",
                             "+ right, - (or =) wrong, 2 two answers, x crossed out, 0 (or .) blank; Enter saves"),
@@ -179,18 +178,6 @@ STRINGS = {
     "director.box_set_aside": ("отложен на этом боксе", "set aside on this box"),
     "director.box_resume": ("Вернуться к этому бою", "Go back to this battle"),
 }
-
-
-def tn(key: str, **values) -> str:
-    """A catalogue string of this page's language with its counts worded: ``{count:тема|темы|тем}`` (the same
-    ``tn`` the app gives every template once the one plural rule is in; this one gives way to it then)."""
-    template = current_app.extensions["svoyak.catalogue"].text(key, _language())
-    return format_counts(template, _language(), **values)
-
-
-@blueprint.context_processor
-def _page_words():
-    return {"tn": tn}
 
 NEXT_WORDS = {
     "draw": ("Жеребьёвка этапа", "Draw the stage"), "play": ("Играются бои", "Battles to play"),

@@ -51,6 +51,8 @@ COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
               # words for the papers: the protocol's title (battle_adapter.PAPER_FIELDS)
               "tournament": (TEXT, False), "stage": (TEXT, False), "battle_name": (TEXT, False),
               "room": (TEXT, False), "host": (TEXT, False), "date": (TEXT, False)},
+    # a battle of this box becomes the live one again; set_aside names the unfinished live one it replaces
+    "resume": {"battle": (TEXT, True), "set_aside": (TEXT, False)},
     "phones": {"enabled": (FLAG, True)},
     "button_test": {"on": (FLAG, False)},
     "next": {"name": (TEXT, False)},
