@@ -173,7 +173,7 @@ STRINGS = {
                            "battles, and the host can go back to it at any time"),
     "director.busy_keep": ("Оставить его и открыть страницу ведущего", "Keep it and open the host page"),
     "director.busy_set_aside": ("Отложить его и играть этот бой", "Set it aside and play this battle"),
-    "director.questions_played": ("{count} {count:вопрос|вопроса|вопросов} сыграно",
+    "director.questions_played": ("сыграно вопросов: {count}",
                                   "{count} {count:question|questions} played"),
     "director.box_set_aside": ("отложен на этом боксе", "set aside on this box"),
     "director.box_resume": ("Вернуться к этому бою", "Go back to this battle"),

@@ -104,3 +104,21 @@ def test_tournament_battles_arrive_with_the_theme_names_the_director_typed(box):
     session.command("next", {}, "t1")
     assert session.snapshot()["view"]["theme"]["name"] == "Реки"
     assert session.state.setup.theme_names == tuple(names)  # in the battle's log: its papers name them too
+
+
+def test_a_slot_set_aside_on_the_box_comes_back_when_the_director_plays_it_again(box):
+    session = box.session
+    tid = owl(box.app)
+    client = director(box.app)
+    client.post(f"/director/{tid}/play/groups/01", data={})
+    own = session.battle_id
+    session.command("next", {}, "t1")
+    # The host sets the tournament battle aside for a battle of their own.
+    session.command("setup", {"profile": "eurocup", "players": ["Аня", "Борис"], "themes": 1, "set_aside": own},
+                    "h1")
+    other = session.battle_id
+    assert other != own
+    assert client.post(f"/director/{tid}/play/groups/01", data={}).status_code == 409  # the host's is on
+    back = client.post(f"/director/{tid}/play/groups/01", data={"set_aside": other})
+    assert back.status_code == 302 and session.battle_id == own  # the slot's own battle, as it was left
+    assert len(session.battles.list()) == 2 and session.state.themes  # no third battle; its theme still started
