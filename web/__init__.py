@@ -34,6 +34,7 @@ SCREENS: tuple[str, ...] = (
     "web.simulator",
     "web.director",
     "web.papers",
+    "web.rooms",
 )
 
 LANGUAGE_COOKIE = "svoyak_lang"
