@@ -55,6 +55,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("web_port", int, 8080, "", "TCP port of the host page, scoreboard and director pages"),
     Setting("language", str, "ru", "", "default UI language: ru or en"),
     Setting("host_pin", str, "", "", "host page PIN; empty: made at first boot and kept in data_dir/identity.json"),
+    Setting("director_pin", str, "", "",
+            "tournament desk PIN (not the host's: a room's host cannot reach the desk); empty: made at first boot"),
     Setting("simulator", bool, False, "", "run on mock pins with keyboard and on-screen buzzers"),
     # --- capture service and its local link
     Setting("capture_socket", Path, None, "", "Unix socket of the capture service (default data_dir/capture.sock)"),
@@ -101,6 +103,7 @@ class Settings:
     web_port: int
     language: str
     host_pin: str
+    director_pin: str
     simulator: bool
     capture_socket: Path
     capture_heartbeat_ms: int

@@ -33,6 +33,7 @@ SCREENS: tuple[str, ...] = (
     "web.player",
     "web.simulator",
     "web.director",
+    "web.papers",
     "web.rooms",
 )
 

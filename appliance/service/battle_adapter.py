@@ -395,7 +395,10 @@ class BattleAdapter:
         return out
 
     def setup_event(self, args: dict, at_ns: int) -> ev.BattleSetUp:
-        """``{profile, players: [names], themes: [{name, red}] | count, mode}`` to the setup event."""
+        """``{profile, players: [names], themes: [{name, red}] | count, mode}`` to the setup event.
+
+        Optional words for the protocol's title (:data:`PAPER_FIELDS`: ``tournament``, ``stage``, ``battle_name``,
+        ``room``, ``host``, ``date``); ``date`` defaults to the box's calendar date today."""
         from appliance.rules.battle.errors import ProfileError
 
         try:
@@ -420,7 +423,7 @@ class BattleAdapter:
             at_ns=at_ns, profile=profile, players=names, themes=len(themes),
             red_themes=tuple(i for i, theme in enumerate(themes) if theme.get("red")),
             theme_names=tuple(str(theme.get("name", "")).strip() for theme in themes),
-            mode=str(args.get("mode", engine.Mode.BUTTONS)), **_slot_fields(args))
+            mode=str(args.get("mode", engine.Mode.BUTTONS)), **_paper_fields(args), **_slot_fields(args))
 
     def resumable(self, battles) -> str | None:
         """The newest battle, to show after a restart (the log is the truth): one in play resumes, a finished
@@ -788,6 +791,19 @@ class BattleAdapter:
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
         }
+
+
+PAPER_FIELDS = ("tournament", "stage", "battle_name", "room", "host", "date")
+
+
+def _paper_fields(args: dict) -> dict:
+    """The setup's words for the papers (checked as text by ``appliance.service.arguments``), trimmed; the box's
+    calendar date today unless one is given."""
+    import datetime
+
+    fields = {name: str(args.get(name) or "").strip() for name in PAPER_FIELDS}
+    fields["date"] = fields["date"] or datetime.date.today().isoformat()
+    return fields
 
 
 def _slot_fields(args: dict) -> dict:

@@ -16,6 +16,7 @@ OUTCOMES = {
     "right": "взят / taken",
     "all_wrong": "все ошиблись / all wrong",
     "unanswered": "без ответа / no answer",
+    "wrong": "неверно / wrong",  # answered, and no answer counted right: not «без ответа»
     "first_answer": "первый ответ / first answer",
     "withdrawn": "снят / withdrawn",
     None: "играется / in play",
@@ -74,10 +75,13 @@ def question_row(state: BattleState, question: Question, running: list[int]) -> 
         corrections.append("вопрос снят / withdrawn" + (f": {question.withdrawn_reason}"
                                                        if question.withdrawn_reason else ""))
     theme = state.themes[question.theme]
+    outcome = question.outcome
+    if outcome == "unanswered" and any(not r.void and not r.effective for r in question.rulings):
+        outcome = "wrong"
     kind = "перестрелка / shoot-out" if question.shootout else ("красная / red" if question.red else "")
     return ProtocolRow(theme=question.theme + 1, theme_name=theme.name, question=question.number + 1,
                        value_points=value, kind=kind, presses="; ".join(presses), answers="; ".join(answers),
-                       outcome=OUTCOMES.get(question.outcome, question.outcome or ""), scores=tuple(running),
+                       outcome=OUTCOMES.get(outcome, outcome or ""), scores=tuple(running),
                        corrections="; ".join(corrections))
 
 

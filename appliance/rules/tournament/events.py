@@ -159,9 +159,19 @@ class TieBroken:
     detail: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class ThemesNamed:
+    """The names of the themes of one theme pack (the battles of a stage that play the same themes: youth-cup 2.4's
+    runs), in play order; typed by the director, or later read from a question package. A later naming replaces."""
+
+    at_ns: int
+    pack: str
+    names: tuple[str, ...]
+
+
 EVENTS = {cls.__name__: cls for cls in (
     TournamentCreated, PlayerRegistered, PlayerWithdrew, RegistrationClosed, DeadlineSet, SeedsSet, StageDrawn,
-    BattleAssigned, BattleLinked, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken)}
+    BattleAssigned, BattleLinked, BattleResultRecorded, WrittenSheetEntered, StageClosed, TieBroken, ThemesNamed)}
 
 
 def to_dict(event) -> dict[str, Any]:
