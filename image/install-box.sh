@@ -132,6 +132,9 @@ PY
     systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
         svoyak-hotspot.service svoyak-kiosk.service svoyak-nats.service NetworkManager.service
     systemctl set-default graphical.target
+    # The kiosk owns tty1 (svoyak-kiosk.service says why): no getty there, which would stop it on starting.
+    # Until the kiosk draws, the screen shows the boot messages and first boot's name, password and PIN.
+    systemctl disable getty@tty1.service
     # Debian enables its own nats-server.service on install (every interface, no authentication): the rooms
     # run it as svoyak-nats.service with their configuration instead.
     if [ -f /usr/lib/systemd/system/nats-server.service ]; then systemctl disable nats-server.service; fi
