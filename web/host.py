@@ -13,7 +13,7 @@ import time
 
 from flask import Blueprint, render_template, request
 
-from web import events
+from web import events, payloads
 from web.sync import SyncNamespace, refuse
 
 blueprint = Blueprint("host", __name__)
@@ -168,9 +168,12 @@ class HostNamespace(SyncNamespace):
         return {"profiles": self.hub.session.adapter.profiles()}
 
     def on_command(self, data=None):
-        if not isinstance(data, dict):
-            data = {}
-        return self.call(self.hub.session.command, data.get("name"), data.get("args"), data.get("id"))
+        try:
+            message = payloads.fields(data, id=payloads.ID, name=payloads.NAME,
+                                      args=payloads.optional(payloads.OBJECT, {}))
+        except payloads.BadMessage as error:
+            return self.hub.word(error)
+        return self.call(self.hub.session.command, message["name"], message["args"], message["id"])
 
 
 @blueprint.route("/host")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template, request
 
 from appliance.service.session import CommandRejected
-from web import events
+from web import events, payloads
 from web.host import PinGuard
 from web.sync import SyncNamespace
 
@@ -43,16 +43,18 @@ class PlayerNamespace(SyncNamespace):
 
     def on_claim(self, data=None):
         """Check a seat's code before the first press (the page asks again at once if it is wrong)."""
-        if not isinstance(data, dict):
-            data = {}
-        return self.guarded(lambda: self.hub.session.check_seat_code(int(data.get("player", -1)),
-                                                                    str(data.get("code", ""))))
+        try:
+            message = payloads.fields(data, player=payloads.SEAT, code=payloads.SEAT_CODE)
+        except payloads.BadMessage as error:
+            return self.hub.word(error)
+        return self.guarded(lambda: self.hub.session.check_seat_code(message["player"], message["code"]))
 
     def on_press(self, data=None):
-        if not isinstance(data, dict):
-            data = {}
-        return self.guarded(lambda: self.hub.session.phone_press(int(data.get("player", -1)), str(data.get("id", "")),
-                                                                 str(data.get("code", ""))))
+        try:
+            message = payloads.fields(data, player=payloads.SEAT, code=payloads.SEAT_CODE, id=payloads.ID)
+        except payloads.BadMessage as error:
+            return self.hub.word(error)
+        return self.guarded(lambda: self.hub.session.phone_press(message["player"], message["id"], message["code"]))
 
     def guarded(self, action) -> dict:
         """Run ``action`` unless this address is locked out; count its code's verdict (``error.seat_code``)."""

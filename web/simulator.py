@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template
 
-from web import events
+from web import events, payloads
 from web.sync import SyncNamespace, refuse
 
 blueprint = Blueprint("simulator", __name__)
@@ -30,9 +30,11 @@ class SimulatorNamespace(SyncNamespace):
         return {}
 
     def on_simulate(self, data=None):
-        if not isinstance(data, dict):
-            data = {}
-        return self.call(lambda: self.hub.session.simulate(int(data.get("player", -1)), str(data.get("action", ""))))
+        try:
+            message = payloads.fields(data, player=payloads.SEAT, action=payloads.NAME)
+        except payloads.BadMessage as error:
+            return self.hub.word(error)
+        return self.call(lambda: self.hub.session.simulate(message["player"], message["action"]))
 
 
 @blueprint.route("/sim")

@@ -104,6 +104,7 @@ STRINGS = {
     "error.pin_locked": ("Слишком много попыток: подождите минуту", "Too many attempts: wait a minute"),
     "error.role": ("Эта роль не может так делать", "This role may not do that"),
     "error.bad_command": ("Неизвестная или неполная команда", "Unknown or incomplete command"),
+    "error.unknown_event": ("Такой команды здесь нет", "No such command here"),
     "error.no_battle": ("Бой не начат", "No battle in progress"),
     "error.phones_off": ("Телефоны-кнопки выключены ведущим", "Phone buzzers are off (the host decides)"),
     "error.seat_code": ("Неверный код места: спросите код у ведущего",

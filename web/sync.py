@@ -18,7 +18,7 @@ from flask_socketio import ConnectionRefusedError, Namespace, emit
 from appliance.config import Settings
 from appliance.errors import RulesError, StoreError, SvoyakError
 from appliance.service.session import CommandRejected
-from web import events
+from web import events, payloads, wire
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,13 @@ class SyncNamespace(Namespace):
 
     def on_connect(self, auth=None):
         auth = auth if isinstance(auth, dict) else {}
-        extra = self.admit(auth)
+        try:
+            extra = self.admit(auth)
+        except ConnectionRefusedError:
+            raise
+        except Exception:  # a process edge: whatever the auth was, the client hears why, the worker lives
+            log.exception("connection to %s refused after an error", self.namespace)
+            raise refuse("error.internal", self.hub.catalogue) from None
         identity = self.hub.services.identity
         emit(events.HELLO, {
             "protocol": events.PROTOCOL_VERSION,
@@ -143,12 +149,40 @@ class SyncNamespace(Namespace):
         })
         emit(events.SNAPSHOT, self.snapshot())
 
+    def trigger_event(self, event, *args):
+        """Every event a client sends gets an ack: its handler's, or a worded refusal when there is no such event,
+        the message has extra arguments, or the handler failed (logged; nothing half-done is acknowledged)."""
+        if event in ("connect", "disconnect"):
+            return super().trigger_event(event, *args)
+        handler = getattr(self, f"on_{event}", None) if isinstance(event, str) and event.isidentifier() else None
+        return self.socketio._handle_event(self._answering(event, handler), event, self.namespace, *args)
+
+    def _answering(self, event, handler):
+        def answer(*data):
+            if event == wire.MALFORMED:
+                return self.refusal(payloads.REFUSAL, "the message is not a JSON array [event, data] within limits")
+            if handler is None:
+                return self.refusal("error.unknown_event", f"{self.namespace} has no event {str(event)[:64]!r}")
+            if len(data) > 1:
+                return self.refusal(payloads.REFUSAL, f"{event} takes one argument, not {len(data)}")
+            try:
+                return handler(data[0] if data else None)
+            except Exception:  # a process edge: log it, answer, keep serving
+                log.exception("handler %s%s failed", self.namespace, event)
+                return self.hub.word(RuntimeError(event))
+        return answer
+
+    def refusal(self, code: str, detail: str = "") -> dict:
+        """``{ok: False, error}`` worded from the catalogue's ``code``."""
+        return self.hub.word(CommandRejected(code, detail))
+
     def on_resync(self, data=None):
         emit(events.SNAPSHOT, self.snapshot())
+        return {"ok": True}
 
     def on_clock(self, data=None):
         """The server's monotonic clock: clients time a round trip and set their countdown offset from it."""
-        return {"server_now_ns": self.hub.session.clock()}
+        return {"ok": True, "server_now_ns": self.hub.session.clock()}
 
     def call(self, action, *args) -> dict:
         """Run a session call; turn refusals into a worded ``{ok: False, error}`` ack, never a crash."""
@@ -156,7 +190,7 @@ class SyncNamespace(Namespace):
             result = action(*args)
         except SvoyakError as error:
             return self.hub.word(error)
-        except (TypeError, ValueError, KeyError) as error:
+        except (TypeError, ValueError, KeyError, ArithmeticError) as error:
             log.info("bad request from %s: %s", request.sid, error)
             body = {"code": "error.bad_command", "rule": None, **self.hub.catalogue.both("error.bad_command"),
                     "detail": str(error)}

@@ -41,8 +41,9 @@ def test_the_board_follows_every_step_and_cannot_command(server, connect):
     assert view["battle"]["profile"] == "eurocup"
     assert view["theme"]["name"] == "Реки" and view["question"] is None
     assert [player["name"] for player in view["players"]] == ["Аня", "Борис", "Вера"]
-    # the board's namespace has no command handler at all: nothing answers, nothing changes
-    assert board.sio.call("command", {"id": "b1", "name": "next", "args": {}}, namespace="/board", timeout=5) is None
+    # the board's namespace has no command handler at all: it is told so, nothing changes
+    refused = board.sio.call("command", {"id": "b1", "name": "next", "args": {}}, namespace="/board", timeout=5)
+    assert refused["ok"] is False and refused["error"]["code"] == "error.unknown_event"
     assert server.session.seq == ack["seq"]
 
 
