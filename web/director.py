@@ -448,8 +448,10 @@ def assign(tid, battle):
 
 @blueprint.route("/director/<tid>/battle/<path:battle>", methods=["GET", "POST"])
 def battle_result(tid, battle):
-    from appliance.rules.tournament import battle_players
+    from appliance.rules.tournament import StageError, battle_players
 
+    if battle not in desk().state(tid).battles:  # an unknown battle id is the director's typo, not a crash
+        raise StageError(f"no battle {battle!r}")
     players = battle_players(desk().state(tid), battle) or ()
     if request.method == "POST":
         lines = [{"player": p, "score": request.form.get(f"score-{p}", ""), "place": request.form.get(f"place-{p}"),

@@ -4,7 +4,8 @@
  */
 (function () {
   "use strict";
-  const S = window.SVOYAK;
+  // The page's settings ride as JSON data, not inline script (the Content-Security-Policy allows script files only)
+  const S = window.SVOYAK = JSON.parse(document.getElementById("svoyak-config").textContent);
   const E = S.events;
   S.t = (key) => (key in S.strings ? S.strings[key] : key);
   S.lang = S.language;
