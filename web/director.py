@@ -28,6 +28,7 @@ from appliance.errors import SvoyakError
 from appliance.rules.tournament import ResultError, list_formats, load_format
 from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
 from web.director_errors import DeskInputError, word
+from web.guesses import pin_space
 from web.host import PinGuard
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
@@ -184,7 +185,7 @@ def _guard() -> PinGuard:
     hub = current_app.extensions.get("svoyak.hub")
     guard = getattr(getattr(hub, "namespaces", {}).get("/host"), "guard", None)
     if guard is None:  # an app without the host screen: a guard of its own, same policy
-        guard = current_app.extensions.setdefault("svoyak.pin_guard", PinGuard())
+        guard = current_app.extensions.setdefault("svoyak.pin_guard", PinGuard(space=pin_space(_pin())))
     return guard
 
 

@@ -2,24 +2,21 @@
 
 The page shows what the session derives from the engine: every command button is enabled only when the
 engine would accept that command now (``view.allowed``), and a refused command comes back worded with its
-rule, Russian then English. Host connections need the box's PIN; wrong PINs are rate-limited per address.
+rule, Russian then English. Host connections need the box's PIN; wrong PINs are limited for the whole box
+(``web/guesses.py``), and a host already in reconnects with the pass of his ``hello``, whatever the limit says.
 """
 
 from __future__ import annotations
 
-import hmac
-import threading
-import time
-
-from flask import Blueprint, render_template, request
+from flask import Blueprint, render_template
 
 from web import events, payloads
+from web.guesses import Passes, PinGuard, pin_space
 from web.sync import SyncNamespace, refuse
 
-blueprint = Blueprint("host", __name__)
+__all__ = ["PinGuard", "HostNamespace", "blueprint", "register"]  # PinGuard: the director's login shares it
 
-MAX_PIN_FAILURES = 5          # wrong PINs from one address before it must wait
-PIN_LOCKOUT_NS = 60 * 10**9   # how long it waits (a 4-digit PIN must not be guessable over Wi-Fi)
+blueprint = Blueprint("host", __name__)
 
 STRINGS = {
     "host.title": ("Ведущий", "Host"),
@@ -89,78 +86,24 @@ STRINGS = {
 }
 
 
-class PinGuard:
-    """Counts wrong PINs per address; after :data:`MAX_PIN_FAILURES` the address waits :data:`PIN_LOCKOUT_NS`.
-
-    The host's PIN uses :meth:`check`; a secret checked elsewhere (the seat codes, checked by the session) uses
-    :meth:`locked` before and :meth:`record` after. ``locked_code`` words the wait.
-
-    >>> now = [0]
-    >>> guard = PinGuard(clock=lambda: now[0], locked_code="error.seat_code_locked")
-    >>> [guard.record("10.42.0.9", False) for _ in range(MAX_PIN_FAILURES)][-1], guard.locked("10.42.0.9")
-    (None, 'error.seat_code_locked')
-    >>> guard.locked("10.42.0.10") is None
-    True
-    >>> now[0] = PIN_LOCKOUT_NS; guard.locked("10.42.0.9") is None
-    True
-    """
-
-    def __init__(self, clock=time.monotonic_ns, locked_code: str = "error.pin_locked") -> None:
-        self._clock = clock
-        self._failures: dict[str, tuple[int, int]] = {}
-        self._lock = threading.Lock()
-        self.locked_code = locked_code
-
-    def check(self, address: str, offered: str, expected: str) -> str | None:
-        """``None`` if the PIN is right; else the string key of the refusal."""
-        with self._lock:
-            refusal = self._locked(address)
-            if refusal:
-                return refusal
-            right = hmac.compare_digest(str(offered).encode(), expected.encode())
-            self._record(address, right)
-            return None if right else "error.pin"
-
-    def locked(self, address: str) -> str | None:
-        """The refusal key while ``address`` must wait, else ``None``."""
-        with self._lock:
-            return self._locked(address)
-
-    def record(self, address: str, right: bool) -> None:
-        """Count one attempt from ``address``: a right one clears its failures, a wrong one adds to them."""
-        with self._lock:
-            self._record(address, right)
-
-    def _locked(self, address: str) -> str | None:
-        count, since = self._failures.get(address, (0, 0))
-        if count >= MAX_PIN_FAILURES and self._clock() - since < PIN_LOCKOUT_NS:
-            return self.locked_code
-        return None
-
-    def _record(self, address: str, right: bool) -> None:
-        if right:
-            self._failures.pop(address, None)
-            return
-        count, _ = self._failures.get(address, (0, 0))
-        count = 0 if count >= MAX_PIN_FAILURES else count
-        self._failures[address] = (count + 1, self._clock())
-
-
 class HostNamespace(SyncNamespace):
     """``/host``: the host's commands. Connect with ``auth={"pin": "1234"}``."""
 
     role = events.ROLE_HOST
     host_keys = True
 
-    def __init__(self, namespace: str) -> None:
+    def __init__(self, namespace: str, guard: PinGuard) -> None:
         super().__init__(namespace)
-        self.guard = PinGuard()
+        self.guard = guard
+        self.passes = Passes()
 
     def admit(self, auth: dict) -> dict:
-        refusal = self.guard.check(request.remote_addr or "?", auth.get("pin", ""),
-                                   self.hub.services.identity.host_pin)
-        if refusal:
-            raise refuse(refusal, self.hub.catalogue)
+        token = self.connection_pass()
+        if not self.passes.has(token, "host"):
+            refusal = self.guard.check("", auth.get("pin", ""), self.hub.services.identity.host_pin)
+            if refusal:
+                raise refuse(refusal, self.hub.catalogue)
+            self.passes.prove(token, "host")
         if not self.hub.host_logged_in:
             # The PIN has done its job: scoreboards stop showing it (a later board's hello leaves it out too).
             self.hub.host_logged_in = True
@@ -182,4 +125,4 @@ def page():
 
 
 def register(socketio, hub) -> None:
-    hub.add_namespace(HostNamespace("/host"))
+    hub.add_namespace(HostNamespace("/host", PinGuard(space=pin_space(hub.services.identity.host_pin))))

@@ -19,6 +19,7 @@ from appliance.config import Settings
 from appliance.errors import RulesError, StoreError, SvoyakError
 from appliance.service.session import CommandRejected
 from web import events, payloads, wire
+from web.guesses import Passes
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,10 @@ class SyncNamespace(Namespace):
     host_keys = False  # True: this role receives the host-only keys of the view
     hub: Hub
 
+    def __init__(self, namespace: str) -> None:
+        super().__init__(namespace)
+        self._passes: dict[str, str] = {}  # sid -> the connection's pass (web/guesses.py)
+
     def snapshot(self) -> dict:
         snapshot = self.hub.session.snapshot()
         if not self.host_keys:
@@ -130,8 +135,15 @@ class SyncNamespace(Namespace):
         """Check ``auth`` for this role; return extra ``hello`` fields or raise ConnectionRefusedError."""
         return {}
 
+    def connection_pass(self) -> str:
+        """This connection's pass (``hello.pass``): the page's own from before if it sent one, else a new one."""
+        return self._passes[request.sid]
+
     def on_connect(self, auth=None):
         auth = auth if isinstance(auth, dict) else {}
+        offered = auth.get("pass")
+        token = offered if isinstance(offered, str) and 16 <= len(offered) <= 64 else Passes.new()
+        self._passes[request.sid] = token
         try:
             extra = self.admit(auth)
         except ConnectionRefusedError:
@@ -143,11 +155,15 @@ class SyncNamespace(Namespace):
         emit(events.HELLO, {
             "protocol": events.PROTOCOL_VERSION,
             "role": self.role,
+            "pass": token,
             "box": identity.box_name,
             "server_now_ns": self.hub.session.clock(),
             **extra,
         })
         emit(events.SNAPSHOT, self.snapshot())
+
+    def on_disconnect(self, reason=None):
+        self._passes.pop(request.sid, None)
 
     def trigger_event(self, event, *args):
         """Every event a client sends gets an ack: its handler's, or a worded refusal when there is no such event,

@@ -339,7 +339,7 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
     # the host page shows each seat's code next to the toggle; the host tells Gleb his
     expect(host.locator("#seat-code-list li")).to_have_count(4, timeout=STEP_MS)
     code = host.locator("#seat-code-list li", has_text="Gleb").locator(".code").inner_text()
-    assert re.fullmatch(r"\d{4}", code)
+    assert re.fullmatch(r"\d{6}", code)
     shot(host, "10-host-seat-codes")
     player.locator(".seat", has_text="Gleb").click()
     expect(player.locator("#code-form")).to_be_visible()
