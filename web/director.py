@@ -28,7 +28,7 @@ from appliance.errors import SvoyakError
 from appliance.rules.tournament import ResultError, list_formats, load_format
 from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
 from web.director_errors import DeskInputError, word
-from web.guesses import pin_space
+from web.guard import pin_space
 from web.host import PinGuard
 
 blueprint = Blueprint("director", __name__, template_folder="templates")

@@ -3,7 +3,7 @@
 The page shows what the session derives from the engine: every command button is enabled only when the
 engine would accept that command now (``view.allowed``), and a refused command comes back worded with its
 rule, Russian then English. Host connections need the box's PIN; wrong PINs are limited for the whole box
-(``web/guesses.py``), and a host already in reconnects with the pass of his ``hello``, whatever the limit says.
+(``web/guard.py``), and a host already in reconnects with the pass of his ``hello``, whatever the limit says.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template
 
 from web import events, payloads
-from web.guesses import Passes, PinGuard, pin_space
+from web.guard import Passes, PinGuard, pin_space
 from web.sync import SyncNamespace, refuse
 
 __all__ = ["PinGuard", "HostNamespace", "blueprint", "register"]  # PinGuard: the director's login shares it

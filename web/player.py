@@ -6,7 +6,7 @@ than a button, so the protocol and the scoreboard say so, and the host decides w
 Anyone on the hotspot may open ``/play``, so a phone presses only for the seat whose code it knows: the host
 page shows each seat's code (made by the session each time phones are enabled), the host tells each player
 his. Every ``claim`` and ``press`` carries the code and the session checks it; wrong codes are limited for the
-whole box like wrong PINs (``web/guesses.py``), and a phone that proved its code keeps pressing meanwhile.
+whole box like wrong PINs (``web/guard.py``), and a phone that proved its code keeps pressing meanwhile.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from flask import Blueprint, render_template, request
 
 from appliance.service.session import SEAT_CODE_DIGITS, CommandRejected
 from web import events, payloads
-from web.guesses import Passes, PinGuard
+from web.guard import Passes, PinGuard
 from web.sync import SyncNamespace
 
 blueprint = Blueprint("player", __name__)
@@ -67,21 +67,19 @@ class PlayerNamespace(SyncNamespace):
         proof = ("seat", message["player"], message["code"])
         token = self.connection_pass()
         proven = self.passes.has(token, proof)
-        if not proven:
-            locked = self.guard.locked()
-            if locked:
-                return self.hub.word(CommandRejected(locked))
+        if not proven and not self.guard.take():  # a guess is paid for before it is judged: no race past the budget
+            return self.hub.word(CommandRejected(self.guard.locked_code))
         ack = self.call(action)
         if ack["ok"]:
             self.passes.prove(token, proof)
-        elif ack["error"]["code"] == "error.seat_code" and not proven:
-            self.guard.record("", False)
+        if not proven and (ack["ok"] or ack["error"]["code"] != "error.seat_code"):
+            self.guard.refund()  # not a wrong code (right, or phones off, no battle...): the guess costs nothing
         return ack
 
 
 @blueprint.route("/play")
 def page():
-    return render_template("player.html")
+    return render_template("player.html", code_digits=SEAT_CODE_DIGITS)
 
 
 def register(socketio, hub) -> None:

@@ -19,7 +19,7 @@ from appliance.config import Settings
 from appliance.errors import RulesError, StoreError, SvoyakError
 from appliance.service.session import CommandRejected
 from web import events, payloads, wire
-from web.guesses import Passes
+from web.guard import Passes
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ class SyncNamespace(Namespace):
 
     def __init__(self, namespace: str) -> None:
         super().__init__(namespace)
-        self._passes: dict[str, str] = {}  # sid -> the connection's pass (web/guesses.py)
+        self._passes: dict[str, str] = {}  # sid -> the connection's pass (web/guard.py)
 
     def snapshot(self) -> dict:
         snapshot = self.hub.session.snapshot()

@@ -35,7 +35,7 @@ from appliance.service.timers import Deadlines
 log = logging.getLogger(__name__)
 
 REMEMBERED_COMMANDS = 2048  # command ids kept for duplicate detection (a battle has a few hundred commands)
-SEAT_CODE_DIGITS = 6        # a seat's code, told by the host to its player (web/guesses.py limits guesses)
+SEAT_CODE_DIGITS = 6        # a seat's code, told by the host to its player (web/guard.py limits guesses)
 
 
 class CommandRejected(WebError, ValueError):

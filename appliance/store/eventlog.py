@@ -59,9 +59,24 @@ class EventStore:
     >>> store.close(); folder.cleanup()
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, read_only: bool = False) -> None:
+        """Open (and, unless ``read_only``, create) the store at ``path``. Read-only opens never write the file,
+        whoever's it is (``svoyak replay``); a file that is not a store raises :class:`LogFormatError`."""
         self.path = Path(path)
         self._lock = threading.Lock()
+        if read_only:
+            self._connection = connect_read_only(self.path)
+            try:
+                row = self._connection.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                self._connection.execute("SELECT 1 FROM events LIMIT 1").fetchall()
+            except sqlite3.DatabaseError as error:
+                self._connection.close()
+                raise LogFormatError(f"not a svoyak event store ({error})", source=str(self.path)) from None
+            if row is None or row[0] != str(SCHEMA_VERSION):
+                self._connection.close()
+                raise StoreConflictError(f"{self.path}: schema version {row and row[0]}, this build reads "
+                                         f"{SCHEMA_VERSION}")
+            return
         self._connection = connect_durable(self.path, _SCHEMA)
         row = self._connection.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
@@ -178,6 +193,20 @@ def connect_durable(path: Path, schema: str) -> sqlite3.Connection:
     connection.execute("PRAGMA synchronous=FULL")
     connection.executescript(schema)
     return connection
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write ``path`` (SQLite ``mode=ro``). It reads the WAL of a live store too; in a
+    folder it may not write, with no WAL beside the file (so no writer), it opens the file as immutable."""
+    uri = path.resolve().as_uri()
+    try:
+        connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+        connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return connection
+    except sqlite3.OperationalError:
+        if Path(f"{path}-wal").exists() or not path.is_file():
+            raise
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
 
 
 def _decode(body: str, seq: int, battle_id: str) -> Event:

@@ -1,7 +1,7 @@
 """Guess limits for the whole box (issue 10, «Nobody in»), measured: attackers on 199 loopback addresses
 (127.0.0.2-200, each client socket bound to its own) guess the host PIN through the director's login form and
 the host's Socket.IO connect, and seat codes through phone claims, as fast as they can. The guesses the box
-judges stay within its budget (web/guesses.py: ``burst`` at once, then one per ``refill_ns``), whatever the
+judges stay within its budget (web/guard.py: ``burst`` at once, then one per ``refill_ns``), whatever the
 number of addresses, while the host already logged in keeps commanding and reconnects with its pass, and a phone
 that proved its code keeps pressing. The run prints guesses per minute for the README.
 

@@ -25,7 +25,7 @@ def test_wrong_pins_lock_the_whole_box_out(server):
     guard = server.app.extensions["svoyak.hub"].namespaces["/host"].guard
     for _ in range(guard.burst):
         assert refusal(server.url, "/host", {"pin": "1111"})["code"] == "error.pin"
-    # even the right PIN waits now: the box's budget of guesses is spent (web/guesses.py)
+    # even the right PIN waits now: the box's budget of guesses is spent (web/guard.py)
     assert refusal(server.url, "/host", {"pin": PIN})["code"] == "error.pin_locked"
 
 
@@ -161,7 +161,7 @@ def test_a_spectator_guessing_seat_codes_is_locked_out(server, connect):
         assert refused["ok"] is False and refused["error"]["code"] == "error.seat_code"
         assert refused["error"]["ru"] == "Неверный код места: спросите код у ведущего"
         assert refused["error"]["en"] == "Wrong seat code: ask the host for your code"
-    # now even the right code waits: the box's budget of code guesses is spent (web/guesses.py)
+    # now even the right code waits: the box's budget of code guesses is spent (web/guard.py)
     locked = press(guesser, "g-right", 0, code)
     assert locked["ok"] is False and locked["error"]["code"] == "error.seat_code_locked"
     claim = guesser.sio.call("claim", {"player": 0, "code": code}, namespace="/player", timeout=5)

@@ -77,7 +77,8 @@ class PinGuard:
 
     ``space``: how many values the guesses search (``10**digits``, divided by the number of valid codes when any
     of several is a hit). :meth:`check` judges a guess of a secret it is given; a secret checked elsewhere (the
-    seat codes, checked by the session) uses :meth:`locked` before and :meth:`record` after. ``locked_code`` is
+    seat codes, checked by the session) uses :meth:`take` before and :meth:`refund` after a guess that was not
+    wrong. ``locked_code`` is
     the string key of the refusal while the bucket is empty; ``clock`` monotonic ns.
     """
 
@@ -110,20 +111,24 @@ class PinGuard:
                 self._spend()
             return None if right else "error.pin"
 
-    def locked(self, address: str = "") -> str | None:
-        """The refusal key while no guess may be judged, else ``None`` (``address`` is not used: the budget is the
-        box's, any address may be one of an attacker's many)."""
+    def take(self) -> bool:
+        """For a secret judged elsewhere (the seat codes, by the session): pay for one guess before judging it;
+        ``False`` (and nothing judged) while the budget is spent. :meth:`refund` it if it was not a wrong guess.
+        Paying first keeps the bound under concurrent guesses: many threads cannot all pass a check and then
+        all spend."""
         with self._lock:
             if self._empty():
                 self.refused += 1
-                return self.locked_code
-            return None
+                return False
+            self._spend()
+            return True
 
-    def record(self, address: str, right: bool) -> None:
-        """Count one guess judged elsewhere: a wrong one spends from the budget."""
-        if not right:
-            with self._lock:
-                self._spend()
+    def refund(self) -> None:
+        """Give back a guess :meth:`take` paid for that was not wrong (right, or not judged at all)."""
+        with self._lock:
+            self._refill()
+            self._tokens = min(float(self.burst), self._tokens + 1)
+            self.wrong -= 1
 
     def _refill(self) -> None:
         now = self._clock()
