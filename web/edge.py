@@ -6,7 +6,7 @@ form. So, for every request (Socket.IO's own paths are engineio's, before Flask)
 - **Sizes.** The whole request is capped by Flask's ``MAX_CONTENT_LENGTH`` (413), the form fields together by
   ``MAX_FORM_MEMORY_SIZE`` (413); each field and query value by ``MAX_FIELD_CHARS`` (a few list fields by name,
   ``LONG_FIELD_CHARS``), and a field of digits only by ``MAX_NUMBER_DIGITS`` (400: a 5,000-digit "seed" never
-  reaches ``int()``). All in :mod:`appliance.config`. Nothing after this point runs on a 200,000-character field.
+  reaches ``int()``). All in ``appliance/config.py``. Nothing after this point runs on a 200,000-character field.
 - **Forged posts (CSRF).** A state-changing request (``POST``, ``PUT``, ``PATCH``, ``DELETE``) whose ``Origin``
   (or, without one, ``Referer``) is another site's, or ``null``, is refused (403). Browsers send ``Origin`` on
   every cross-site post, so a page elsewhere cannot post into the director's desk; a client that sends neither
@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 from flask import jsonify, render_template, request
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 
-from appliance import config
+from appliance.config import (LONG_FIELD_CHARS, MAX_FIELD_CHARS, MAX_FORM_FIELDS_BYTES, MAX_NUMBER_DIGITS,
+                              MAX_REQUEST_BYTES)
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ class EdgeRefusal(HTTPException):
 def install(app, catalogue) -> None:
     """Caps, the Origin check, headers and worded error pages for ``app`` (call before any blueprint registers,
     so the caps run before every other ``before_request``)."""
-    app.config.update(MAX_CONTENT_LENGTH=config.MAX_REQUEST_BYTES, MAX_FORM_MEMORY_SIZE=config.MAX_FORM_FIELDS_BYTES,
+    app.config.update(MAX_CONTENT_LENGTH=MAX_REQUEST_BYTES, MAX_FORM_MEMORY_SIZE=MAX_FORM_FIELDS_BYTES,
                       MAX_FORM_PARTS=1000)
 
     @app.before_request
@@ -148,9 +149,9 @@ def _check_fields() -> None:
 
 def _check_field(name: str, value: str) -> None:
     digits = value.strip().lstrip("+-")  # the list fields (a sheet's marks "+-20...") are not numbers
-    if len(digits) > config.MAX_NUMBER_DIGITS and digits.isdigit() and name not in config.LONG_FIELD_CHARS:
-        raise EdgeRefusal(400, "http.number_too_long", field=name[:60], limit=config.MAX_NUMBER_DIGITS)
-    limit = config.LONG_FIELD_CHARS.get(name, config.MAX_FIELD_CHARS)
+    if len(digits) > MAX_NUMBER_DIGITS and digits.isdigit() and name not in LONG_FIELD_CHARS:
+        raise EdgeRefusal(400, "http.number_too_long", field=name[:60], limit=MAX_NUMBER_DIGITS)
+    limit = LONG_FIELD_CHARS.get(name, MAX_FIELD_CHARS)
     if len(name) > 200 or len(value) > limit:
         raise EdgeRefusal(400, "http.field_too_long", field=name[:60], limit=limit)
 

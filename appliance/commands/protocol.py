@@ -21,11 +21,12 @@ CORRECTIONS = "Исправления / Corrections"
 
 
 def to_csv(state, rows) -> str:
-    import csv
     import io
 
+    from appliance.store import csv_cells
+
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv_cells.writer(out)  # a player named "=HYPERLINK(...)" stays text in a spreadsheet
     writer.writerow(HEADERS + tuple(state.players) + (CORRECTIONS,))
     for row in rows:
         writer.writerow((f"{row.theme} {row.theme_name}".strip(), row.question, row.value_points, row.kind,

@@ -14,7 +14,6 @@ battle is over, its standings become the tournament result (:meth:`TournamentDes
 
 from __future__ import annotations
 
-import csv
 import datetime
 import io
 import json
@@ -28,6 +27,7 @@ from appliance.errors import StoreError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
+from appliance.store import csv_cells
 from appliance.rules.tournament.simulate import report, stage_cuts
 from appliance.store.eventlog import connect_durable
 
@@ -438,7 +438,7 @@ class TournamentDesk:
         names = data["names"]
         out = io.StringIO()
         out.write("\ufeff")
-        writer = csv.writer(out)
+        writer = csv_cells.writer(out)  # names and teams that start with = + - @ stay text (no formulas)
         writer.writerow(["place", "player", "name", "team", "reached", "placement_points", "score"])
         for row in data["standings"]:
             writer.writerow([row["place"], row["player"], row["name"], row["team"], row["reached"],
