@@ -148,3 +148,23 @@ def test_every_hostile_message_is_answered_and_a_refusal_changes_nothing(quiet_s
     assert refused > MESSAGES // 2
     for client in (*clients.values(), late):
         client.close()
+
+
+def test_hostile_connect_auth_is_refused_in_words(quiet_server):
+    import socketio
+
+    from .conftest import refusal
+
+    server = quiet_server
+    auths = ({"pin": {"a": 1}}, {"pin": 10**30}, {"pin": None}, {"pin": float("nan")}, {"pin": "x" * 100_000},
+             {"pin": ["2468"]}, {"pass": 5}, {"pass": "x" * 10_000, "pin": "0"}, {"pass": None}, "2468", [PIN], 7)
+    codes = []
+    for auth in auths:
+        try:
+            codes.append(refusal(server.url, "/host", auth)["code"])
+        except socketio.exceptions.ConnectionError:
+            codes.append("no words")
+    assert set(codes) <= {"error.pin", "error.pin_locked"}, codes
+    board = Client(server.url, "/board", {"pass": {"nested": [1]}})  # read-only roles ignore what they need not
+    assert board.next("hello")["role"] == "board"
+    board.close()

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[3]
 TIMEOUT_S = 60  # per case; a hang fails the case instead of the run
 
 
-def svoyak(*argv: str, stdin=None, cwd=None) -> subprocess.CompletedProcess:
+def svoyak(argv: list[str], stdin=None, cwd=None) -> subprocess.CompletedProcess:
+    """``svoyak ARGV...`` as a process of its own (this Python, this tree), standard input from ``stdin``."""
     env = {**os.environ, "SVOYAK_CONFIG": "", "PYTHONWARNINGS": "error"}
     return subprocess.run([sys.executable, "-m", "appliance.cli", *argv], capture_output=True, timeout=TIMEOUT_S,
                           stdin=stdin if stdin is not None else subprocess.DEVNULL, env=env, cwd=cwd or ROOT)
@@ -207,7 +208,7 @@ def test_hostile_input_gets_one_clear_line_and_a_non_zero_exit(made, case, argv,
     if stdin is not None:
         source = open(stdin if stdin.startswith("/") else made[stdin], "rb")
     try:
-        done = svoyak(*args, stdin=source)
+        done = svoyak(args, stdin=source)
     finally:
         if source is not None:
             source.close()
@@ -233,7 +234,8 @@ def test_replay_and_protocol_open_sqlite_read_only(tmp_path, command, which):
     path = store_file(tmp_path / "store.sqlite") if which == "store" else foreign_sqlite(tmp_path / "foreign.sqlite")
     before = path.read_bytes()
     side_files = {p.name for p in tmp_path.iterdir()}
-    done = svoyak(command, str(path))
+    argv = [command, str(path)]  # svoyak's subcommands, not programs (tests/test_programs.py)
+    done = svoyak(argv)
     assert done.returncode == (0 if which == "store" else 2), done.stderr.decode()
     assert path.read_bytes() == before                                  # not a byte written
     if which == "foreign":
@@ -251,7 +253,8 @@ def test_replay_reads_a_store_that_cannot_be_written(tmp_path):
     path.chmod(0o444)
     tmp_path.chmod(0o555)
     try:
-        done = svoyak("replay", str(path))
+        argv = ["replay", str(path)]
+        done = svoyak(argv)
     finally:
         tmp_path.chmod(0o755)
     assert done.returncode == 0, done.stderr.decode()
