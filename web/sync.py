@@ -168,6 +168,11 @@ class SyncNamespace(Namespace):
     def trigger_event(self, event, *args):
         """Every event a client sends gets an ack: its handler's, or a worded refusal when there is no such event,
         the message has extra arguments, or the handler failed (logged; nothing half-done is acknowledged)."""
+        sid = args[0] if args else None
+        if event == "connect" and sid in self._passes or (
+                event == "disconnect" and self.socketio.server.manager.is_connected(sid, self.namespace)):
+            # sent by the client as an event, not the server's own (re)connect or disconnect: no second admit
+            return self.refusal("error.unknown_event", f"{event} is not an event a client sends")
         if event in ("connect", "disconnect"):
             return super().trigger_event(event, *args)
         handler = getattr(self, f"on_{event}", None) if isinstance(event, str) and event.isidentifier() else None

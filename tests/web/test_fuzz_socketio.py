@@ -118,7 +118,8 @@ def test_every_hostile_message_is_answered_and_a_refusal_changes_nothing(quiet_s
     assert host.command("phones", "s2", enabled=True)["ok"]
     clients = {"/host": host, "/player": Client(server.url, "/player"), "/sim": Client(server.url, "/sim"),
                "/board": Client(server.url, "/board")}
-    events = ("command", "press", "claim", "simulate", "resync", "clock", "dance", "", "on_connect", "__init__")
+    events = ("command", "press", "claim", "simulate", "resync", "clock", "dance", "", "on_connect", "__init__",
+              "connect", "disconnect")
     rng = random.Random(10)
     sent = refused = accepted = 0
     for number in range(MESSAGES):
