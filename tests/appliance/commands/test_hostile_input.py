@@ -35,10 +35,10 @@ def good_log() -> str:
 
 def store_file(path: Path) -> Path:
     from appliance.rules.battle import BattleSetUp, load_profile
-    from appliance.store import EventStore
+    from appliance.store import BATTLE, EventStore
 
     with EventStore(path) as store:
-        store.append("b1", BattleSetUp(at_ns=0, profile=load_profile("mubc"), players=("А", "Б"), themes=1))
+        store.append(BATTLE, "b1", [BattleSetUp(at_ns=0, profile=load_profile("mubc"), players=("А", "Б"), themes=1)])
     return path
 
 
