@@ -122,9 +122,10 @@ class HostNamespace(SyncNamespace):
 
     def on_command(self, data=None):
         try:
-            message = payloads.fields(data, id=payloads.ID, name=payloads.NAME,
-                                      args=payloads.optional(payloads.OBJECT, {}))
+            message = payloads.fields(data, id=payloads.ID, name=payloads.NAME, args=payloads.optional(payloads.PLAIN, {}))
         except payloads.BadMessage as error:
+            if error.params.get("argument") in ("id", "name"):
+                error.params = {}  # ``argument`` names a command's argument (docs/socketio-events.md), not these
             return self.hub.word(error)
         return self.call(self.hub.session.command, message["name"], message["args"], message["id"])
 

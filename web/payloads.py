@@ -16,7 +16,7 @@ web.payloads.BadMessage: error.bad_command: player: a whole number is expected, 
 >>> plain({"extra_ms": 10**30})
 Traceback (most recent call last):
 ...
-web.payloads.BadMessage: error.bad_command: extra_ms: 1000000000000000000000000000000 is outside ±2**53
+web.payloads.BadMessage: error.argument_range: extra_ms: 1000000000000000000000000000000 is outside ±2**53
 """
 
 from __future__ import annotations
@@ -35,18 +35,23 @@ MAX_NODES = 5_000           # values in one message, all levels counted (a 20-th
 MAX_DEPTH = 8               # nesting of lists and objects (setup: args -> themes -> theme -> questions -> pair)
 
 
-class BadMessage(CommandRejected):
-    """A Socket.IO message whose shape is wrong: ``detail`` names the field and what was expected."""
+RANGE = "error.argument_range"  # a command argument out of any sane bound (the session's own code for its bounds)
+KIND = "error.argument_type"    # a command argument that is not plain data
 
-    def __init__(self, detail: str) -> None:
-        super().__init__(REFUSAL, detail)
+
+class BadMessage(CommandRejected):
+    """A Socket.IO message whose shape is wrong: ``detail`` names the field and what was expected; ``params``
+    carry the field as ``argument``, as the session's own argument refusals do."""
+
+    def __init__(self, detail: str, argument: str = "", code: str = REFUSAL) -> None:
+        super().__init__(code, detail, params={"argument": argument} if argument else None)
 
 
 def _whole(name: str, value: Any, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadMessage(f"{name}: a whole number is expected, not {type(value).__name__}")
+        raise BadMessage(f"{name}: a whole number is expected, not {type(value).__name__}", name)
     if not low <= value <= high:
-        raise BadMessage(f"{name}: {value if abs(value) < 10**20 else 'a huge number'} is outside {low}-{high}")
+        raise BadMessage(f"{name}: {value if abs(value) < 10**20 else 'a huge number'} is outside {low}-{high}", name)
     return value
 
 
@@ -58,9 +63,9 @@ def SEAT(name: str, value: Any) -> int:
 def _text(limit: int, allow_empty: bool) -> Callable[[str, Any], str]:
     def check(name: str, value: Any) -> str:
         if not isinstance(value, str):
-            raise BadMessage(f"{name}: text is expected, not {type(value).__name__}")
+            raise BadMessage(f"{name}: text is expected, not {type(value).__name__}", name)
         if len(value) > limit or (not value and not allow_empty):
-            raise BadMessage(f"{name}: text of {0 if allow_empty else 1}-{limit} characters is expected")
+            raise BadMessage(f"{name}: text of {0 if allow_empty else 1}-{limit} characters is expected", name)
         return value
     return check
 
@@ -70,13 +75,10 @@ ID = _text(MAX_ID_CHARS, allow_empty=False)    # a command or press id
 NAME = _text(64, allow_empty=False)            # a command or action name
 
 
-def OBJECT(name: str, value: Any) -> dict:
-    """An object of plain values (:func:`plain`); ``None`` counts as empty."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise BadMessage(f"{name}: an object is expected, not {type(value).__name__}")
-    return plain(value, name)
+def PLAIN(name: str, value: Any) -> Any:
+    """Any plain data within the bounds (:func:`plain`); what it must be is the session's to say (a command's
+    ``args``: ``appliance/service/arguments.py`` names the argument that is missing or of the wrong type)."""
+    return plain(value)
 
 
 def fields(data: Any, **kinds: Callable[[str, Any], Any]) -> dict:
@@ -84,14 +86,14 @@ def fields(data: Any, **kinds: Callable[[str, Any], Any]) -> dict:
     is not an object, a field is missing or of the wrong kind. Fields not named are ignored.
 
     A kind is a callable ``(name, value) -> value``: :func:`SEAT`, :data:`SEAT_CODE`, :data:`ID`, :data:`NAME`,
-    :func:`OBJECT`; wrap one in :func:`optional` for a field that may be left out.
+    :func:`PLAIN`; wrap one in :func:`optional` for a field that may be left out.
     """
     if not isinstance(data, dict):
         raise BadMessage(f"the message is an object {{{', '.join(kinds)}}}, not {type(data).__name__}")
     out = {}
     for name, kind in kinds.items():
         if name not in data and not getattr(kind, "optional", False):
-            raise BadMessage(f"{name}: missing")
+            raise BadMessage(f"{name}: missing", name)
         out[name] = kind(name, data.get(name))
     return out
 
@@ -113,42 +115,44 @@ def plain(value: Any, name: str = "") -> Any:
     >>> plain([[[[[[[[[[]]]]]]]]]])
     Traceback (most recent call last):
     ...
-    web.payloads.BadMessage: error.bad_command: [0][0][0][0][0][0][0][0]: nested deeper than 8 levels
+    web.payloads.BadMessage: error.argument_range: [0][0][0][0][0][0][0][0]: nested deeper than 8 levels
     """
     budget = [MAX_NODES]
+
+    def refuse(where: str, why: str, code: str = RANGE) -> BadMessage:
+        return BadMessage(f"{where or 'value'}: {why}", where.split(".")[0].split("[")[0], code)
 
     def walk(item: Any, where: str, depth: int) -> None:
         budget[0] -= 1
         if budget[0] < 0:
-            raise BadMessage(f"more than {MAX_NODES} values in one message")
+            raise refuse(where, f"more than {MAX_NODES} values in one message")
         if item is None or isinstance(item, bool):
             return
         if isinstance(item, int):
             if not -SAFE_INTEGER <= item <= SAFE_INTEGER:
-                raise BadMessage(f"{where or 'value'}: {item if item.bit_length() < 128 else 'a huge number'} "
-                                 f"is outside ±2**53")
+                raise refuse(where, f"{item if item.bit_length() < 128 else 'a huge number'} is outside ±2**53")
             return
         if isinstance(item, float):
             if not math.isfinite(item) or abs(item) > SAFE_INTEGER:
-                raise BadMessage(f"{where or 'value'}: {item!r} is not a finite number within ±2**53")
+                raise refuse(where, f"{item!r} is not a finite number within ±2**53")
             return
         if isinstance(item, str):
             if len(item) > MAX_TEXT_CHARS:
-                raise BadMessage(f"{where or 'value'}: text longer than {MAX_TEXT_CHARS} characters")
+                raise refuse(where, f"text longer than {MAX_TEXT_CHARS} characters")
             return
         if isinstance(item, (list, dict)):
             if depth >= MAX_DEPTH:
-                raise BadMessage(f"{where or 'value'}: nested deeper than {MAX_DEPTH} levels")
+                raise refuse(where, f"nested deeper than {MAX_DEPTH} levels")
             if isinstance(item, list):
                 for number, element in enumerate(item):
                     walk(element, f"{where}[{number}]", depth + 1)
             else:
                 for key, element in item.items():
                     if not isinstance(key, str) or len(key) > 64:
-                        raise BadMessage(f"{where or 'value'}: keys are text of up to 64 characters")
+                        raise refuse(where, "keys are text of up to 64 characters", KIND)
                     walk(element, f"{where}.{key}" if where else key, depth + 1)
             return
-        raise BadMessage(f"{where or 'value'}: {type(item).__name__} is not plain data")
+        raise refuse(where, f"{type(item).__name__} is not plain data", KIND)
 
     walk(value, name, 0)
     return value

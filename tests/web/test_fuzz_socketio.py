@@ -100,7 +100,8 @@ def test_raw_malformed_packets_are_answered_too(quiet_server, capsys):
             ack = raw_call(client, namespace, body)
             sent += 1
             assert isinstance(ack, dict) and ack["ok"] is False and ack["error"]["code"] in (
-                "error.bad_command", "error.unknown_event"), (namespace, body[:80], ack)
+                "error.bad_command", "error.unknown_event", "error.argument_range", "error.argument_type"), (
+                namespace, body[:80], ack)
             assert (server.session.seq, server.session.state) == before
     assert host.command("next", "s2")["ok"]  # the connection and the server still serve
     with capsys.disabled():
