@@ -17,13 +17,13 @@ PROJECT = ("appliance", "gpio", "web", "bench", "tests")
 
 # folder -> prefixes of project modules it may import
 ALLOWED = {
-    "appliance/rules": ("appliance.rules", "appliance.errors"),
+    "appliance/rules": ("appliance.rules", "appliance.errors", "appliance.words"),
     "appliance/store": ("appliance.store", "appliance.rules", "appliance.errors", "appliance.config"),
     "appliance/service": ("appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
-                          "appliance.config"),
+                          "appliance.config", "appliance.words"),
     "gpio": ("gpio", "appliance.errors", "appliance.config"),
     "web": ("web", "appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
-            "appliance.config"),
+            "appliance.config", "appliance.words"),
 }
 THIRD_PARTY_FORBIDDEN_IN_RULES = True
 

@@ -60,6 +60,11 @@ def SEAT(name: str, value: Any) -> int:
     return _whole(name, value, 0, 63)
 
 
+def BUTTON(name: str, value: Any) -> int | str:
+    """A simulated button: a seat (:func:`SEAT`) or ``"host"``, the host's reset button on the box."""
+    return value if value == "host" else SEAT(name, value)
+
+
 def _text(limit: int, allow_empty: bool) -> Callable[[str, Any], str]:
     def check(name: str, value: Any) -> str:
         if not isinstance(value, str):

@@ -16,6 +16,9 @@ STRINGS = {
     "sim.title": ("Симулятор кнопок", "Button simulator"),
     "sim.keys": ("Клавиши 1–4 нажимают кнопки игроков", "Keys 1-4 press the players' buttons"),
     "sim.player": ("Игрок", "Player"),
+    "sim.host_button": ("Кнопка ведущего", "Host button"),
+    "sim.host_hint": ("Нажатие — новый раунд; удержание {hold} {hold:секунду|секунды|секунд} — PIN на табло бокса",
+                      "A press starts a new round; held {hold} {hold:second|seconds}: the PIN on the box's board"),
 }
 
 
@@ -31,7 +34,8 @@ class SimulatorNamespace(SyncNamespace):
 
     def on_simulate(self, data=None):
         try:
-            message = payloads.fields(data, player=payloads.SEAT, action=payloads.NAME)
+            # "host": the host's reset button on the box; else a player's seat
+            message = payloads.fields(data, player=payloads.BUTTON, action=payloads.NAME)
         except payloads.BadMessage as error:
             return self.hub.word(error)
         return self.call(lambda: self.hub.session.simulate(message["player"], message["action"]))
@@ -41,7 +45,8 @@ class SimulatorNamespace(SyncNamespace):
 def page():
     if not current_app.config["SVOYAK_SETTINGS"].simulator:
         abort(404)
-    return render_template("simulator.html")
+    settings = current_app.config["SVOYAK_SETTINGS"]
+    return render_template("simulator.html", hold_s=round(settings.reset_hold_ms / 1000))
 
 
 def register(socketio, hub) -> None:

@@ -60,7 +60,6 @@ class Hub:
         self.settings = settings
         self.catalogue = catalogue
         self.namespaces: dict[str, "SyncNamespace"] = {}
-        self.host_logged_in = False  # since the box started; the waiting screen shows the PIN until then
 
     @property
     def session(self):
@@ -113,7 +112,7 @@ class Hub:
 
 # View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small,
 # and the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows).
-HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes"})
+HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "battles", "undo"})
 
 
 class SyncNamespace(Namespace):
