@@ -175,14 +175,14 @@ def _session_secret(state) -> None:
 
 def _login_digest(pin: str) -> str:
     """What the session keeps: keyed by the app's secret, so neither made nor checked from the PIN alone (the
-    signed session is readable, not encrypted: a bare hash of a 4-digit PIN would give the PIN away)."""
+    signed session is readable, not encrypted: a bare hash of a short PIN would give the PIN away)."""
     key = current_app.secret_key
     key = key if isinstance(key, bytes) else str(key).encode()
     return hmac.new(key, b"svoyak director\0" + pin.encode(), hashlib.sha256).hexdigest()
 
 
 def _guard() -> PinGuard:
-    """The host page's PIN guard: one count of wrong PINs per address for ``/host`` and the director login."""
+    """The host page's PIN guard: one box-wide budget of wrong PINs for ``/host`` and the director login."""
     hub = current_app.extensions.get("svoyak.hub")
     guard = getattr(getattr(hub, "namespaces", {}).get("/host"), "guard", None)
     if guard is None:  # an app without the host screen: a guard of its own, same policy
