@@ -93,6 +93,16 @@ SETTINGS: tuple[Setting, ...] = (
 
 _BY_NAME = {setting.name: setting for setting in SETTINGS}
 
+# --- what an HTTP client may send (web/edge.py): the same on every box, not settings an organiser tunes
+MAX_REQUEST_BYTES = 8 * 1024 * 1024  # Flask MAX_CONTENT_LENGTH: a tournament's JSON export (100 players ~ 0.2 MB)
+MAX_FORM_FIELDS_BYTES = 1024 * 1024  # Werkzeug's MAX_FORM_MEMORY_SIZE: all non-file form fields together
+MAX_FIELD_CHARS = 2_000              # one form field or query value (a name, a title, a reason)
+LONG_FIELD_CHARS = {                 # the fields that hold lists, by name
+    "bulk": 50_000,                  # one «Имя; Команда» per line: 500 players of 100 characters
+    "changes": 4_000, "seeds": 8_000, "order": 8_000, "rooms": 4_000, "marks": 4_000,
+}
+MAX_NUMBER_DIGITS = 18               # a field of digits only (not a list field): seed, rank, score; int64 holds 18
+
 
 @dataclasses.dataclass(frozen=True)
 class Settings:

@@ -14,7 +14,6 @@ battle is over, its standings become the tournament result (:meth:`TournamentDes
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import datetime
 import io
@@ -31,6 +30,7 @@ from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
 from appliance.service import tournament_view
+from appliance.store import csv_cells
 from appliance.store import TOURNAMENT, DuplicateCommandError, EventStore, open_store
 
 SLOT_PREFIX = "tournament:"
@@ -634,7 +634,7 @@ class TournamentDesk:
         withdrawn = set(data["withdrawn"])
         out = io.StringIO()
         out.write("\ufeff")
-        writer = csv.writer(out)
+        writer = csv_cells.writer(out)  # names and teams that start with = + - @ stay text (no formulas)
         writer.writerow([words[key] for key in ("place", "player", "name", "team", "reached", "placement_points",
                                                 "score", "withdrawn")])
         for row in data["standings"]:

@@ -151,3 +151,13 @@ def refusal(url: str, namespace: str, auth: dict) -> dict:
         client.connect(url, namespaces=[namespace], auth=auth, transports=["websocket"], wait_timeout=5)
     client.disconnect()
     return reasons[0]["data"]
+
+
+def watch_csp(page, seen: list | None = None) -> list:
+    """The Content-Security-Policy violations and script errors ``page`` reports from now on, added to ``seen``
+    (a new list by default) as they happen: Chromium logs each blocked inline script, eval or connection."""
+    seen = [] if seen is None else seen
+    page.on("console", lambda message: seen.append(message.text)
+            if "Content Security Policy" in message.text or "Refused to" in message.text else None)
+    page.on("pageerror", lambda error: seen.append(f"page error: {error}"))
+    return seen
