@@ -183,7 +183,7 @@ def _error_page(error: HTTPException, catalogue):
     if request.accept_mimetypes.best == "application/json" or request.is_json:
         response = jsonify({"ok": False, "code": key, **words})
     else:
-        response = render_template("error.html", words=words, status=status)
+        response = render_template("error.html", words=words, status=status, code=key)
     return response, status, _allow_header(error)
 
 

@@ -82,8 +82,9 @@ def test_every_route_answers_junk_with_words_and_changes_nothing(app, client, ca
     state = desk.state(tid)
     battle = next(iter(state.battles), "nope")
     stage = state.fmt.stages[0].id
-    real = {"tid": tid, "battle": battle, "stage": stage, "player": "p001", "path": "x"}
-    fake = {"tid": "t-nope", "battle": "s1/b99", "stage": "nope", "player": "p999", "path": "../../etc/passwd"}
+    real = {"tid": tid, "battle": battle, "stage": stage, "player": "p001", "path": "x", "battle_id": "b-nope"}
+    fake = {"tid": "t-nope", "battle": "s1/b99", "stage": "nope", "player": "p999", "path": "../../etc/passwd",
+            "battle_id": "../x"}
 
     # Every route of the app, the director's first of all (static files: their name is the only input).
     rules = [rule for rule in app.url_map.iter_rules() if rule.endpoint != "static"]
@@ -106,6 +107,7 @@ def test_every_route_answers_junk_with_words_and_changes_nothing(app, client, ca
                     response = client.post(path, data=body, content_type="application/json")
                 else:
                     response = client.post(path, data=data)
+                response.close()  # a file served (the favicon) is closed with its response
                 counts["requests"] += 1
                 where = (method, path[:80], {k: v[:40] for k, v in data.items()}, response.status_code)
                 if response.status_code >= 500:

@@ -121,9 +121,8 @@ def test_pin_guesses_from_199_addresses_stay_within_the_box_budget(box, capsys):
     hosting.start()
 
     def guess_once(address, guess):
-        if int(guess) % 4 == 0:
-            return socket_guess(box.url, port, address, "/host", {"pin": guess})
-        return {403: "error.pin", 429: "error.pin_locked"}.get(login_guess(port, address, guess), "other")
+        # The director's login has a PIN and a budget of its own (issue 12): the host PIN is guessed on /host.
+        return socket_guess(box.url, port, address, "/host", {"pin": guess})
 
     counts = attack(until, guess_once)
     elapsed_s = time.monotonic() - started
