@@ -7,6 +7,10 @@ form. So, for every request (Socket.IO's own paths are engineio's, before Flask)
   ``MAX_FORM_MEMORY_SIZE`` (413); each field and query value by ``MAX_FIELD_CHARS`` (a few list fields by name,
   ``LONG_FIELD_CHARS``), and a field of digits only by ``MAX_NUMBER_DIGITS`` (400: a 5,000-digit "seed" never
   reaches ``int()``). All in ``appliance/config.py``. Nothing after this point runs on a 200,000-character field.
+  A route that takes a whole file (``LARGE_BODIES``: the tournament import) gets its own byte limit from a
+  setting, and its body is left to the validator that reads the file whole (the desk's import checks every
+  field of every event, its numbers against SQLite's INTEGER and its texts against ``MAX_FIELD_CHARS``); its
+  other form fields and query values pass the caps above like any route's.
 - **Forged posts (CSRF).** A state-changing request (``POST``, ``PUT``, ``PATCH``, ``DELETE``) whose ``Origin``
   (or, without one, ``Referer``) is another site's, or ``null``, is refused (403). Browsers send ``Origin`` on
   every cross-site post, so a page elsewhere cannot post into the director's desk; a client that sends neither
@@ -24,7 +28,7 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from flask import jsonify, render_template, request
+from flask import current_app, jsonify, render_template, request
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 
 from appliance.config import (LONG_FIELD_CHARS, MAX_FIELD_CHARS, MAX_FORM_FIELDS_BYTES, MAX_NUMBER_DIGITS,
@@ -33,6 +37,13 @@ from appliance.config import (LONG_FIELD_CHARS, MAX_FIELD_CHARS, MAX_FORM_FIELDS
 log = logging.getLogger(__name__)
 
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+MB = 1024 * 1024
+
+# Routes (by endpoint) whose body is a whole file read whole by its own validator: the request cap is the
+# setting's, and the body's fields are that validator's to check.
+LARGE_BODIES = {
+    "director.import_tournament": lambda settings: settings.import_mb * MB,  # a tournament's JSON export
+}
 
 CONTENT_SECURITY_POLICY = "; ".join((
     "default-src 'self'",
@@ -66,6 +77,8 @@ STRINGS = {
                             "Field «{field}» is longer than {limit} characters: nothing was changed"),
     "http.number_too_long": ("В поле «{field}» число длиннее {limit} цифр: ничего не изменено",
                              "Field «{field}» holds a number longer than {limit} digits: nothing was changed"),
+    "http.file_too_large": ("Файл больше {limit_mb} МБ: ничего не изменено",
+                            "The file is larger than {limit_mb} MB: nothing was changed"),
     "http.not_json": ("Тело запроса — не JSON: ничего не изменено", "The request body is not JSON: nothing was changed"),
     "http.too_deep": ("Данные вложены слишком глубоко: ничего не изменено", "Data nested too deep: nothing was changed"),
     "http.foreign_origin": ("Форма отправлена с чужой страницы ({origin}): ничего не изменено. Откройте страницу "
@@ -97,7 +110,10 @@ def install(app, catalogue) -> None:
             return None
         if request.method in STATE_CHANGING:
             _check_origin()
-        _check_fields()
+        large = LARGE_BODIES.get(request.endpoint)
+        if large is not None:
+            request.max_content_length = large(current_app.config["SVOYAK_SETTINGS"])
+        _check_fields(body=large is None)
         return None
 
     @app.after_request
@@ -132,14 +148,14 @@ def _check_origin() -> None:
         raise EdgeRefusal(403, "http.foreign_origin", origin=shown[:100])
 
 
-def _check_fields() -> None:
+def _check_fields(body: bool) -> None:
     try:
         fields = [*request.args.items(multi=True), *request.form.items(multi=True)]
     except UnicodeDecodeError:
         raise BadRequest() from None
     for name, value in fields:
         _check_field(name, value)
-    if request.is_json:
+    if body and request.is_json:
         try:
             body = request.get_json()
         except BadRequest:
@@ -177,6 +193,8 @@ def _error_page(error: HTTPException, catalogue):
     status = error.code or 500
     if isinstance(error, EdgeRefusal):
         key, values = error.key, error.values
+    elif status == 413 and request.endpoint in LARGE_BODIES:  # over the route's own limit: say which
+        key, values = "http.file_too_large", {"limit_mb": request.max_content_length // MB}
     else:
         key, values = (f"http.{status}" if f"http.{status}" in catalogue else "http.400"), {}
     words = {language: catalogue.text(key, language).format(**values) for language in ("ru", "en")}

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from appliance.config import MAX_FIELD_CHARS
 from appliance.errors import StoreError, SvoyakError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
@@ -107,6 +108,29 @@ def _storable(event):
                                                       "field": error.params.get("field", ""),
                                                       "expected": error.params.get("expected", "")}) from None
     return event
+
+
+def _check_texts(event, number: int) -> None:
+    """Every text of an imported event (names, titles, reasons, keys) within the HTTP field cap: an export holds
+    only what the desk's forms let in, so a longer one is hand-made (``import.field``, expected ``short``)."""
+    if not isinstance(event, dict):
+        return  # from_dict names what it must be
+    kind = str(event.get("type", "?"))[:40]
+    pending = [(event, "")]
+    while pending:  # a loop, not recursion: nesting is bounded by json's own parser, not by this walk
+        value, field = pending.pop()
+        if isinstance(value, str):
+            if len(value) > MAX_FIELD_CHARS:
+                raise ResultError(f"event {kind}: {field} is longer than {MAX_FIELD_CHARS} characters",
+                                  code="import.field",
+                                  params={"number": str(number), "type": kind, "field": field[:60], "expected": "short"})
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = f"{field}.{key}" if field else str(key)
+                pending.append((key, name))
+                pending.append((item, name))
+        elif isinstance(value, (list, tuple)):
+            pending.extend((item, field) for item in value)
 
 
 def _checked(state: t.TournamentState) -> t.TournamentState:
@@ -382,6 +406,8 @@ class TournamentDesk:
         """
         if not isinstance(events, (list, tuple)) or not events:
             raise ResultError("a tournament log is a non-empty list of events", code="import.log")
+        for number, event in enumerate(events, 1):
+            _check_texts(event, number)
         parsed = [event if isinstance(event, tuple(t.EVENTS.values())) else t.from_dict(event, number=number)
                   for number, event in enumerate(events, 1)]
         if not isinstance(parsed[0], t.TournamentCreated):

@@ -354,6 +354,8 @@ def test_broken_imports_store_nothing_and_every_page_still_answers(client, setti
             edited(registered, surprise=1),
             edited(0, at_ns="1"),
             edited(0, tournament_id="../x"),
+            edited(registered, name="Я" * 200_000),                   # past the form's field cap (MAX_FIELD_CHARS)
+            edited(0, format_data={**created["format_data"], "title": "x" * 5_000}),
             [created, {"type": "PlayerRegistered", "v": 1, "at_ns": 2, "player_id": "p1"}],  # no name
             [created, "PlayerRegistered"],
         ],
@@ -368,14 +370,13 @@ def test_broken_imports_store_nothing_and_every_page_still_answers(client, setti
         for body in bodies:
             reply = client.post("/director/import", data=json.dumps(body), content_type="application/json",
                                 headers={"Accept": "application/json"})
-            # a number past the edge's digit cap is refused by web/edge.py before the desk sees it (guard)
-            assert reply.status_code == 400 and reply.get_json()["code"] in (code, "http.number_too_long"), (code, body)
+            # the import's body is the desk's to check whole (web/edge.py LARGE_BODIES), so each code is its own
+            assert reply.status_code == 400 and reply.get_json()["code"] == code, (code, body)
     digits = json.dumps(edited(registered, team_rank=0)).replace('"team_rank": 0', '"team_rank": ' + "9" * 5000)
     for raw in (b"not json", b"[" * 100_000 + b"]" * 100_000, "[]".encode("utf-16"), digits.encode()):
         reply = client.post("/director/import", data=raw, content_type="application/json",
                             headers={"Accept": "application/json"})
-        assert reply.status_code == 400 and reply.get_json()["code"] in ("import.json", "import.log",
-                                                                         "http.number_too_long", "http.too_deep")
+        assert reply.status_code == 400 and reply.get_json()["code"] in ("import.json", "import.log")
     assert stored(desk) == before
     for page in ("/director/", f"/director/{kept}/", f"/director/{kept}/registration", f"/director/{kept}/bracket",
                  f"/director/{kept}/print", f"/table/{kept}", f"/table/{kept}.json"):

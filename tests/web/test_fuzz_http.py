@@ -186,3 +186,46 @@ def test_no_template_has_inline_script():
         for tag in re.findall(r"<script\b[^>]*>", text):
             assert "src=" in tag or 'type="application/json"' in tag, (template.name, tag)
         assert not re.search(r"\son[a-z]+\s*=", text), template.name
+
+
+def test_the_tournament_import_has_its_own_limit_and_every_other_route_keeps_the_tight_cap(client, settings):
+    # A whole tournament's export can be megabytes (a 200-player mubc export is about 1.5 MB): /director/import
+    # takes up to the import_mb setting (appliance/config.py), every other route stays at MAX_REQUEST_BYTES.
+    import io
+
+    from appliance.config import MAX_REQUEST_BYTES
+    from appliance.rules import tournament as t
+    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+
+    def export(players, seed):  # a real log, its real clock readings and seeds (past 2**53), padded as JSON allows
+        log, state = simulate("mubc", players, seed, battle_player=play_battle_outline)
+        body = json.dumps({"events": [t.to_dict(e) for e in log]}).encode()
+        return body + b" " * (MAX_REQUEST_BYTES + 1024 - len(body)), state.tournament_id
+
+    body, tid = export(9, 5)
+    assert len(body) > MAX_REQUEST_BYTES
+    elsewhere = client.post("/director/new", data=body, content_type="application/json",
+                            headers={"Accept": "application/json"})
+    assert elsewhere.status_code == 413 and elsewhere.json["code"] == "http.413"
+    forged = client.post("/director/import", data=body, content_type="application/json",
+                         headers={"Origin": "http://evil.example"})
+    assert forged.status_code == 403 and app_tournaments(client) == []
+    assert client.post("/director/import", data=body, content_type="application/json").status_code == 302
+    assert [item["id"] for item in app_tournaments(client)] == [tid]
+    body, tid2 = export(12, 6)
+    # (follow_redirects and close: only then does Werkzeug's test client close the temporary file it encoded the
+    # upload in)
+    with client.post("/director/import", data={"file": (io.BytesIO(body), "export.json")},
+                     content_type="multipart/form-data", follow_redirects=True) as sent:
+        assert [r.status_code for r in sent.history] == [302] and sent.request.path == f"/director/{tid2}/"
+    assert {item["id"] for item in app_tournaments(client)} == {tid, tid2}
+    # Over the import's own limit: refused in words naming it, nothing stored.
+    huge = b"[" + b" " * (settings.import_mb * 1024 * 1024) + b"]"
+    refused = client.post("/director/import", data=huge, content_type="application/json",
+                          headers={"Accept": "application/json"})
+    assert refused.status_code == 413 and refused.json["code"] == "http.file_too_large"
+    assert f"больше {settings.import_mb} МБ" in refused.json["ru"]
+    with client.post("/director/import", data={"file": (io.BytesIO(huge), "export.json")},
+                     content_type="multipart/form-data", follow_redirects=True) as page:
+        assert page.status_code == 413 and f"больше {settings.import_mb} МБ" in page.get_data(as_text=True)
+    assert len(app_tournaments(client)) == 2
