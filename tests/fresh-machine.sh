@@ -34,8 +34,10 @@ git clone -q "$PWD" "$root/svoyak"
 mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"; mount -t tmpfs shm "$root/dev/shm"
 mount -t proc proc "$root/proc"; mount -t sysfs sys "$root/sys"
 step "./dev test inside the fresh root"
+# A mount namespace of its own: what the tests mount inside (ip netns binds /run/netns, remounts /sys) dies with
+# it, instead of staying busy in this machine's namespace and keeping the root from being removed.
 set +e
-chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI=true \
+unshare --mount --propagation private chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI=true \
     PIP_CERT=/etc/ssl/certs/host-ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 \
     bash -c 'cd /svoyak && ./dev test "$@"' fresh-check "$@"
 rc=$?
