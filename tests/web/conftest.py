@@ -161,3 +161,27 @@ def watch_csp(page, seen: list | None = None) -> list:
             if "Content Security Policy" in message.text or "Refused to" in message.text else None)
     page.on("pageerror", lambda error: seen.append(f"page error: {error}"))
     return seen
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation(request, monkeypatch):
+    """Every page a browser test opens is watched: a Content-Security-Policy violation (an inline script or
+    handler a template kept, an eval, a connection elsewhere) fails the test, whatever the test itself checks."""
+    if request.node.get_closest_marker("browser") is None:
+        yield
+        return
+    sync_api = pytest.importorskip("playwright.sync_api")
+    seen: list[str] = []
+
+    def watched(original):
+        def new_page(self, *args, **kwargs):
+            page = original(self, *args, **kwargs)
+            page.on("console", lambda message: seen.append(f"{page.url}: {message.text}")
+                    if "Content Security Policy" in message.text or "Refused to" in message.text else None)
+            return page
+        return new_page
+
+    for kind in (sync_api.Browser, sync_api.BrowserContext):
+        monkeypatch.setattr(kind, "new_page", watched(kind.new_page))
+    yield
+    assert seen == [], "Content-Security-Policy violations:\n" + "\n".join(dict.fromkeys(seen))
