@@ -43,6 +43,8 @@ MB = 1024 * 1024
 # setting's, and the body's fields are that validator's to check.
 LARGE_BODIES = {
     "director.import_tournament": lambda settings: settings.import_mb * MB,  # a tournament's JSON export
+    # a question package (.siq, a tour, a table: web/packages.py, its setting), and the form around it
+    "packages.upload": lambda settings: settings.package_upload_mb * MB + 64 * 1024,
 }
 
 CONTENT_SECURITY_POLICY = "; ".join((

@@ -179,28 +179,13 @@ CASES += [
 ]
 
 
-def _formats_check_kinds() -> bool:
-    from appliance.rules.tournament import formats
-
-    return hasattr(formats, "FIELD_INT_LIMIT")
-
-
-# Field values of the wrong type or size are refused by the tournament formats' own checks (the tourney branch,
-# issue 11); until those are merged these cases are expected to fail, and they run for real after.
-NEEDS_FORMAT_CHECKS = {"simulate --set swiss.rounds=abc", "simulate --set swiss.rounds=10**9",
-                       "simulate --set a fraction"}
-
-
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     folder = tmp_path_factory.mktemp("hostile")
     return {**files(folder), "folder": folder}
 
 
-@pytest.mark.parametrize("case,argv,stdin", [
-    pytest.param(*row, marks=pytest.mark.xfail(not _formats_check_kinds(), reason="needs the formats' type checks",
-                                               strict=True)) if row[0] in NEEDS_FORMAT_CHECKS else row
-    for row in CASES], ids=[case for case, _, _ in CASES])
+@pytest.mark.parametrize("case,argv,stdin", CASES, ids=[case for case, _, _ in CASES])
 def test_hostile_input_gets_one_clear_line_and_a_non_zero_exit(made, case, argv, stdin):
     args = [part.format(**{key: str(value) for key, value in made.items()}) if "{" in part else part
             for part in argv]
