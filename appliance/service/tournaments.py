@@ -110,6 +110,10 @@ def _storable(event):
     return event
 
 
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not a JSON number")
+
+
 def _check_texts(event, number: int) -> None:
     """Every text of an imported event (names, titles, reasons, keys) within the HTTP field cap: an export holds
     only what the desk's forms let in, so a longer one is hand-made (``import.field``, expected ``short``)."""
@@ -394,7 +398,8 @@ class TournamentDesk:
     def import_json(self, data: bytes | str) -> str:
         """Restore a tournament from a JSON export file (its ``events``) or a bare list of events."""
         try:
-            parsed = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+            parsed = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data,
+                                parse_constant=_not_json)  # NaN and Infinity are Python's, not JSON
         except (ValueError, UnicodeDecodeError, RecursionError) as error:
             raise ResultError(f"not a JSON export: {error}", code="import.json", params={"error": str(error)}) from None
         return self.import_events(parsed.get("events", []) if isinstance(parsed, dict) else parsed)

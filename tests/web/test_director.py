@@ -364,6 +364,9 @@ def test_broken_imports_store_nothing_and_every_page_still_answers(client, setti
         "registration.no_player": [[created, {"type": "PlayerWithdrew", "v": 1, "at_ns": 2, "player_id": "p9"}]],
         "import.log": [[], [good[1]], {"events": 5}],
         "format.field": [edited(0, format_data={**created["format_data"], "surprise": 1})],
+        "format.type": [edited(0, format_data={**created["format_data"], "stage": [
+            {**created["format_data"]["stage"][0], "placement_points": [3, 1e30, 1, 0]},
+            *created["format_data"]["stage"][1:]]})],
         "import.exists": [json.loads(desk.export_json(kept))["events"]],
     }
     for code, bodies in broken.items():
@@ -373,7 +376,9 @@ def test_broken_imports_store_nothing_and_every_page_still_answers(client, setti
             # the import's body is the desk's to check whole (web/edge.py LARGE_BODIES), so each code is its own
             assert reply.status_code == 400 and reply.get_json()["code"] == code, (code, body)
     digits = json.dumps(edited(registered, team_rank=0)).replace('"team_rank": 0', '"team_rank": ' + "9" * 5000)
-    for raw in (b"not json", b"[" * 100_000 + b"]" * 100_000, "[]".encode("utf-16"), digits.encode()):
+    points = json.dumps(good).replace('"placement_points": [3', '"placement_points": [NaN', 1)
+    assert "NaN" in points  # Python's json writes and reads NaN; JSON has no such number
+    for raw in (b"not json", b"[" * 100_000 + b"]" * 100_000, "[]".encode("utf-16"), digits.encode(), points.encode()):
         reply = client.post("/director/import", data=raw, content_type="application/json",
                             headers={"Accept": "application/json"})
         assert reply.status_code == 400 and reply.get_json()["code"] in ("import.json", "import.log")

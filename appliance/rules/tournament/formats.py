@@ -279,6 +279,8 @@ def _check_kind(value: Any, annotation: str, where: str, key: str) -> None:
                 whole(item)
             elif isinstance(item, bool) or not isinstance(item, _ITEM_KINDS[annotation]):
                 raise bad("list")
+            elif annotation == "tuple[float, ...]" and not -FIELD_INT_LIMIT <= item <= FIELD_INT_LIMIT:
+                raise bad("number")  # NaN and infinities too (TOML has nan and inf; Python's JSON NaN)
 
 
 def _advance(where: str):
