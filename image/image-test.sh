@@ -219,9 +219,10 @@ raspi)
     # timeout would drop the boot into emergency mode; a Pi names them in a second.
     append="root=LABEL=svoyak-root ro console=ttyS1,115200 consoleblank=0 systemd.default_device_timeout_sec=900"
     # QEMU's usb-net (0525:a4a2, the Linux USB Ethernet gadget's id) comes up in its CDC Ethernet configuration,
-    # but cdc_subset (which claims that id for gadgets without CDC descriptors) took its data interface first
-    # and cdc_ether then failed with EBUSY (-16): an interface that never got a DHCP lease. A Pi's own Ethernet
-    # is smsc95xx/lan78xx: this is the emulated board's only, so it stays on the test's command line.
+    # but cdc_subset (which claims that id for gadgets without CDC descriptors) took its data interface first,
+    # with a random MAC, and cdc_ether failed with EBUSY (-16). Without cdc_subset, cdc_ether binds it with
+    # QEMU's MAC (52:54:00:12:34:57), but the lease still did not come (measured: link-local only): the rest
+    # is in QEMU's emulated USB path, not found yet. A Pi's own Ethernet is smsc95xx/lan78xx: test-only.
     append="$append modprobe.blacklist=cdc_subset"
     append="$append systemd.wants=svoyak-bootreport.service systemd.wants=svoyak-gpioreport.service ${SVOYAK_IMAGE_TEST_APPEND:-}"
     rm -f "$LOG"
@@ -244,7 +245,7 @@ raspi)
     forwarded=yes
     if [ -z "$board" ]; then
         # QEMU 7.2's usb-net got no DHCP lease from its own user-mode network here (the box fell back to a
-        # link-local address): the pages are checked on the box itself instead, and the capture service's
+        # link-local address; the driver: above): the pages are checked on the box itself, and the capture service's
         # pin factory from the lines it holds (consumer "lg" is lgpio).
         say "no page through usb-net: $(gpio_lines | grep -E 'net (enu|enx|usb)' | tail -2 | tr '\n' ' ')"
         forwarded=no
