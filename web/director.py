@@ -175,6 +175,28 @@ STRINGS = {
                                   "{count} {count:question|questions} played"),
     "director.box_set_aside": ("отложен на этом боксе", "set aside on this box"),
     "director.box_resume": ("Вернуться к этому бою", "Go back to this battle"),
+    # Why a player went on, was not admitted, or why a shoot-out is needed: worded from the engine's reason codes
+    # and figures (appliance/rules/tournament/outcomes.py, entry.py), never from its English sentence
+    "reason.bye": ("без игры: участники прямо проходят в следующий этап", "not played: the entrants fit the next stage"),
+    "reason.place": ("{place}-е место в бою {battle}", "place {place} in battle {battle}"),
+    "reason.best": ("{rank}-й лучший из занявших {place}-е место", "best {rank} of those placed {place}"),
+    "reason.top": ("{rank}-е место этапа", "place {rank} of the stage"),
+    "reason.record": ("{stage} — {place}-е место", "{stage}: place {place}"),
+    "reason.over_capacity": ("не хватило места: мест {capacity}, их заполняют по приоритету ({rule})",
+                             "over the {capacity} places, filled by priority ({rule})"),
+    "tie.shared_cut": ("{stage}, бой {battle}: {place}-е место поделено, а места {place}–{last} решают, кто проходит "
+                       "дальше или куда", "{stage}, battle {battle}: place {place} is shared, and places "
+                       "{place}-{last} decide who goes on, or where"),
+    "tie.shared_seats": ("{stage}, бой {battle}: {place}-е место поделено, а в следующем этапе места {seats} — каждое "
+                         "для одного игрока", "{stage}, battle {battle}: place {place} is shared, and places {seats} "
+                         "each seat one player in the next stage"),
+    "tie.best": ("{stage}: из занявших {place}-е место проходят {best} {best:лучший|лучших|лучших}, а показатели "
+                 "у претендентов равны", "{stage}: the {best} best of those placed {place} go on, and the "
+                 "contenders' figures are equal"),
+    "tie.top": ("{stage}: проходят {top} {top:лучший|лучших|лучших}, а у претендентов на последние места показатели "
+                "равны", "{stage}: the {top} best go on, and the contenders for the last places have equal figures"),
+    "tie.slots": ("{slots} из {players} {slots:проходит|проходят|проходят}",
+                  "{slots} of {players} {slots:goes|go} on"),
 }
 
 NEXT_WORDS = {
@@ -238,6 +260,15 @@ def require_pin():
 
 def _language() -> str:
     return getattr(g, "language", "ru")
+
+
+@blueprint.app_template_filter("rule")
+def rule_words(text: str) -> str:
+    """A format's rule as a page shows it: the TOML line is its citation, then an English gloss
+    («eurocup 3.1: the battle winner goes on»); a Russian page shows the citation alone (the reason beside it
+    is worded from the catalogue)."""
+    text = str(text or "")
+    return text.split(":", 1)[0].strip() if _language() == "ru" else text
 
 
 def _word(pair: tuple[str, str]) -> str:
