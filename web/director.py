@@ -27,6 +27,7 @@ from flask import (Blueprint, Response, current_app, g, jsonify, redirect, rende
 
 from appliance.errors import SvoyakError
 from appliance.service import papers
+from appliance.service.session import CommandRejected
 from appliance.service.tournament_refusals import word
 from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
 from web.guard import PinGuard
@@ -564,9 +565,14 @@ def play(tid, battle):
     try:
         desk().play_on_box(tid, battle, session, _command_id(request.form) or secrets.token_hex(8),
                            host=request.form.get("host", ""), set_aside=request.form.get("set_aside") or None)
-    except BoxBusyError as busy:
-        # Never replace a battle silently: show it, with its scores, and let the director choose.
-        live = papers.summary(session.battles.state(busy.live_battle_id), busy.live_battle_id)
+    except (BoxBusyError, CommandRejected) as busy:
+        # Never replace a battle silently: show it, with its scores, and let the director choose. The session's
+        # own refusal (error.battle_unfinished: the host started or resumed a battle between the desk's check
+        # and its command) gets the same choice, for the battle live now.
+        live_id = getattr(busy, "live_battle_id", None) or session.battle_id
+        if isinstance(busy, CommandRejected) and (busy.code != "error.battle_unfinished" or not live_id):
+            raise
+        live = papers.summary(session.battles.state(live_id), live_id)
         return _page("director/bracket.html", tid, busy={"live": live, "battle": battle,
                                                          "host": request.form.get("host", "")}), 409
     return redirect("/host")
