@@ -165,6 +165,7 @@ STRINGS = {
                                   "on this box reach the host with these names"),
     "director.pack_battles": ("{count:Бой|Бои|Бои} {battles}", "{count:Battle|Battles} {battles}"),
     "director.themes_unnamed": ("темы без названий", "themes not named"),
+    "director.name_themes": ("назвать", "name them"),
     "director.absent_column": ("Не было на бою", "Absent"),
     "director.busy_title": ("На этом боксе идёт другой бой", "Another battle is on at this box"),
     "director.busy_hint": ("Он не окончен. Его можно отложить: он останется в списке боёв бокса, и ведущий вернётся "

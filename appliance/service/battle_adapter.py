@@ -450,7 +450,9 @@ class BattleAdapter:
                             for i, name in enumerate(state.players)],
                 "themes": state.setup.themes, "themes_started": sum(1 for t in state.themes if not t.shootout),
                 "questions": len(state.questions),
-                "theme_name": (theme.name or f"{theme.index + 1}") if theme is not None else "",
+                "theme_name": theme.name if theme is not None else "",
+                "theme_index": theme.index if theme is not None else None,
+                "theme_shootout": bool(theme is not None and theme.shootout),
                 "slot": state.setup.slot}))
         rows.sort(key=lambda row: (not row[0], -row[1]))
         return [row[2] for row in rows]
@@ -595,7 +597,8 @@ class BattleAdapter:
         names = after.players
         return {
             "id": after.seq, "kind": kind, "player": player, "name": names[player],
-            "question": {"index": index, "theme_name": theme.name or f"{theme.index + 1}",
+            "question": {"index": index, "theme": theme.index, "theme_name": theme.name,
+                         "theme_shootout": theme.shootout,
                          "price": new_q.value_points},
             "was": None if old_ruling is None else old_ruling.effective,
             "now": None if new_ruling is None else new_ruling.effective,
@@ -674,11 +677,13 @@ class BattleAdapter:
         rows = []
         names = []
         for i, q in enumerate(state.questions):
-            name = state.themes[q.theme].name or f"{q.theme + 1}"
+            name = state.themes[q.theme].name  # "" when not named: the pages word it («Тема 2», SVOYAK.themeName)
             if i < len(known_questions) and known_questions[i] is q and known_names[i] == name:
                 row = known_rows[i]
             else:
-                row = {"index": q.index, "theme_name": name, "price": q.value_points, "outcome": q.outcome,
+                row = {"index": q.index, "theme": q.theme, "theme_shootout": state.themes[q.theme].shootout,
+                       "theme_name": name,
+                       "price": q.value_points, "outcome": q.outcome,
                        "withdrawn": q.withdrawn,
                        "answers": [{"player": r.player, "correct": r.effective} for r in q.rulings]}
             rows.append(row)
@@ -713,7 +718,7 @@ class BattleAdapter:
             red = number in state.setup.red_themes
             multiplier = profile.questions_red_theme_multiplier if red else 1
             played = list(played_by_theme.get(started.index, ())) if started is not None else []
-            themes.append({"index": number, "name": name or f"{number + 1}", "red": red,
+            themes.append({"index": number, "name": name, "red": red,
                            "prices": [v * multiplier for v in profile.questions_values], "played": played,
                            "current": state.theme is not None and started is state.theme})
         for theme in state.themes:
@@ -774,10 +779,11 @@ class BattleAdapter:
             "players": players,
             "themes": themes,
             "theme": None if theme is None else {
-                "index": theme.index, "name": theme.name or f"{theme.index + 1}", "red": theme.red,
+                "index": theme.index, "name": theme.name, "red": theme.red,
                 "shootout": theme.shootout, "complete": state.is_theme_complete},
             "question": None if shown is None or theme is None else {
-                "index": shown.index, "theme": theme.index, "theme_name": theme.name or f"{theme.index + 1}",
+                "index": shown.index, "theme": theme.index, "theme_name": theme.name,
+                "theme_shootout": theme.shootout,
                 "price": shown.value_points, "red": shown.red, "reading": shown.reading,
                 "over": shown.is_over, "outcome": shown.outcome, "withdrawn": shown.withdrawn},
             "answerer": state.answerer,
