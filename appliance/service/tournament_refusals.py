@@ -248,6 +248,15 @@ def _shown(value: Any) -> str:
     return text if len(text) <= MAX_FIELD_CHARS else text[:MAX_FIELD_CHARS] + "…"
 
 
+def _citation(params: dict, language: str) -> dict:
+    """A format's rule line is its citation, then an English gloss («eurocup 3.1: the battle winner goes on»):
+    the Russian line cites the section alone."""
+    rule = params.get("rule")
+    if language == "ru" and isinstance(rule, str) and ":" in rule:
+        return {"rule": rule.split(":", 1)[0].strip()}
+    return {}
+
+
 def word(error: BaseException) -> dict[str, str]:
     """``{"code", "ru", "en"}`` for a refusal, from its ``code`` and ``params`` (no parsing of its sentence).
 
@@ -261,7 +270,7 @@ def word(error: BaseException) -> dict[str, str]:
         try:
             ru, en = (format_counts(line, name, **{**params, **{
                           key: PARAM_WORDS[key].get(value, (value, value))[index]
-                          for key, value in params.items() if key in PARAM_WORDS}})
+                          for key, value in params.items() if key in PARAM_WORDS}, **_citation(params, name)})
                       for index, (name, line) in enumerate(zip(("ru", "en"), lines)))
         except (KeyError, IndexError, ValueError):
             lines = None

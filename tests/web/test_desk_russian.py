@@ -142,3 +142,12 @@ def test_who_went_on_and_who_was_not_admitted_say_why_in_russian(client):
     assert "1-е место в бою 1 (eurocup 3.1)" in bracket and "battle winner" not in bracket
     english = " ".join(visible_text(client.get(f"/director/{tid}/bracket?lang=en").get_data(as_text=True)))
     assert "place 1 in battle 1 (eurocup 3.1: the battle winner goes on)" in english
+
+
+def test_a_refusal_cites_a_rule_without_its_english_gloss_in_russian():
+    from appliance.rules.tournament.errors import DrawError
+    from appliance.service.tournament_refusals import word
+
+    error = DrawError("...", code="draw.no_players", params={"rule": "eurocup 3.1: the battle winner goes on"})
+    worded = word(error)
+    assert worded["ru"].endswith("(eurocup 3.1)") and worded["en"].endswith("(eurocup 3.1: the battle winner goes on)")
