@@ -379,6 +379,8 @@
     if (answerer && !view.pointed && allowed(C.POINT)) expected = [C.POINT];
     else if (view.pointed && allowed(C.RIGHT)) expected = [C.RIGHT, C.WRONG];
     else if (q && !q.over && q.reading === S.names.reading.READING && allowed(C.READING_DONE)) expected = [C.READING_DONE];
+    // a wrong answer stopped the reading (eurocup 2.10): reading on is what comes next, not a greyed «Вопрос прочитан»
+    else if (q && !q.over && q.reading === S.names.reading.INTERRUPTED && allowed(C.RESUME_READING)) expected = [C.RESUME_READING];
     else if (allowed(C.NEXT)) expected = [C.NEXT];
     document.querySelectorAll(".controls [data-cmd]").forEach((b) => b.classList.toggle("expected", expected.includes(b.dataset.cmd)));
   }
