@@ -409,7 +409,7 @@ def _box_status(view: dict) -> dict:
             if not box_battle:
                 continue
             try:
-                line = papers.summary(battles.state(box_battle), box_battle)
+                line = papers.summary(battles.state(box_battle), box_battle, _language())
             except LookupError:
                 continue  # played on another box
             status[box_battle] = {**line, "live": getattr(session, "battle_id", None) == box_battle}
@@ -573,7 +573,7 @@ def play(tid, battle):
         live_id = getattr(busy, "live_battle_id", None) or session.battle_id
         if isinstance(busy, CommandRejected) and (busy.code != "error.battle_unfinished" or not live_id):
             raise
-        live = papers.summary(session.battles.state(live_id), live_id)
+        live = papers.summary(session.battles.state(live_id), live_id, _language())
         return _page("director/bracket.html", tid, busy={"live": live, "battle": battle,
                                                          "host": request.form.get("host", "")}), 409
     return redirect("/host")
