@@ -421,7 +421,9 @@ def _page(template: str, tid: str, **extra):
     fmt = view["rules"]
     if template in ("director/bracket.html", "director/overview.html"):
         extra.setdefault("box_status", _box_status(view))
-    rejected = [{"battle": battle, "box_battle": box_battle, **word(error)}
+    cards = {b["id"]: (stage, b) for stage in view.get("stages", []) for b in stage.get("battles", [])}
+    rejected = [{"battle": battle, "box_battle": box_battle, "where": _battle_words(cards.get(battle), battle),
+                 **word(error)}
                 for rejected_tid, battle, box_battle, error in desk().rejected if rejected_tid == tid]
     extra.setdefault("form", {})
     if template == "director/registration.html":
@@ -429,6 +431,15 @@ def _page(template: str, tid: str, **extra):
     categories = {c["id"]: _word((c["title_ru"], c["title_en"])) for c in fmt["registration"]["categories"]}
     return render_template(template, tid=tid, view=view, fmt=fmt, rejected=rejected, categories=categories,
                            next_words=_word(NEXT_WORDS.get(view["next"]["kind"], ("", ""))), **extra)
+
+
+def _battle_words(card, battle_id: str) -> str:
+    """A drawn battle as people name it: «Первый отборочный этап · Бой 3» (its id only if the view lacks it)."""
+    if card is None:
+        return battle_id
+    stage, battle = card
+    title = stage.get("title_ru") if _language() == "ru" else stage.get("title")
+    return f"{title} · {t_format('director.battle_n', number=battle.get('number', 0))}"
 
 
 @blueprint.route("/director/<tid>/")

@@ -151,3 +151,18 @@ def test_a_refusal_cites_a_rule_without_its_english_gloss_in_russian():
     error = DrawError("...", code="draw.no_players", params={"rule": "eurocup 3.1: the battle winner goes on"})
     worded = word(error)
     assert worded["ru"].endswith("(eurocup 3.1)") and worded["en"].endswith("(eurocup 3.1: the battle winner goes on)")
+
+
+def test_a_box_result_not_accepted_names_the_battle_as_people_do(client):
+    from appliance.rules.tournament.errors import ResultError
+
+    tournaments = desk(client)
+    tid = tournaments.create("eurocup", "Кубок", seed=4)
+    for i in range(81):
+        tournaments.register(tid, f"Игрок {i + 1}")
+    tournaments.close_registration(tid)
+    tournaments.draw(tid, seed=4)
+    error = ResultError("...", code="result.scores", params={"battle": "1-27/03"})
+    tournaments.rejected.append((tid, "1-27/03", "deadbeef" * 4, error))
+    page = " ".join(visible_text(client.get(f"/director/{tid}/?lang=ru").get_data(as_text=True)))
+    assert "Результат с бокса не принят: 1/27 финала · Бой 3:" in page and "deadbeef" not in page
