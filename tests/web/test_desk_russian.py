@@ -51,10 +51,12 @@ def desk(client):
 
 
 def visible_text(html: str) -> list[str]:
-    """The page's text lines as a reader sees them: no tags, scripts, styles or attribute values."""
+    """The page's text lines as a reader sees them (no tags, scripts or styles), then the attributes a reader
+    sees too: placeholders, tooltips, labels for screen readers."""
     body = re.sub(r"(?s)<(script|style)\b[^>]*>.*?</\1>", " ", html)
+    shown = re.findall(r'\b(?:placeholder|title|aria-label)="([^"]*)"', body)
     body = re.sub(r"<[^>]+>", "\n", body)
-    return [line.strip() for line in html_text.unescape(body).splitlines() if line.strip()]
+    return [line.strip() for line in html_text.unescape("\n".join([body, *shown])).splitlines() if line.strip()]
 
 
 def english_on(client, page: str) -> list[str]:
