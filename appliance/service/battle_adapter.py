@@ -445,6 +445,11 @@ class BattleAdapter:
             rows.append((not state.is_over, order, {
                 "id": line["battle_id"], "profile": state.profile.name,
                 "title_ru": title_ru, "title_en": title_en or title_ru,
+                # a tournament battle by the names on its papers: «Сова · Первый отборочный этап · группа A, бой 2»
+                "named": " · ".join(part.strip() for part in (getattr(state.setup, "tournament", ""),
+                                                               getattr(state.setup, "stage", ""),
+                                                               getattr(state.setup, "battle_name", ""))
+                                    if part and part.strip()),
                 "finished": state.is_over, "current": line["battle_id"] == current,
                 "players": [{"name": name, "score": None if line["battle_id"] == current else state.scores[i]}
                             for i, name in enumerate(state.players)],

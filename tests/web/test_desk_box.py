@@ -147,3 +147,5 @@ def test_a_battle_the_host_starts_meanwhile_gets_the_same_choice(box, monkeypatc
     assert "Отложить его и играть этот бой" in html and re.search(r"Аня\s*<b>0</b>", html)
     played = client.post(f"/director/{tid}/play/groups/01", data={"host": "Пётр", "set_aside": live})
     assert played.status_code == 302 and session.battle_id != live and not session.battles.state(live).is_over
+    rows = {row["id"]: row for row in session.snapshot()["view"]["battles"]}  # the host's list names it
+    assert rows[session.battle_id]["named"].startswith("Сова · Первый отборочный этап · ") and rows[live]["named"] == ""

@@ -217,7 +217,7 @@
         theme_shootout: !!(view.theme && view.theme.shootout) });
     }
     return [
-      el("div", { class: "battle-title" }, S.lang === "en" ? b.title_en : b.title_ru, " · ",
+      el("div", { class: "battle-title" }, b.named ? b.named + " · " : "", S.lang === "en" ? b.title_en : b.title_ru, " · ",
         el("span", { class: "status" + (b.finished ? "" : " open") }, t(b.current ? "battles.current" : b.finished ? "battles.finished" : "battles.unfinished")),
         " · ", progress(b)),
       el("div", { class: "battle-scores" }, ...players.map((p) => el("span", { class: "battle-score" },
