@@ -463,6 +463,18 @@ class BattleAdapter:
         return [row[2] for row in rows]
 
     # ------------------------------------------------------------ commands
+    @staticmethod
+    def unnamed_next_theme(state) -> int | None:
+        """The board number of the regular theme «next» would start now if it has no name yet, else ``None``
+        (a theme is named at its start: the director may name a tournament battle's themes after it began)."""
+        if state is None or state.phase != engine.Phase.BETWEEN_THEMES:
+            return None
+        number = state.regular_themes_played
+        names = state.setup.theme_names
+        if number >= state.setup.themes or (number < len(names) and names[number]):
+            return None
+        return number
+
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
         """The events one host command stands for (the engine then accepts or refuses them all)."""
         build = _BUILDERS.get(name) if isinstance(name, str) else None  # a HostCommand is its name

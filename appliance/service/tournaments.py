@@ -449,6 +449,23 @@ class TournamentDesk:
         room = state.assignments.get(battle_id, (spec.room, ""))[0]
         return {"tournament": state.title, "stage": stage.title_ru, "battle_name": name, "room": room}
 
+    def box_battle_theme_names(self, box_battle_id: str, slot: str = "") -> tuple[str, ...]:
+        """The theme names the director has typed for the slot a box battle plays (by its ``BattleLinked`` link,
+        or the ``slot`` of its setup), one per theme, ``""`` for one not named; ``()`` for a battle no
+        tournament here knows."""
+        parsed = BattleSlot.parse(slot or "")
+        if parsed is not None and parsed.tournament in self._states:
+            state = self._states[parsed.tournament]
+            spec = state.battles.get(parsed.battle)
+            if spec is not None:
+                return self._theme_names(state, spec)
+        for state in list(self._states.values()):
+            linked = state.links.get(box_battle_id)
+            spec = state.battles.get(linked) if linked else None
+            if spec is not None:
+                return self._theme_names(state, spec)
+        return ()
+
     def own_box_battle(self, tournament_id: str, battle_id: str, battles=None) -> str:
         """The box battle that is this slot's own: its result's log, else its newest link that ``battles`` (the
         box's store, when given) still holds; ``""`` if none."""
