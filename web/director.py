@@ -277,9 +277,23 @@ def _word(pair: tuple[str, str]) -> str:
     return pair[0] if _language() == "ru" else pair[1]
 
 
+def _battle_names(tid: str | None) -> dict[str, tuple[str, str]]:
+    """Each drawn battle of a tournament as a refusal names it: «3 (1/27 финала)», «3 (1/27 final)»."""
+    try:
+        view = desk().view(tid) if tid else None
+    except SvoyakError:
+        return {}
+    names = {}
+    for stage in (view or {}).get("stages", []):
+        for battle in stage.get("battles", []):
+            names[battle["id"]] = (f"{battle.get('number', 0)} ({stage.get('title_ru', stage['id'])})",
+                                   f"{battle.get('number', 0)} ({stage.get('title', stage['id'])})")
+    return names
+
+
 def _fail(error: SvoyakError, status: int = 400, form=None, note: str = ""):
     """A refusal: JSON for scripts; for a form, its own page again with the words and what was typed."""
-    words = word(error)
+    words = word(error, _battle_names((request.view_args or {}).get("tid")))
     if request.accept_mimetypes.best == "application/json" or request.is_json:
         return jsonify({"ok": False, "error": str(error), **words}), status
     if status != 404:
@@ -422,8 +436,10 @@ def _page(template: str, tid: str, **extra):
     if template in ("director/bracket.html", "director/overview.html"):
         extra.setdefault("box_status", _box_status(view))
     cards = {b["id"]: (stage, b) for stage in view.get("stages", []) for b in stage.get("battles", [])}
+    names = {b: (f"{card[1].get('number', 0)} ({card[0].get('title_ru')})",
+                 f"{card[1].get('number', 0)} ({card[0].get('title')})") for b, card in cards.items()}
     rejected = [{"battle": battle, "box_battle": box_battle, "where": _battle_words(cards.get(battle), battle),
-                 **word(error)}
+                 **word(error, names)}
                 for rejected_tid, battle, box_battle, error in desk().rejected if rejected_tid == tid]
     extra.setdefault("form", {})
     if template == "director/registration.html":

@@ -168,3 +168,17 @@ def test_a_box_result_not_accepted_names_the_battle_as_people_do(client):
     tournaments.rejected.append((tid, "1-27/03", "deadbeef" * 4, error))
     page = " ".join(visible_text(client.get(f"/director/{tid}/?lang=ru").get_data(as_text=True)))
     assert "Результат с бокса не принят: 1/27 финала · Бой 3:" in page and "deadbeef" not in page
+
+
+def test_a_refusal_names_a_battle_as_people_do(client):
+    tournaments = desk(client)
+    tid = tournaments.create("eurocup", "Кубок", seed=6)
+    for i in range(81):
+        tournaments.register(tid, f"Игрок {i + 1}")
+    tournaments.close_registration(tid)
+    tournaments.draw(tid, seed=6)
+    players = tournaments.battle(tid, "1-27/03")["players"]
+    form = {f"score-{p}": "много" for p in players}
+    refused = client.post(f"/director/{tid}/battle/1-27/03?lang=ru", data=form)
+    page = " ".join(visible_text(refused.get_data(as_text=True)))
+    assert refused.status_code == 400 and "Бой 3 (1/27 финала): " in page and "1-27/03:" not in page
