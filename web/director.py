@@ -11,9 +11,10 @@ of its own (the host page's mechanism, a separate count of wrong guesses), then 
 session (the app's secret key: random per process unless the app has one, so the
 cookie cannot be made from the PIN). ``/table/<id>`` is public.
 
-A refused command is shown on the page of its form, Russian first, then English, worded from its stable ``code``
+A refused command is shown on the page of its form in the page's language, worded from its stable ``code``
 and ``params`` by the desk's one catalogue (``appliance/service/tournament_refusals.py``), with
-what was typed kept in the fields.
+what was typed kept in the fields. Reasons the engine gives as codes and figures (who went on, who was not
+admitted, why a shoot-out is needed) are worded by the ``reason.*`` and ``tie.*`` lines below.
 """
 
 from __future__ import annotations
