@@ -109,5 +109,10 @@ def test_a_tournament_battle_protocol_names_tournament_stage_battle_room_host_an
     today = datetime.date.today().strftime("%d.%m.%Y")
     assert (f"<h1>Протокол боя: Северная Сова 2026 · Первый отборочный этап · группа A, бой 2"
             f" · зал Малый зал · ведущий: Пётр Ильин · {today}</h1>") in html
+    from tests.web.test_desk_russian import visible_text
+    from tests.web.test_strings import ALLOWED_LATIN, latin_words
+
+    english = [line for line in visible_text(html) if [w for w in latin_words(line) if w not in ALLOWED_LATIN]]
+    assert english == []  # a Russian paper: no «Theme», «taken», «shoot-out»
     bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
     assert f"/battles/{box_id}/protocol.csv" in bracket  # and after its result is in
