@@ -96,8 +96,11 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
             for rule in by_place:
                 if place in rule.places and player not in undecided and state.active(player):
                     seated.setdefault(player, rule.to)
+    order = {stage.id: index for index, stage in enumerate(state.fmt.stages)}
     for stage in view.get("stages", []):
-        went = {**seated, **{a["player"]: a["to"] for a in stage.get("advanced", [])}}
+        # a seat in this stage or an earlier one is where a player came from, not where the player went on
+        later = {p: to for p, to in seated.items() if order.get(to, -1) > order.get(stage["id"], -1)}
+        went = {**later, **{a["player"]: a["to"] for a in stage.get("advanced", [])}}
         for advanced in stage.get("advanced", []):
             advanced["to_title"] = titles.get(advanced["to"], {"ru": advanced["to"], "en": advanced["to"]})
             advanced["how_params"] = _titled(advanced.get("how_params") or {}, titles)
