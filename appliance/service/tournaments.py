@@ -656,8 +656,12 @@ class TournamentDesk:
         writer = csv.writer(out)
         writer.writerow([words[key] for key in ("place", "player", "name", "team", "reached", "placement_points",
                                                 "score", "withdrawn")])
+        english = language == "en"
+        # stages by their titles in the CSV's language (an id such as "final" is no word of a Russian paper)
+        titles = {stage["id"]: stage["title"] if english else stage["title_ru"] for stage in data["stages"]}
         for row in data["standings"]:
-            writer.writerow([row["place"], row["player"], row["name"], row["team"], row["reached"],
+            writer.writerow([row["place"], row["player"], row["name"], row["team"],
+                             row["reached_title_en"] if english else row["reached_title"],
                              row["placement_points"], row["score"], yes_no[row["player"] in withdrawn]])
         writer.writerow([])
         writer.writerow([words[key] for key in ("stage", "battle", "room", "player", "name", "score", "place",
@@ -665,12 +669,12 @@ class TournamentDesk:
         for stage in data["stages"]:
             for battle in stage.get("battles", []):
                 for line in battle["lines"]:
-                    writer.writerow([stage["id"], battle["id"], battle["room"], line["player"],
+                    writer.writerow([titles[stage["id"]], battle["id"], battle["room"], line["player"],
                                      names.get(line["player"], ""), line["score"], line["place"],
                                      line["right_points"], line["right_answers"],
                                      yes_no[bool(line.get("absent", False))], yes_no[line["player"] in withdrawn]])
             for sheet in stage.get("sheets", []):
-                writer.writerow([stage["id"], "", "", sheet["player"], names.get(sheet["player"], ""),
+                writer.writerow([titles[stage["id"]], "", "", sheet["player"], names.get(sheet["player"], ""),
                                  sheet.get("score", ""), "", sheet.get("right_points", ""),
                                  sheet.get("right_answers", ""), yes_no[bool(sheet.get("absent", False))],
                                  yes_no[sheet["player"] in withdrawn]])

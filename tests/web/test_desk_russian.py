@@ -5,7 +5,9 @@ why, who was not admitted, why a shoot-out is needed) come from one catalogue in
 
 from __future__ import annotations
 
+import csv
 import html as html_text
+import io
 import re
 import types
 
@@ -90,6 +92,12 @@ def test_every_director_page_of_a_real_tournament_speaks_russian(client, preset)
         for page in pages_of(client, tid):
             if found := english_on(client, page):
                 offenders[page] = found[:5]
+        # the CSV in Russian too: headers, stages, yes/no (the battle and player columns hold ids)
+        sheet = client.get(f"/director/{tid}/export.csv?lang=ru").get_data(as_text=True).lstrip("\ufeff")
+        for row in csv.reader(io.StringIO(sheet)):
+            cells = [cell for number, cell in enumerate(row) if number != 1 or row[0] in ("Место", "Этап")]
+            if found := [w for cell in cells for w in latin_words(cell) if w not in ALLOWED_LATIN]:
+                offenders.setdefault(f"/director/{tid}/export.csv", []).append(found)
     assert offenders == {}
 
 
