@@ -9,11 +9,11 @@ the running scores, and any correction.
 
 from __future__ import annotations
 
-import csv
 import io
 from html import escape
 
 from appliance.rules.battle.protocol import protocol_notes, protocol_rows, word
+from appliance.store import csv_cells
 from appliance.words import format_counts
 
 # A paper speaks one language, the one its screen was in (a Russian page never shows English): (ru, en) pairs.
@@ -90,7 +90,7 @@ def protocol_csv(state, language: str = "ru") -> str:
     """The protocol as CSV: a row per question asked, running scores per player, corrections last; headers and
     words in ``language``."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv_cells.writer(out)  # a player named "=HYPERLINK(...)" stays text in a spreadsheet
     writer.writerow(_headers(language) + tuple(state.players) + (word(CORRECTIONS, language),))
     for row in protocol_rows(state, language):
         writer.writerow((f"{row.theme} {row.theme_name}".strip(), row.question, row.value_points, row.kind,
