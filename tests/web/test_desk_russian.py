@@ -190,3 +190,13 @@ def test_a_refusal_names_a_battle_as_people_do(client):
     refused = client.post(f"/director/{tid}/battle/1-27/03?lang=ru", data=form)
     page = " ".join(visible_text(refused.get_data(as_text=True)))
     assert refused.status_code == 400 and "Бой 3 (1/27 финала): " in page and "1-27/03:" not in page
+
+
+def test_the_seeding_page_counts_its_seeds_in_words(client):
+    tournaments = desk(client)
+    owl = tournaments.create("northern-owl", "Сова", seed=1)
+    cup = tournaments.create("youth-cup", "Кубок", seed=1)
+    assert "Посев: 9 сеяных игроков (northern-owl 1.1-1.2, 2.2)" in " ".join(
+        visible_text(client.get(f"/director/{owl}/seeding?lang=ru").get_data(as_text=True)))
+    assert "Посев: регламент не сеет игроков (youth-cup 1.1-1.2)" in " ".join(
+        visible_text(client.get(f"/director/{cup}/seeding?lang=ru").get_data(as_text=True)))
