@@ -72,6 +72,7 @@ STRINGS = {
     "rooms.backlog": ("{count} {count:событие ждёт|события ждут|событий ждут} отправки",
                       "{count} {count:event waits|events wait} to be sent"),
     "rooms.taken": ("Этот бой уже у другого бокса: {holder}", "This battle is held by another box: {holder}"),
+    "rooms.not_hub": ("Этот бокс не стол: комнатам нечего решать", "This box is not the desk: nothing to settle"),
     "rooms.refused": ("Не получилось: {why}", "Could not: {why}"),
 }
 
@@ -206,8 +207,14 @@ def assign():
 
 @blueprint.post("/director/rooms/settle")
 def settle():
-    rooms().results.settle(request.form.get("tournament", ""), request.form.get("battle", ""),
-                           request.form.get("take") == "station")
+    service = rooms()
+    if service is None or service.results is None:
+        return redirect(url_for("rooms.desk_rooms", note=_word("rooms.not_hub")))
+    try:
+        service.results.settle(request.form.get("tournament", ""), request.form.get("battle", ""),
+                               request.form.get("take") == "station")
+    except SvoyakError as error:  # answered already (another tab), or the desk refuses the station's result
+        return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
     return redirect(url_for("rooms.desk_rooms"))
 
 

@@ -250,7 +250,19 @@ class Rooms:
         return out
 
     def conflicts(self) -> list[dict]:
-        return list(self.results.conflicts.values()) if self.results is not None else []
+        """The open conflicts (kept in the store: shown again after a restart), each with ``names``: the
+        players' names by id, as the desk knows them."""
+        if self.results is None:
+            return []
+        out = []
+        for conflict in self.results.conflicts.values():
+            try:
+                entrants = self.desk().state(conflict["tournament"]).entrants
+                names = {player: entrant.name for player, entrant in entrants.items()}
+            except LookupError:
+                names = {}
+            out.append({**conflict, "names": names})
+        return out
 
 
 class _Seq:
