@@ -63,7 +63,7 @@ def bare_latency(day, name: str, count: int) -> list[float]:
     station = day.stations[name]
     hub_rooms = json.loads((day.hub.folder / "rooms" / "rooms.json").read_text())
     box = day.box_ids[name]
-    subject = f"svoyak.desk.{box}.bench"
+    subject = f"svoyak.desk.{box}.beat"  # a station may publish only its beats and claims: bench beats carry a stamp
     sub_code = f"""
 import asyncio, json, pathlib, time, nats
 async def main():
@@ -72,7 +72,10 @@ async def main():
     got = []
     done = asyncio.Event()
     async def on(msg):
-        got.append((time.monotonic_ns() - int(msg.data)) / 1e6)
+        stamp = json.loads(msg.data).get("bench_ns")
+        if stamp is None:
+            return  # the station's own heartbeat
+        got.append((time.monotonic_ns() - stamp) / 1e6)
         if len(got) >= {count}: done.set()
     await nc.subscribe({subject!r}, cb=on)
     await nc.flush()
@@ -96,7 +99,8 @@ async def main():
     ports = json.load(open(next(pathlib.Path({str(station.folder / 'rooms' / 'nats')!r}).glob('*.ports'))))
     nc = await nats.connect(ports['nats'][0])
     for _ in range({count}):
-        await nc.publish({subject!r}, str(time.monotonic_ns()).encode())
+        await nc.publish({subject!r}, json.dumps({{"format": "svoyak-rooms", "v": 1, "kind": "beat", "box": {box!r},
+                                                   "name": {box!r}, "bench_ns": time.monotonic_ns()}}).encode())
         await nc.flush()
         await asyncio.sleep(0.02)
     await nc.close()

@@ -80,7 +80,8 @@ class HubLink:
 
         boxes = sorted(self.stations())
         sources = [StreamSource(name=protocol.box_stream(box),
-                                external=ExternalStream(api=f"$JS.{protocol.box_domain(box)}.API"))
+                                external=ExternalStream(api=f"$JS.{protocol.box_domain(box)}.API",
+                                                        deliver=protocol.source_deliver(box)))
                    for box in boxes]
         config = StreamConfig(name=protocol.DESK_STREAM, storage=StorageType.FILE, sources=sources or None,
                               duplicate_window=protocol.DUPLICATE_WINDOW_S)

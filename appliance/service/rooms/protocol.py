@@ -78,6 +78,13 @@ def desk_subject(box_id: str, what: str) -> str:
     return f"{SUBJECT_ROOT}.desk.{check_box_id(box_id)}.{what}"
 
 
+def source_deliver(box_id: str) -> str:
+    """The deliver prefix of DESK's source consumer on a station's stream: its deliveries and heartbeats come on
+    ``<prefix>.S.<random>``, a subject only that station may publish (nats-server's default, ``$JS.S.<random>``,
+    would have to be open to every station)."""
+    return f"{SUBJECT_ROOT}.src.{check_box_id(box_id)}"
+
+
 def inbox_prefix(box_id: str) -> str:
     """Each station's replies come to inboxes of its own (its permissions allow no other)."""
     return f"_INBOX_{check_box_id(box_id)}"

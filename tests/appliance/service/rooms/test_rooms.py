@@ -54,9 +54,12 @@ def test_a_station_may_touch_only_its_own_subjects():
     allowed = natsconf.station_permissions("room2")
     every = allowed["publish"]["allow"] + allowed["subscribe"]["allow"]
     assert all("room3" not in subject for subject in every)
-    assert "svoyak.desk.room2.>" in allowed["publish"]["allow"]
+    assert {"svoyak.desk.room2.beat", "svoyak.desk.room2.claim", "svoyak.src.room2.>"} <= set(allowed["publish"]["allow"])
     assert "$JS.room2.API.>" in allowed["subscribe"]["allow"]
-    assert not any(subject in (">", "svoyak.>", "$JS.API.>", "_INBOX.>") for subject in every)
+    assert not any(subject in (">", "svoyak.>", "$JS.API.>", "_INBOX.>", "$JS.S.>", "$JS.FC.>", "$JSC.R.>")
+                   for subject in every)
+    # every subject but nats-server's own per-request reply subject names the station
+    assert all("room2" in subject for subject in every if subject != "$JSC.R.*")
 
 
 def _binaries():
