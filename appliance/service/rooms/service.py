@@ -176,6 +176,8 @@ class Rooms:
         if not hub_web:
             raise PairingError("give the hub's address")
         with self._lock:
+            if self.role == "hub":  # a pairing link opened on the desk itself must not turn it into a room
+                raise PairingError("this box is the desk (hub): change its role on the rooms page first")
             if not self.roles.box_id or self.role != "station":
                 self.roles.set_role("station", name)
             body = json.dumps({"code": code.strip(), "box_id": self.roles.box_id,
