@@ -62,6 +62,24 @@ def report_catch_up(report, catch: dict) -> None:
     report.figure("catch-up: seconds from the link's return to all caught up", catch["seconds"], "s")
 
 
+STAGES = ("stamp -> station loop (commit, capture)", "station loop -> published (store read, queue)",
+          "published -> hub (stream, source, leaf, DESK, push)", "hub: arrival -> applied")
+
+
+def report_stages(report, stages: list) -> None:
+    """Where an event's time goes, p50/p99 per stage, and the stages' share of the slowest 1%."""
+    rows = [row for row in stages if row[0] >= 0]
+    if not rows:
+        return
+    for index, name in enumerate(STAGES):
+        values = [row[index] for row in rows]
+        report.figure(f"busy, {name}: median", median(values), "ms")
+        report.figure(f"busy, {name}: p99", percentile(values, 0.99), "ms")
+    slow = sorted(rows, key=sum)[-max(1, len(rows) // 100):]
+    for index, name in enumerate(STAGES):
+        report.figure(f"busy, slowest 1%: {name}, mean", sum(row[index] for row in slow) / len(slow), "ms")
+
+
 def run(report) -> None:
     figures = drive(6)
     if figures is None:
@@ -77,6 +95,8 @@ def run(report) -> None:
     report.figure("6 stations at 10x press rate: events/s at the hub", figures["busy_events_per_s"], "/s")
     report.figure("6 stations at 10x press rate: event -> hub, median", median(busy), "ms", target=50)
     report.figure("6 stations at 10x press rate: event -> hub, p99", percentile(busy, 0.99), "ms", target=500)
+    report_stages(report, figures.get("busy_stages_ms", []))
+    report.figure("6 stations at 10x press rate: load average (1 min) mid-run", figures.get("busy_load", 0), "")
     report_catch_up(report, figures["catch_up"])
     for moment in ("memory_busy", "memory_idle"):
         for role in ("hub", "station"):

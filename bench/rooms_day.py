@@ -42,8 +42,12 @@ def memory_mb(box) -> dict:
     return {"box_mb": web / 1024, "nats_mb": nats / 1024}
 
 
-def lags(day) -> list[float]:
-    return [ns / 1e6 for ns in day.hub.post("/director/rooms/lags.json").json()["lags_ns"]]
+def lags(day, stages: list | None = None) -> list[float]:
+    """Each event's lag (ms) since the last call; ``stages`` gets the per-stage split of those that carry it."""
+    answer = day.hub.post("/director/rooms/lags.json").json()
+    if stages is not None:
+        stages.extend([part / 1e6 for part in row] for row in answer.get("stages_ns", []))
+    return [ns / 1e6 for ns in answer["lags_ns"]]
 
 
 def question(host: Host, rng) -> None:
@@ -168,10 +172,13 @@ def busy_part(day, spec, names, figures) -> None:
         thread.start()
     time.sleep(spec["busy_s"] / 2)
     figures["memory_busy"] = {"hub": memory_mb(day.hub), "station": memory_mb(day.stations[names[0]])}
+    figures["busy_load"] = os.getloadavg()[0]
     for thread in threads:
         thread.join()
     time.sleep(2)
-    figures["busy_lag_ms"] = lags(day)
+    stages: list = []
+    figures["busy_lag_ms"] = lags(day, stages)
+    figures["busy_stages_ms"] = stages
     figures["busy_events_per_s"] = len(figures["busy_lag_ms"]) / spec["busy_s"]
     for each in hosts:
         each.close()

@@ -175,11 +175,13 @@ def take_lags():
     """Bench only: how long each station event took from its box's commit stamp to the hub's copy (ns), since
     the last call. Meaningful only when the boxes share one clock (one machine, network namespaces)."""
     hub = getattr(rooms(), "hub", None)
-    lags = []
+    lags, stages = [], []
     if hub is not None:
         while hub.lags_ns:
             lags.append(hub.lags_ns.popleft())
-    return jsonify({"lags_ns": lags})
+        while hub.stages_ns:
+            stages.append(hub.stages_ns.popleft())
+    return jsonify({"lags_ns": lags, "stages_ns": stages})
 
 
 @blueprint.post("/director/rooms/role")

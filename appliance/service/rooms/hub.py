@@ -26,6 +26,14 @@ STALL_S = 5.0           # a station online whose stream is this long ahead of th
 RESOURCE_EVERY_S = 15.0  # at most this often per station
 
 
+def _stages(header: str) -> tuple[int, int] | None:
+    try:
+        noted, published = (int(part) for part in header.split())
+        return noted, published
+    except ValueError:
+        return None
+
+
 class HubLink:
     def __init__(self, loop, client_url: str, user: str, password: str, stations, results) -> None:
         """``stations()``: ``{box_id: name}`` of the paired stations. ``results``: a :class:`ResultEntry`."""
@@ -55,6 +63,7 @@ class HubLink:
         self.desk_seq = 0    # the last DESK message read
         self.desk_last = 0   # DESK's last message when this hub started: below it, the desk is being rebuilt
         self.lags_ns: collections.deque = collections.deque(maxlen=100_000)
+        self.stages_ns: collections.deque = collections.deque(maxlen=100_000)
         self._last_arrival: dict[tuple[str, str], int] = {}
 
     async def start(self) -> None:
@@ -104,6 +113,7 @@ class HubLink:
 
     # --- events from the stations --------------------------------------------------------------------------------
     async def _on_event(self, message) -> None:
+        arrived_ns = time.monotonic_ns()
         try:
             data = protocol.decode_event(message.subject, message.data)
         except protocol.MessageError as error:
@@ -128,10 +138,17 @@ class HubLink:
             replica = self.ledger.replicas[(data["box"], data["battle"])]
         if applied:
             now_ns = time.monotonic_ns()
-            for _seq, event in applied:
+            stages = _stages((message.headers or {}).get(protocol.STAGES_HEADER, ""))
+            for seq, event in applied:
                 # For the bench only (boxes on one machine share CLOCK_MONOTONIC); no result depends on it.
                 if 0 < now_ns - event.at_ns < 60 * 10**9:
                     self.lags_ns.append(now_ns - event.at_ns)
+                    if stages and seq == data["seq"]:
+                        noted, published = stages
+                        # event stamp -> the station's loop hears of it -> published -> at the hub -> applied
+                        self.stages_ns.append((noted - event.at_ns if noted else -1,
+                                               published - noted if noted else -1,
+                                               arrived_ns - published, now_ns - arrived_ns))
             self._confirm_due.add(data["box"])
             state = replica.state
             if state is not None and state.is_over:

@@ -24,6 +24,7 @@ DESK_STREAM = "DESK"
 SUBJECT_ROOT = "svoyak"
 BOX_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")   # a NATS token, a JetStream domain and a stream-name part
 BATTLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+STAGES_HEADER = "Svoyak-Stages"  # optional, bench only: "<noted_ns> <published_ns>" on the station's clock
 DUPLICATE_WINDOW_S = 600  # Nats-Msg-Id duplicates dropped by the stream for this long; the hub drops the rest
 
 
