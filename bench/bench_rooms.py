@@ -40,7 +40,8 @@ def drive(station_count: int, **spec_extra) -> dict | None:
                 if name in stations:
                     venue.tablet_link(name, number)
             spec = {"prefix": prefix, "names": names, "folder": folder, "stations": stations, "faults": {},
-                    "latency_questions": 100, "bare_messages": 200, "busy_s": 30,
+                    "latency_questions": 100, "bare_messages": 200,
+                    "busy_s": int(os.environ.get("SVOYAK_BENCH_BUSY_S", "30")),
                     "outage_s": int(os.environ.get("SVOYAK_BENCH_OUTAGE_S", "60")), **spec_extra}
             Path(folder, "spec.json").write_text(json.dumps(spec))
             done = subprocess.run(["ip", "netns", "exec", venue.namespace("ctl"), sys.executable, "-m",
@@ -51,6 +52,12 @@ def drive(station_count: int, **spec_extra) -> dict | None:
                 raise RuntimeError("the rooms bench's driver failed")
             return json.loads(Path(folder, "out.json").read_text())
         finally:
+            keep = os.environ.get("SVOYAK_BENCH_KEEP_LOGS")  # a folder: every box's nats-server log is copied there
+            if keep:
+                for log in Path(folder).glob("*/rooms/nats/nats.log"):
+                    target = Path(keep) / f"{log.parts[-4]}-nats.log"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(log.read_bytes())
             venue.close()
 
 
@@ -81,9 +88,25 @@ def report_stages(report, stages: list) -> None:
 
 
 def run(report) -> None:
-    figures = drive(6)
+    figures = drive(6, parts=[p for p in os.environ.get("SVOYAK_BENCH_PARTS", "").split(",") if p])
     if figures is None:
         return
+    if "event_to_hub_ms" in figures:
+        report_latency(report, figures)
+    if "busy_lag_ms" in figures:
+        report_busy(report, figures)
+    if "catch_up" in figures:
+        report_catch_up(report, figures["catch_up"])
+    for moment in ("memory_busy", "memory_idle"):
+        for role in ("hub", "station"):
+            if moment not in figures:
+                continue
+            memory = figures[moment][role]
+            report.figure(f"{role} memory ({moment.split('_')[1]}): box processes", memory["box_mb"], "MB")
+            report.figure(f"{role} memory ({moment.split('_')[1]}): nats-server", memory["nats_mb"], "MB")
+
+
+def report_latency(report, figures: dict) -> None:
     ours, bare = figures["event_to_hub_ms"], figures["bare_ms"]
     report.figure("station event -> hub copy, median", median(ours), "ms", target=50)
     report.figure("station event -> hub copy, p99", percentile(ours, 0.99), "ms", target=250)
@@ -91,15 +114,18 @@ def run(report) -> None:
     report.figure("bare nats publish -> consume (same leaf), p99", percentile(bare, 0.99), "ms")
     report.ratio("event -> hub vs bare publish -> consume (median)", median(ours), median(bare))
     report.ratio("event -> hub vs bare publish -> consume (p99)", percentile(ours, 0.99), percentile(bare, 0.99))
+
+
+def report_busy(report, figures: dict) -> None:
     busy = figures["busy_lag_ms"]
     report.figure("6 stations at 10x press rate: events/s at the hub", figures["busy_events_per_s"], "/s")
     report.figure("6 stations at 10x press rate: event -> hub, median", median(busy), "ms", target=50)
     report.figure("6 stations at 10x press rate: event -> hub, p99", percentile(busy, 0.99), "ms", target=500)
     report_stages(report, figures.get("busy_stages_ms", []))
     report.figure("6 stations at 10x press rate: load average (1 min) mid-run", figures.get("busy_load", 0), "")
-    report_catch_up(report, figures["catch_up"])
-    for moment in ("memory_busy", "memory_idle"):
-        for role in ("hub", "station"):
-            memory = figures[moment][role]
-            report.figure(f"{role} memory ({moment.split('_')[1]}): box processes", memory["box_mb"], "MB")
-            report.figure(f"{role} memory ({moment.split('_')[1]}): nats-server", memory["nats_mb"], "MB")
+    for stall in figures.get("busy_stalls", []):
+        print(f"  stalled source: {stall}")
+    for row in figures.get("busy_slow_rows", [])[:10]:
+        print("  slow event stages (ms): " + ", ".join(f"{part:.1f}" for part in row))
+    for key, value in figures.get("busy_counts", {}).items():
+        report.figure(f"6 stations at 10x press rate: hub's {key}", value or 0, "")

@@ -60,6 +60,10 @@ def question(host: Host, rng) -> None:
 def standalone_battle(host: Host, themes: int = 60) -> None:
     """A battle of many themes (the setup takes at most 64), not linked to a tournament."""
     answer = host.command("setup", profile="mubc", players=["А", "Б", "В"], themes=themes)
+    if not answer["ok"] and answer["error"]["code"] == "error.battle_unfinished":
+        # the previous part's battle is still open: the host sets it aside, as the host page asks
+        answer = host.command("setup", profile="mubc", players=["А", "Б", "В"], themes=themes,
+                              set_aside=host.view()["battle"]["id"])
     assert answer["ok"], answer
 
 
@@ -124,7 +128,7 @@ def main(spec_path: str, out_path: str) -> int:
         day.start()
         names = list(day.stations)
         rng = random.Random(3)
-        parts = spec.get("parts", ["latency", "busy", "catch_up"])
+        parts = spec.get("parts") or ["latency", "busy", "catch_up"]
         if "latency" in parts:
             latency_part(day, spec, names, rng, figures)
         if "busy" in parts:
@@ -179,6 +183,11 @@ def busy_part(day, spec, names, figures) -> None:
     stages: list = []
     figures["busy_lag_ms"] = lags(day, stages)
     figures["busy_stages_ms"] = stages
+    counts = day.hub.json("/director/rooms.json")
+    figures["busy_counts"] = {key: counts.get(key) for key in ("resourced", "out_of_order", "bad_messages")}
+    figures["busy_stalls"] = counts.get("stalls", [])
+    slow = [row for row in stages if sum(row) > 500]
+    figures["busy_slow_rows"] = slow[:50]
     figures["busy_events_per_s"] = len(figures["busy_lag_ms"]) / spec["busy_s"]
     for each in hosts:
         each.close()
