@@ -84,7 +84,6 @@ STRINGS = {
                      "This box is the desk. Open the pairing link on the room's tablet, on its own station."),
     "rooms.bad_link": ("Ссылка для подключения испорчена: введите адрес стола и код вручную.",
                        "The pairing link is damaged: type the desk's address and the code."),
-    "rooms.not_hub": ("Этот бокс не стол: комнатам нечего решать", "This box is not the desk: nothing to settle"),
     "rooms.refused": ("Не получилось: {why}", "Could not: {why}"),
 }
 
@@ -244,9 +243,17 @@ def new_code_json():
     return jsonify({"code": rooms().roles.new_code()})
 
 
+def _hub():
+    """The rooms service of a hub box, or ``None`` (a station or a standalone box has no rooms to assign)."""
+    service = rooms()
+    return service if service is not None and getattr(service, "results", None) is not None else None
+
+
 @blueprint.post("/director/rooms/assign")
 def assign():
-    service = rooms()
+    service = _hub()
+    if service is None:  # a post to a box that is not the hub: a worded refusal, not a 500
+        return redirect(url_for("rooms.desk_rooms", note=_refusal(RoomsError("this box is not the hub"))))
     box = request.form.get("box", "")
     tournament, _, battle = request.form.get("battle_key", "").partition("|")
     try:
@@ -260,10 +267,10 @@ def assign():
 
 @blueprint.post("/director/rooms/settle")
 def settle():
-    service = rooms()
-    if service is None or service.results is None:
-        return redirect(url_for("rooms.desk_rooms", note=_word("rooms.not_hub")))
+    service = _hub()
     try:
+        if service is None or service.results is None:
+            raise RoomsError("this box is not the hub")
         service.results.settle(request.form.get("tournament", ""), request.form.get("battle", ""),
                                request.form.get("take") == "station")
     except SvoyakError as error:  # answered already (another tab), or the desk refuses the station's result

@@ -9,10 +9,10 @@ the running scores, and any correction.
 
 from __future__ import annotations
 
-import csv
 import io
 from html import escape
 
+from appliance.store import csv_cells
 from appliance.rules.battle.protocol import protocol_notes, protocol_rows
 
 HEADERS = ("Тема / Theme", "Вопрос / Question", "Цена / Value", "Тип / Kind", "Нажатия (порядок, с) / Presses",
@@ -76,7 +76,7 @@ def file_name(state, battle_id: str, extension: str) -> str:
 def protocol_csv(state) -> str:
     """The protocol as CSV: a row per question asked, running scores per player, corrections last."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv_cells.writer(out)  # a player named "=HYPERLINK(...)" stays text in a spreadsheet
     writer.writerow(HEADERS + tuple(state.players) + (CORRECTIONS,))
     for row in protocol_rows(state):
         writer.writerow((f"{row.theme} {row.theme_name}".strip(), row.question, row.value_points, row.kind,
