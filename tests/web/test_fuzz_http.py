@@ -82,9 +82,10 @@ def test_every_route_answers_junk_with_words_and_changes_nothing(app, client, ca
     state = desk.state(tid)
     battle = next(iter(state.battles), "nope")
     stage = state.fmt.stages[0].id
-    real = {"tid": tid, "battle": battle, "stage": stage, "player": "p001", "path": "x", "battle_id": "b-nope"}
+    real = {"tid": tid, "battle": battle, "stage": stage, "player": "p001", "path": "x", "battle_id": "b-nope",
+            "hub": "10.42.0.1", "code": "012345"}  # hub, code: the rooms' pairing link (/director/rooms/join/...)
     fake = {"tid": "t-nope", "battle": "s1/b99", "stage": "nope", "player": "p999", "path": "../../etc/passwd",
-            "battle_id": "../x"}
+            "battle_id": "../x", "hub": "a b;c", "code": "12ab"}
 
     # Every route of the app, the director's first of all (static files: their name is the only input).
     rules = [rule for rule in app.url_map.iter_rules() if rule.endpoint != "static"]
