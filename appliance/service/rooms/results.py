@@ -41,15 +41,17 @@ class ResultEntry:
         self.station_names = station_names
         self._lock = threading.Lock()
         self._book: ConflictBook | None = None
+        self._book_lock = threading.Lock()
         self.refused: list[dict] = []
         self.entered = 0
 
     @property
     def book(self) -> ConflictBook:
         """The conflicts kept in the desk's store (read from it on first use: a hub that restarted shows them)."""
-        if self._book is None:
-            self._book = ConflictBook(self.desk().store)
-        return self._book
+        with self._book_lock:  # one book: pages and the hub's loop may ask first at the same moment
+            if self._book is None:
+                self._book = ConflictBook(self.desk().store)
+            return self._book
 
     @property
     def conflicts(self) -> dict[tuple[str, str], dict]:
