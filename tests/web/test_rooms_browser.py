@@ -73,8 +73,18 @@ def test_a_station_pairs_from_the_link_of_the_desks_qr_code(venue):
         director.wait_for_selector("#pair-qr")
         code = director.inner_text("#pair-code")
         assert re.fullmatch(r"\d{6}", code)
-        drawn = director.evaluate("document.getElementById('pair-qr').naturalWidth")
-        assert drawn > 0  # the SVG loaded and drew (same origin, no script)
+        # the SVG loads and draws (same origin, no script)
+        drawn = "(() => { const img = document.getElementById('pair-qr'); return !!img && img.complete" \
+                " && img.naturalWidth > 0; })()"
+        for _ in range(40):  # the page refreshes itself every 3 s: ask again rather than wait across a reload
+            try:
+                if director.evaluate(drawn):
+                    break
+            except playwright.Error:
+                pass
+            time.sleep(0.5)
+        else:
+            raise AssertionError("the pairing QR code never drew")
         director.screenshot(path=str(ARTIFACTS / "desk-pairing.png"), full_page=True)
 
         # The room's tablet: the link the QR code holds, with the station's address where this test serves it.

@@ -7,7 +7,7 @@ the delivery and flow-control subjects) plus its own desk requests and its own K
 (a stranger on the same Wi-Fi) is refused at the leaf port; a station cannot publish under another's subjects.
 
 >>> text = hub_config("/tmp/js", {"room2": "secret"}, client_port=0, leaf_port=7422, app_password="x")
->>> 'domain: "hub"' in text, '"svoyak.desk.room2.>"' in text, "room3" in text
+>>> 'domain: "hub"' in text, '"svoyak.desk.room2.beat"' in text, "room3" in text
 (True, True, False)
 """
 
