@@ -16,7 +16,7 @@ from web.strings import default_catalogue
 # Latin words a Russian screen may show: names (of things, languages, regulations, programs, keys) and units.
 ALLOWED_LATIN = {
     "PIN", "Wi-Fi", "RPi.GPIO", "JSON", "CSV", "HDMI", "QR", "English", "Enter", "svoyak", "mubc", "eurocup",
-    "irkutsk", "swiss.rounds", "SD", "USB",
+    "irkutsk", "northern-owl", "youth-cup", "swiss.rounds", "SD", "USB",
 }
 # Words that name who did something: a past-tense verb next to them would guess the gender
 NAME_FIELDS = re.compile(r"\{(player|first|answerer|name|who|appellant)\}")
