@@ -324,6 +324,12 @@ class HubLink:
         self._closing = True
         for task in self._tasks:
             task.cancel()
+        desk_sub = getattr(self, "desk_sub", None)
+        if desk_sub is not None:
+            try:
+                await desk_sub.unsubscribe()  # also ends nats-py's heartbeat and flow-control tasks of the consumer
+            except Exception as error:  # a connection already gone: nothing to end
+                log.debug("DESK unsubscribe: %r", error)
         if self.nc is not None:
             try:
                 await self.nc.drain()
