@@ -24,6 +24,10 @@ class StoreError(SvoyakError):
     """Base for errors of the event store and its import/export format."""
 
 
+class PackageError(SvoyakError):
+    """Base for errors of question packages: importing a file, the library on the box."""
+
+
 class CaptureError(SvoyakError):
     """Base for errors of the buzzer capture service and its local protocol."""
 

@@ -19,8 +19,10 @@ PROJECT = ("appliance", "gpio", "web", "bench", "tests")
 ALLOWED = {
     "appliance/rules": ("appliance.rules", "appliance.errors"),
     "appliance/store": ("appliance.store", "appliance.rules", "appliance.errors", "appliance.config"),
-    "appliance/service": ("appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
-                          "appliance.config"),
+    "appliance/service": ("appliance.service", "appliance.store", "appliance.packages", "appliance.rules",
+                          "appliance.errors", "appliance.config"),
+    # Question packages: readers and the library; the service composes them with the battle store.
+    "appliance/packages": ("appliance.packages", "appliance.errors", "appliance.config"),
     "gpio": ("gpio", "appliance.errors", "appliance.config"),
     "web": ("web", "appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
             "appliance.config"),

@@ -1,0 +1,84 @@
+"""Package files made in the test, as SIGame and db.chgk.info write them (small, so every case is visible)."""
+
+from __future__ import annotations
+
+import io
+import urllib.parse
+import zipfile
+
+import pytest
+
+NS = "http://vladimirkhil.com/ygpackage3.0.xsd"
+
+V4_CONTENT = f"""<?xml version="1.0" encoding="utf-8"?>
+<package name="Кубок двора" version="4" id="7f3c" date="01.12.2026" xmlns="{NS}">
+  <info><authors><author>Иван Петров</author></authors></info>
+  <rounds>
+    <round name="1-й раунд">
+      <themes>
+        <theme name="Реки">
+          <info><comments><comment>Тема о реках России</comment></comments></info>
+          <questions>
+            <question price="10">
+              <scenario><atom>Самая длинная река Европы.</atom></scenario>
+              <right><answer>Волга</answer><answer>Ра</answer></right>
+              <info><comments>Около 3530 км.</comments><sources><source>БСЭ</source></sources></info>
+            </question>
+            <question price="20">
+              <scenario><atom>Эта река на карте.</atom><atom type="image">@Карта реки.png</atom>
+                <atom type="marker" /><atom type="voice">@гимн.mp3</atom></scenario>
+              <right><answer>Обь</answer></right>
+            </question>
+          </questions>
+        </theme>
+        <theme name="Города">
+          <questions>
+            <question price="10"><scenario><atom>Город на Неве.</atom></scenario>
+              <right><answer>Санкт-Петербург</answer></right></question>
+          </questions>
+        </theme>
+      </themes>
+    </round>
+  </rounds>
+</package>"""
+
+V5_CONTENT = f"""<?xml version="1.0" encoding="utf-8"?>
+<package name="Пакет пятой версии" version="5" xmlns="https://github.com/VladimirKhil/SI/blob/master/assets/ygpackage3.0.xsd">
+  <rounds><round name="Раунд 1"><themes>
+    <theme name="Музыка">
+      <questions>
+        <question price="30">
+          <params>
+            <param name="question" type="content">
+              <item>Назовите композитора.</item>
+              <item type="audio" isRef="True">Мелодия.mp3</item>
+            </param>
+            <param name="answer" type="content"><item type="image" isRef="True">портрет.jpg</item></param>
+          </params>
+          <right><answer>Чайковский</answer></right>
+        </question>
+      </questions>
+    </theme>
+  </themes></round></rounds>
+</package>"""
+
+
+def make_zip(entries: dict, *, quote: bool = True) -> bytes:
+    """A ZIP of ``entries`` (name → text or bytes); names URI-escaped as SIGame stores them."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in entries.items():
+            stored = urllib.parse.quote(name) if quote else name
+            archive.writestr(stored, content.encode("utf-8") if isinstance(content, str) else content)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def siq_v4() -> bytes:
+    return make_zip({"content.xml": V4_CONTENT, "Images/Карта реки.png": b"\x89PNG fake", "Audio/гимн.mp3": b"ID3",
+                     "[Content_Types].xml": "<Types/>"})
+
+
+@pytest.fixture
+def siq_v5() -> bytes:
+    return make_zip({"content.xml": V5_CONTENT, "Audio/Мелодия.mp3": b"ID3", "Images/портрет.jpg": b"\xff\xd8"})

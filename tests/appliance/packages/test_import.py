@@ -1,0 +1,195 @@
+"""Importing question packages: SIGame .siq (versions 4 and 5), db.chgk.info tours (XML and text), CSV and TOML."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from appliance.packages.archive import Limits
+from appliance.packages.chgk import read_chgk_text, read_chgk_xml, split_numbered
+from appliance.packages.errors import PackageFileError
+from appliance.packages.formats import read_package
+from appliance.packages.model import media_markers, package_from_json
+
+HERE = Path(__file__).parent
+DOCS = Path(__file__).resolve().parents[3] / "docs/packages.md"
+
+
+def test_a_version_4_siq_keeps_text_answers_comments_and_marks_its_media(siq_v4):
+    read = read_package("Кубок.siq", siq_v4)
+    package = read.package
+    assert (package.title, package.origin, package.authors) == ("Кубок двора", "siq", ("Иван Петров",))
+    rivers, cities = package.themes
+    assert (rivers.name, rivers.round, [q.price_points for q in rivers.questions]) == ("Реки", "1-й раунд", [10, 20])
+    first, second = rivers.questions
+    assert (first.text, first.answer, first.comment, first.source) == (
+        "Самая длинная река Европы.", "Волга / Ра", "Около 3530 км.", "БСЭ")
+    # The picture belongs to the question; what follows the marker atom is shown with the answer.
+    assert media_markers(second.text) == [("image", "Images/Карта реки.png")]
+    assert second.answer.splitlines() == ["Обь", "[[audio Audio/гимн.mp3]]"]
+    assert (package.question_count, package.media_question_count) == (3, 1)
+    # URI-escaped entry names are unescaped; the media files kept are exactly the ones referenced.
+    assert read.media == {"Audio/гимн.mp3": b"ID3", "Images/Карта реки.png": b"\x89PNG fake"}
+    assert cities.questions[0].answer == "Санкт-Петербург"
+
+
+def test_a_version_5_siq_reads_params_and_items(siq_v5):
+    package = read_package("v5.siq", siq_v5).package
+    (theme,) = package.themes
+    (question,) = theme.questions
+    assert question.price_points == 30
+    assert question.text == "Назовите композитора.\n[[audio Audio/Мелодия.mp3]]"
+    assert question.answer == "Чайковский\n[[image Images/портрет.jpg]]"
+
+
+def test_a_db_chgk_tour_xml_makes_one_theme_per_database_question():
+    package = read_chgk_xml((HERE / "tour.xml").read_bytes()).package
+    assert package.title == "Своя игра. Первый тур"
+    rivers, numbers = package.themes
+    # "1." to "5." are positions priced 10-50; "10." to "50." are prices.
+    assert [q.price_points for q in rivers.questions] == [10, 20, 30, 40, 50]
+    assert [q.price_points for q in numbers.questions] == [10, 20, 30, 40, 50]
+    assert (rivers.name, numbers.name) == ("Реки", "Числа")
+    assert [q.answer for q in rivers.questions][:4] == ["Волга.", "Обь.", "Неман.", "Амазонка."]
+    assert rivers.questions[4].answer == "Миссисипи.\nЗачёт: Миссури."
+    # "в 1812 году" inside a question does not split it; a numbered comment goes to its question.
+    assert rivers.questions[2].text == "Эта река в 1812 году отделяла армии."
+    assert rivers.questions[2].comment == "Наполеон переправился через Неман 24 июня."
+    assert rivers.questions[0].author == "Мария Иванова"
+    # An unnumbered comment is the theme's, an unnumbered source every question's.
+    assert numbers.comment == "Тема для разминки."
+    assert {q.source for q in numbers.questions} == {"Здравый смысл."}
+
+
+def test_a_db_chgk_text_export_reads_the_same_fields():
+    package = read_chgk_text((HERE / "tour.txt").read_text(encoding="utf-8")).package
+    writers, colours = package.themes
+    assert package.title == "Кубок двора по своей игре — Своя игра. Второй тур"
+    assert writers.name == "Писатели"
+    assert [q.answer for q in writers.questions] == ["Пушкин.", "Гоголь.", "Толстой.\nЗачёт: Лев Толстой.",
+                                                      "Достоевский.", "Булгаков."]
+    assert writers.questions[4].comment == "Роман опубликован в 1966 году."
+    assert writers.questions[0].source == "Школьная программа."
+    assert [q.text for q in colours.questions][0] == "Цвет неба."
+
+
+def test_split_numbered_follows_the_sequence_only():
+    head, parts = split_numbered("Даты 1. В 1. году. 2. Второй 3. год 4. 12. 5. Пятый")
+    assert head == "Даты"
+    assert [number for number, _ in parts] == [1, 2, 3, 4, 5]
+    assert parts[3] == (4, "12.")
+
+
+def docs_example(language: str) -> str:
+    """The example of ``language`` in docs/packages.md (so the documented example is the tested one)."""
+    (block,) = re.findall(rf"```{language}\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
+    return block
+
+
+def test_the_documented_csv_example_imports():
+    package = read_package("тур.csv", docs_example("csv").encode("utf-8")).package
+    assert package.title == "тур"
+    assert [theme.name for theme in package.themes] == ["Реки", "Города"]
+    assert [q.price_points for q in package.themes[0].questions] == [10, 20, 30, 40, 50]
+    assert package.themes[0].questions[0].comment == "Около 3530 км."
+
+
+def test_the_documented_toml_example_imports():
+    package = read_package("тур.toml", docs_example("toml").encode("utf-8")).package
+    assert package.title == "Кубок двора, тур 1"
+    assert [q.answer for q in package.themes[0].questions][:2] == ["Волга", "Обь"]
+
+
+def test_a_csv_saved_by_russian_excel_semicolons_and_windows_1251():
+    data = "Тема;Цена;Вопрос;Ответ\nРеки;10;Самая длинная;Волга\n;20;Новосибирск;Обь\n".encode("cp1251")
+    package = read_package("excel.csv", data).package
+    (theme,) = package.themes
+    assert [(q.price_points, q.answer) for q in theme.questions] == [(10, "Волга"), (20, "Обь")]
+
+
+def test_the_stored_form_round_trips(siq_v4):
+    package = read_package("Кубок.siq", siq_v4).package
+    assert package_from_json(package.to_json()) == package
+
+
+# --- refused files: a clear message that names the place, and a stable code
+
+
+def refusal(filename: str, data: bytes, limits: Limits = Limits()) -> PackageFileError:
+    with pytest.raises(PackageFileError) as caught:
+        read_package(filename, data, limits)
+    return caught.value
+
+
+def test_entries_that_leave_the_package_are_refused():
+    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    for name in ("../evil.png", "/etc/passwd", "Images/../../x", "C:/x.png", "Images\\..\\x"):
+        error = refusal("bad.siq", make_zip({"content.xml": V4_CONTENT, name: b"x"}, quote=False))
+        assert error.code == "package.unsafe_entry", name
+    # URI-escaped traversal is traversal too.
+    error = refusal("bad.siq", make_zip({"content.xml": V4_CONTENT, "%2E%2E/evil": b"x"}, quote=False))
+    assert error.code == "package.unsafe_entry"
+
+
+def test_a_zip_bomb_is_stopped_while_it_inflates_whatever_its_header_says():
+    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    bomb = make_zip({"content.xml": V4_CONTENT, "Images/Карта реки.png": bytes(30 * 2**20)})
+    error = refusal("bomb.siq", bomb, Limits(unpacked_bytes=8 * 2**20))
+    assert error.code == "package.bomb"
+    assert "Images/Карта реки.png" in str(error)
+    # The ratio check stops it even within the byte budget.
+    assert refusal("bomb.siq", bomb).code == "package.bomb"
+
+
+def test_xml_entity_expansion_and_external_entities_are_refused():
+    from tests.appliance.packages.conftest import make_zip
+    laughs = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>'
+              '<package name="&lol2;"><rounds/></package>')
+    external = '<?xml version="1.0"?><!DOCTYPE p [<!ENTITY x SYSTEM "file:///etc/passwd">]><package name="&x;"/>'
+    for content in (laughs, external):
+        assert refusal("x.siq", make_zip({"content.xml": content})).code == "package.unsafe_xml"
+    assert refusal("tour.xml", external.encode()).code == "package.unsafe_xml"
+
+
+def test_an_upload_over_the_limit_is_refused_before_it_is_read():
+    error = refusal("big.siq", b"PK\x03\x04" + bytes(3 * 2**20), Limits(upload_bytes=2 * 2**20))
+    assert (error.code, error.params["limit_mb"]) == ("package.too_large", 2)
+
+
+@pytest.mark.parametrize("filename, data, code, where", [
+    ("broken.siq", b"PK\x03\x04 not really a zip", "package.not_zip", ""),
+    ("empty.siq", None, "package.no_content", ""),
+    ("tour.xml", b"<tournament><question><Question>Reki\n1. a\n2. b</Question>", "package.bad_xml", "XML line 3"),
+    ("tour.xml", "<tournament><question><Number>4</Number><Question>Реки без номеров</Question>"
+     "<Answer>Волга</Answer></question></tournament>".encode(), "package.not_a_theme", "<question> 4"),
+    ("tour.xml", "<tournament><question><Question>Реки\n1. a\n2. b</Question><Answer>Волга</Answer></question>"
+     "</tournament>".encode(), "package.answers_do_not_match", "<question> 1"),
+    ("t.csv", "тема,цена,вопрос\nРеки,10,Текст\n".encode(), "package.missing_columns", "line 1"),
+    ("t.csv", "тема,цена,вопрос,ответ\nРеки,10,Текст,Ответ\nРеки,abc,Текст,Ответ\n".encode(), "package.bad_price",
+     "line 3"),
+    ("t.csv", "тема,цена,вопрос,ответ\nРеки,10,Т,О\nГорода,10,Т,О\nРеки,20,Т,О\n".encode(), "package.theme_split",
+     "line 4"),
+    ("t.toml", b"[[theme]]\nname = 'x'\n[[theme.question]]\nprice = 'ten'\nquestion = 'q'\n", "package.bad_price",
+     "theme «x» › question 1"),
+    ("t.toml", b"title = [", "package.bad_toml", None),
+    ("notes.txt", "просто текст".encode(), "package.unknown_format", ""),
+    ("empty.csv", b"  \n", "package.empty", ""),
+])
+def test_malformed_files_are_refused_naming_the_element_or_line(filename, data, code, where):
+    from tests.appliance.packages.conftest import make_zip
+    if data is None:
+        data = make_zip({"Images/x.png": b"x"})
+    error = refusal(filename, data)
+    assert error.code == code
+    if where is not None:
+        assert error.where == where
+    assert "Traceback" not in str(error) and str(error)
+
+
+def test_a_siq_question_with_a_bad_price_names_its_round_theme_and_number():
+    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    content = V4_CONTENT.replace('price="20"', 'price="двадцать"')
+    error = refusal("bad.siq", make_zip({"content.xml": content}))
+    assert (error.code, error.where) == ("package.bad_price", "round «1-й раунд» › theme «Реки» › question 2")
