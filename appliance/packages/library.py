@@ -61,6 +61,7 @@ class Library:
         read = read_package(filename, data, self.limits)
         staging = self.folder / f".new-{package_id}-{os.getpid()}"
         shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
         try:
             for path, content in read.media.items():
                 target = staging / "media" / path

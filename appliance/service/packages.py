@@ -1,0 +1,132 @@
+"""Question packages on the box: the library, which themes were played where, and a battle's themes from one.
+
+The library (:mod:`appliance.packages.library`) keeps the files; the battle log keeps what was played: a battle
+set up from a package records, per theme, the package and the theme's number in it (``BattleSetUp.sources``).
+So "played" is derived from the log, never a second record that could disagree with it, and an appeal can be
+checked against the very text the host read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from appliance.errors import SvoyakError
+from appliance.packages.archive import Limits
+from appliance.packages.errors import PackageFileError, PackageNotFound
+from appliance.packages.library import Library
+from appliance.packages.model import Package, media_markers
+
+
+class PackageChoiceError(PackageFileError):
+    """The themes asked of a package cannot be had: a number out of range, a theme twice, too few unplayed."""
+
+
+class QuestionPackages:
+    """The packages of this box, with what its battles played of them."""
+
+    def __init__(self, library: Library, battles=None):
+        self.library = library
+        self.battles = battles
+
+    @classmethod
+    def in_folder(cls, folder, battles=None, limits: Limits = Limits()) -> QuestionPackages:
+        return cls(Library(folder, limits), battles)
+
+    # ----------------------------------------------------------------- library
+    def add(self, filename: str, data: bytes) -> dict:
+        """Import a file; ``{..entry, duplicate}``. Raises PackageFileError (nothing kept) for a refused file."""
+        entry, duplicate = self.library.add(filename, data)
+        return {**dataclasses.asdict(entry), "duplicate": duplicate}
+
+    def entries(self) -> list[dict]:
+        """Every package, newest first, with how many of its themes this box has played."""
+        played = self._played()
+        return [{**dataclasses.asdict(entry), "played_themes": len(played.get(entry.id, {}))}
+                for entry in self.library.entries()]
+
+    def delete(self, package_id: str) -> None:
+        self.library.delete(package_id)
+
+    def preview(self, package_id: str) -> dict:
+        """The whole package for the host (never the audience): every theme with its questions and answers."""
+        entry = self.library.entry(package_id)
+        package = self.library.package(package_id)
+        played = self._played().get(package_id, {})
+        return {**dataclasses.asdict(entry), "authors": list(package.authors), "themes": [
+            {"number": number, "name": theme.name, "round": theme.round, "comment": theme.comment,
+             "played_in": played.get(number, []),
+             "questions": [{"price_points": q.price_points, "text": q.text, "answer": q.answer, "comment": q.comment,
+                            "source": q.source, "author": q.author,
+                            "media": [{"kind": kind, "path": path} for kind, path in media_markers(q.text + q.answer)]}
+                           for q in theme.questions]}
+            for number, theme in enumerate(package.themes)]}
+
+    def question(self, package_id: str, theme_number: int, question_number: int) -> dict | None:
+        """One question's whole record (comment and source included), or None if the package is gone."""
+        try:
+            theme = self.library.package(package_id).themes[theme_number]
+            q = theme.questions[question_number]
+        except (PackageNotFound, IndexError):
+            return None
+        return {"theme": theme.name, "text": q.text, "answer": q.answer, "comment": q.comment, "source": q.source,
+                "author": q.author}
+
+    # ---------------------------------------------------------- what was played
+    def _played(self) -> dict[str, dict[int, list[str]]]:
+        """package id → theme number → the battles of this box that played it (from their setups)."""
+        played: dict[str, dict[int, list[str]]] = {}
+        if self.battles is None:
+            return played
+        for listed in self.battles.list():
+            battle_id = listed["battle_id"]
+            try:
+                setup = self.battles.state(battle_id).setup
+            except SvoyakError:
+                continue  # a log that no longer replays is reported elsewhere; it marks nothing here
+            for source in getattr(setup, "sources", ()) or ():
+                if source:
+                    package_id, theme_number = source
+                    played.setdefault(package_id, {}).setdefault(theme_number, []).append(battle_id)
+        return played
+
+    # ------------------------------------------------------- a battle's themes
+    def battle_themes(self, package_id: str, *, themes: list[int] | None = None, count: int = 0,
+                      spare: list[int] = (), questions_per_theme: int = 5) -> dict:
+        """What a battle set up from a package carries: ``{theme_names, questions, sources, skipped}``.
+
+        ``themes`` are the chosen theme numbers in the order they are played; without them, the next ``count``
+        themes this box has not played, in package order. ``spare`` themes (red or shoot-out themes the host picks
+        beforehand: eurocup 2.4, irkutsk 3.6, youth-cup 2.7, northern-owl 3.3) follow the regular ones. Each
+        theme carries its first ``questions_per_theme`` questions as (text, answer); ``skipped`` counts the
+        questions a longer theme leaves out. Raises PackageChoiceError naming what cannot be had.
+        """
+        package = self.library.package(package_id)
+        played = self._played().get(package_id, {})
+        if themes is None:
+            unplayed = [number for number in range(len(package.themes)) if number not in played
+                        and number not in spare]
+            if len(unplayed) < count:
+                raise PackageChoiceError("package.too_few_unplayed",
+                                         f"the package has {len(unplayed)} unplayed themes, {count} are needed",
+                                         where=package.title, unplayed=len(unplayed), needed=count)
+            themes = unplayed[:count]
+        chosen = list(themes) + list(spare)
+        for number in chosen:
+            if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < len(package.themes):
+                raise PackageChoiceError("package.no_such_theme", f"theme {number!r} is not in the package "
+                                         f"(1-{len(package.themes)})", where=package.title, theme=number,
+                                         themes=len(package.themes))
+        if len(set(chosen)) != len(chosen):
+            raise PackageChoiceError("package.theme_twice", "a theme is chosen twice", where=package.title)
+        return _setup_parts(package, package_id, chosen, questions_per_theme)
+
+
+def _setup_parts(package: Package, package_id: str, chosen: list[int], per_theme: int) -> dict:
+    names, questions, sources, skipped = [], [], [], 0
+    for number in chosen:
+        theme = package.themes[number]
+        names.append(theme.name)
+        questions.append([[q.text, q.answer] for q in theme.questions[:per_theme]])
+        sources.append([package_id, number])
+        skipped += max(0, len(theme.questions) - per_theme)
+    return {"theme_names": names, "questions": questions, "sources": sources, "skipped": skipped}
