@@ -54,7 +54,7 @@ def battle_events(themes: int, presses_per_question: int = 6):
 
 def run(report: Report) -> None:
     from appliance.rules.battle import apply, replay
-    from appliance.store import EventStore, dump_log
+    from appliance.store import BATTLE, EventStore, dump_log
     from appliance.store.jsonl import iter_log
 
     events, final = battle_events(themes=12)
@@ -100,7 +100,7 @@ def run(report: Report) -> None:
             latencies = []
             for index, event in enumerate(events[:600]):
                 started = time.perf_counter()
-                store.append("bench", event, command_id=f"c{index}")
+                store.append(BATTLE, "bench", [event], command_id=f"c{index}")
                 latencies.append(time.perf_counter() - started)
     report.figure("durable append, median", median(latencies) * 1000, "ms", target=10)
     report.figure("durable append, p99", percentile(latencies, 0.99) * 1000, "ms", target=50)

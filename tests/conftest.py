@@ -18,42 +18,6 @@ def settings(tmp_path):
 
 # --- doubles for the live session's neighbours (used by tests/appliance/service and tests/web):
 # an in-memory battle service over the real engine, a capture link that records what it is told, a hand clock.
-class MemoryBattles:
-    """``Battles`` in memory: the real engine, no store. Same contract: submit validates, then keeps."""
-
-    def __init__(self) -> None:
-        self.events: dict[str, list] = {}
-        self.states: dict[str, object] = {}
-        self.command_ids: dict[str, set] = {}
-        self._ids = itertools.count(1)
-
-    def create(self, setup_event) -> str:
-        from appliance.rules import battle as engine
-
-        state = engine.apply(None, setup_event)
-        battle_id = f"b{next(self._ids)}"
-        self.events[battle_id], self.states[battle_id], self.command_ids[battle_id] = [setup_event], state, set()
-        return battle_id
-
-    def submit(self, battle_id, event, command_id=None):
-        if command_id is not None and command_id in self.command_ids[battle_id]:
-            return self.states[battle_id]
-        from appliance.rules import battle as engine
-
-        state = engine.apply(self.states[battle_id], event)
-        self.events[battle_id].append(event)
-        self.states[battle_id] = state
-        if command_id is not None:
-            self.command_ids[battle_id].add(command_id)
-        return state
-
-    def state(self, battle_id):
-        return self.states[battle_id]
-
-    def list(self):
-        return [{"battle_id": battle_id, "is_over": self.states[battle_id].is_over} for battle_id in self.events]
-
-
 def done(result=None) -> Future:
     future = Future()
     future.set_result(result or {})
@@ -108,7 +72,13 @@ class FakeClock:
 
 @pytest.fixture
 def memory_battles():
-    return MemoryBattles()
+    """The real ``Battles`` over an event store in memory (SQLite ``:memory:``): same code, no file."""
+    from appliance.service.battles import Battles
+    from appliance.store import EventStore
+
+    store = EventStore(":memory:")
+    yield Battles(store, new_id=(f"b{number}" for number in itertools.count(1)).__next__)
+    store.close()
 
 
 @pytest.fixture

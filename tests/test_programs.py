@@ -18,6 +18,7 @@ import ast
 import functools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -41,6 +42,8 @@ TARGET_SIDE = ("image/install-box.sh", "image/pi-gen/")
 # Calls that take a program name as their first argument, besides subprocess's own.
 WHICH_CALLS = {"which", "tool"}
 SUBPROCESS_CALLS = {"run", "Popen", "check_output", "check_call", "call"}
+# Words that run the command after them.
+COMMAND_PREFIXES = {"sudo", "as_root", "exec", "env", "nice", "timeout", "command", "nohup"}
 # Shell words that are not programs on PATH.
 SHELL_WORDS = set("""
     if then else elif fi for in do done while until case esac function return local export set shift exit
@@ -96,37 +99,71 @@ def python_programs(path: Path) -> set[str]:
     return programs - {Path(sys.executable).name, "python3", "python"}
 
 
-def shell_programs(path: Path) -> set[str]:
-    """The first word of each command in a shell script (heredocs, comments and quoted hooks skipped)."""
+def shell_words(path: Path) -> set[str]:
+    """The first word of each command in a shell script, commands inside ``$(...)`` included.
+
+    A tokenizer that knows shell quoting (shlex, POSIX mode) reads the script; heredoc bodies are data and are
+    dropped first. Functions the script defines and shell keywords and builtins are not programs.
+    """
     text = path.read_text(encoding="utf-8")
-    text = re.sub(r"<<-?\s*'?(\w+)'?(.*?)\n.*?\n\s*\1\n", r"\2\n", text, flags=re.S)  # heredoc bodies
+    text = re.sub(r"<<-?\s*'?(\w+)'?([^\n]*)\n.*?\n\s*\1\n", r"\2\n", text, flags=re.S)  # heredoc bodies
     text = text.replace("\\\n", " ")
     # Arithmetic: its words are variables; a command substituted inside it is still a command.
     text = re.sub(r"\$\(\((?:(?!\$\().)*?\)\)", "0", text)
-    text = text.replace("$((", " $( ").replace("))", " ) ")
+    text = text.replace("$((", "$(").replace("))", ")")
     defined = set(re.findall(r"^\s*([A-Za-z_][\w-]*)\s*\(\)", text, re.M))
-    programs = set()
-    for line in text.splitlines():
-        line = re.sub(r"(^|\s)#.*", "", line)
-        line = re.sub(r"'[^']*'", "''", line)  # single-quoted text is data (mmdebstrap hooks, sed scripts)
-        # `for tool in a b c; do command -v "$tool"` checks programs by name.
-        for words in re.findall(r"for \w+ in ([^;]+); do command -v", line):
-            programs |= set(words.split())
-        for command in re.split(r"\|\||&&|[;|(){}`]|\$\(|\bthen\b|\bdo\b|\belse\b", line):
-            words = command.split()
-            while words and (re.fullmatch(r"[A-Za-z_]\w*=\S*", words[0])
-                             or words[0] in {"sudo", "as_root", "exec", "env", "!", "nice", "-n", "10"}):
-                words.pop(0)
-            if not words or words[0] == "chroot":  # what runs in a chroot is the target's
-                continue
-            word = words[0].strip('"')
-            if word.startswith("/usr/bin/") or word.startswith("/usr/sbin/"):
-                word = Path(word).name
-            if re.fullmatch(r"[a-z][a-z0-9._+-]*", word) and word not in SHELL_WORDS | defined:
-                programs.add(word)
-    # The parse is a heuristic: keep the words that name a program here. One that names none fails in the script's
-    # own test (it is called and not found), which is where that failure belongs.
-    return {program for program in programs if owning_package(program) is not None}
+    # `for tool in a b c; do command -v "$tool"` checks programs by name.
+    named = {word for words in re.findall(r"for \w+ in ([^;\n]+); do command -v", text) for word in words.split()}
+    return (named | _first_words(text)) - SHELL_WORDS - defined
+
+
+def _first_words(text: str) -> set[str]:
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>\n")
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    found, at_start = set(), True
+    try:
+        tokens = list(lexer)
+    except ValueError:  # an unbalanced quote: the script's own shellcheck test says where
+        return set()
+    for token in tokens:
+        for inner in _substitutions(token):
+            found |= _first_words(inner)
+        if token in ("{", "}") or (token and set(token) <= set(";&|()<>\n")):
+            at_start = True
+        elif at_start:
+            if re.fullmatch(r"[A-Za-z_]\w*=.*", token, re.S) or token in COMMAND_PREFIXES:
+                continue  # VAR=value before a command, or a wrapper: the command is the next word
+            at_start = token in ("then", "do", "else", "elif", "if", "while", "until", "!", "time")
+            word = Path(token).name if token.startswith(("/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/")) else token
+            if re.fullmatch(r"[a-z][a-z0-9._+-]*", word):
+                found.add(word)
+            if token == "chroot":
+                at_start = False  # what runs in a chroot is the target's
+    return found
+
+
+def _substitutions(token: str) -> list[str]:
+    """The commands inside ``$( ... )`` in a word (nested ones are found by the recursive parse)."""
+    inner, index = [], token.find("$(")
+    while index != -1:
+        depth, end = 0, index + 1
+        for end in range(index + 1, len(token)):
+            depth += {"(": 1, ")": -1}.get(token[end], 0)
+            if depth == 0:
+                break
+        inner.append(token[index + 2:end])
+        index = token.find("$(", end)
+    return inner
+
+
+def shell_programs(path: Path) -> set[str]:
+    """The words of :func:`shell_words` that name a program here.
+
+    The parse is a heuristic, so a word that names no program (a variable's name in an odd place) is dropped. A
+    real program that is missing fails in the script's own test or run, which is where that failure belongs.
+    """
+    return {word for word in shell_words(path) if owning_package(word) is not None}
 
 
 @functools.cache
@@ -177,10 +214,12 @@ def calls_by_command() -> dict[str, dict[str, set[str]]]:
 
 def test_the_scan_finds_the_programs_we_know_the_tests_call():
     """The scan itself works: it sees programs called each way the code calls them."""
-    found = calls_by_command()
+    python = set().union(*(python_programs(path) for path in (ROOT / "tests").rglob("*.py")))
     assert {"sfdisk", "mkfs.ext4", "debugfs", "nmcli", "dnsmasq", "chromium", "systemd-analyze", "shellcheck",
-            "git", "bash", "systemd-sysusers", "udevadm"} <= set(found["test"])
-    assert {"mmdebstrap", "qemu-system-aarch64", "curl", "sfdisk", "arch-test"} <= set(found["image"])
+            "git", "bash", "systemd-sysusers", "udevadm"} <= python
+    shell = set().union(*(shell_words(ROOT / script) for script in HOST_SCRIPTS["image"]))
+    assert {"mmdebstrap", "qemu-system-aarch64", "curl", "sfdisk", "arch-test", "awk", "tail"} <= shell
+    assert not {"size", "root_mb", "print", "import", "board", "host"} & shell  # data, not commands
     assert dev_packages()["test"] >= {"chromium", "fdisk", "shellcheck", "python3-venv"}
 
 

@@ -141,10 +141,11 @@ def desk() -> TournamentDesk:
     app = current_app
     with _open_lock:
         if "svoyak.tournaments" not in app.extensions:
-            opened = TournamentDesk.open(app.config["SVOYAK_SETTINGS"].data_dir)
             # Results of battles played on this box flow in; battles that ended while no desk was open too.
             hub = app.extensions.get("svoyak.hub")
             battles = getattr(getattr(hub, "session", None), "battles", None)
+            # One store for battles and tournaments: the battles' own, when this app has a session.
+            opened = TournamentDesk.open(app.config["SVOYAK_SETTINGS"].data_dir, store=getattr(battles, "store", None))
             if battles is not None and hasattr(battles, "add_listener"):
                 battles.add_listener(opened.on_battle_event)
                 opened.reconcile(battles)

@@ -86,6 +86,16 @@ STRINGS = {
     "host.reason": ("причина", "reason"),
     "host.apply": ("Применить", "Apply"),
     "host.finished": ("Бой окончен", "Battle over"),
+    "pending.title": ("Нажато, пока не было связи с боксом: применить?",
+                      "Tapped while the box could not be reached: apply it?"),
+    "pending.waiting": ("Ждём связи. Когда она появится, решите, применять ли команду.",
+                        "Waiting for the link. Once it is back, decide whether to apply the command."),
+    "pending.hint": ("Связь есть. Бой мог уйти вперёд: примените команду, только если она ещё нужна.",
+                     "The link is back. The battle may have moved on: apply the command only if it is still wanted."),
+    "pending.command": ("Команда ведущего", "A host command"),
+    "pending.apply": ("Применить", "Apply"),
+    "pending.drop": ("Не применять", "Drop"),
+    "pending.already": ("Эта команда уже была применена раньше", "That command had already been applied"),
 }
 
 

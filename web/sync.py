@@ -97,6 +97,8 @@ class Hub:
             body = {"code": error.code, "rule": None, **self.catalogue.both(error.code)}
             if error.detail:
                 body["detail"] = error.detail
+            if getattr(error, "params", None):
+                body["params"] = error.params  # which argument, and what it must be
         elif isinstance(error, RulesError):
             state = self.session.state
             body = {"code": "rule", **self.session.adapter.word_rule_error(error, getattr(state, "players", ()))}

@@ -29,17 +29,17 @@ def replay_store(path: str, battle: str | None):
     """(header, state, events applied) from the box's SQLite store; ``.line`` of an error is the event's seq."""
     from appliance.errors import StoreError
     from appliance.rules.battle import BattleRuleError, apply
-    from appliance.store import EventStore
+    from appliance.store import BATTLE, EventStore
 
-    with EventStore(path) as store:
-        ids = store.battle_ids()
+    with EventStore(path, read_only=True) as store:  # never writes (nor migrates) the file it reads
+        ids = store.stream_ids(BATTLE)
         if not ids:
             raise StoreError(f"{path}: the store holds no battle")
         battle = battle or ids[-1]
         if battle not in ids:
             raise StoreError(f"{path}: no battle {battle!r}; have {', '.join(ids)}")
         state = None
-        for row in store.read(battle):
+        for row in store.read(BATTLE, battle):
             try:
                 state = apply(state, row.event)
             except BattleRuleError as error:

@@ -201,7 +201,16 @@ def word_refusal(code: str | None, params: dict, rule: str, message: str = "", p
 
 
 class CommandError(ValueError):
-    """Arguments a command cannot be built from (the session words it as ``error.bad_command``)."""
+    """Arguments a command cannot be built from; ``code`` words it (the session refuses it with that code).
+
+    The session checks every argument's presence and type first (``appliance/service/arguments.py``); what is
+    left here is what only the engine's data can tell (no such regulation profile).
+    """
+
+    def __init__(self, message: str, code: str = "error.bad_command", argument: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = {"argument": argument} if argument else {}
 
 
 def _int(args: dict, key: str) -> int:
@@ -242,7 +251,7 @@ class BattleAdapter:
         try:
             profile = engine.load_profile(str(args.get("profile", "")))
         except ProfileError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(str(error), "error.unknown_profile", "profile") from None
         players = args.get("players")
         themes = args.get("themes")
         if not isinstance(players, list) or not all(isinstance(name, str) for name in players):
@@ -264,12 +273,10 @@ class BattleAdapter:
             mode=str(args.get("mode", "buttons")))
 
     def resumable(self, battles) -> str | None:
-        """The newest battle that is not over, to resume after a restart (the log is the truth)."""
+        """The newest battle, to show after a restart (the log is the truth): one in play resumes, a finished
+        one shows its final standings until the host sets up the next."""
         listed = battles.list()
-        if not listed:
-            return None
-        newest = listed[-1]
-        return None if newest["is_over"] else newest["battle_id"]
+        return listed[-1]["battle_id"] if listed else None
 
     # ------------------------------------------------------------ commands
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
@@ -336,6 +343,13 @@ class BattleAdapter:
         """A press from the capture (kernel edge time ``t_ns``) or a phone (stamped at receipt)."""
         return ev.ButtonPressed(at_ns=int(press["t_ns"]), player=int(press["player"]),
                                 source="phone" if press.get("source") == "phone" else "button")
+
+    def press_counted(self, state, player: int, at_ns: int) -> bool:
+        """Whether the press of ``player`` at ``at_ns``, just applied to ``state``, counts (answers or waits)."""
+        question = state.current_question
+        return question is not None and any(
+            press.player == player and press.at_ns == at_ns and press.outcome in ("answerer", "queued")
+            for press in question.presses)
 
     def expiry_event(self, state, key: str, at_ns: int):
         """The event a passed deadline stands for (``None``: only refresh the view)."""

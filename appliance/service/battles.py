@@ -1,9 +1,11 @@
 """The battle desk: a small thread-safe front over the event store and the battle engine.
 
-``submit`` validates an event by applying it to the cached state first, then appends it durably, then
-replaces the cached state and tells the listeners: nobody hears of an event the log does not hold, and a
-refused event changes nothing. A repeated ``command_id`` returns the current state without applying twice
-(a tablet retrying after a dropped Wi-Fi frame). Opening the desk on an existing store replays every battle.
+``submit`` validates a command's events by applying them to the cached state first, then appends them durably
+in ONE transaction (with the command id and its first result), then replaces the cached state and tells the
+listeners: nobody hears of an event the log does not hold, a refused command changes nothing, and a command
+of several events is stored whole or not at all. A command id already stored (before a restart too) is refused
+with :class:`DuplicateCommandError`, whose ``stored.result`` is the first result; :meth:`Battles.command`
+looks one up first. Opening the desk on an existing store replays every battle.
 
 >>> import tempfile, pathlib
 >>> from appliance.store import EventStore
@@ -11,10 +13,10 @@ refused event changes nothing. A repeated ``command_id`` returns the current sta
 >>> folder = tempfile.TemporaryDirectory()
 >>> desk = Battles(EventStore(pathlib.Path(folder.name) / "events.sqlite"))
 >>> battle = desk.create(BattleSetUp(at_ns=0, profile=load_profile("irkutsk"), players=("A", "B", "C"), themes=6))
->>> desk.submit(battle, ThemeStarted(at_ns=10, name="Реки"), command_id="c1").phase
+>>> desk.submit(battle, [ThemeStarted(at_ns=10, name="Реки")], command_id="c1", result={"n": 1}).phase
 'between_questions'
->>> desk.submit(battle, ThemeStarted(at_ns=11), command_id="c1").seq  # the same command again: applied once
-2
+>>> desk.command("c1").result, desk.command("c1").last_seq   # a resend finds the first result
+({'n': 1}, 2)
 >>> desk.store.close(); folder.cleanup()
 """
 
@@ -22,12 +24,12 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Callable
+from typing import Callable, Sequence
 
 from appliance.errors import StoreError
 from appliance.rules.battle import (ActionUndone, BattleRuleError, BattleSetUp, BattleState, Event, apply,
                                     event_to_dict, next_run, standings)
-from appliance.store import EventStore, dump_log, read_log
+from appliance.store import BATTLE, DuplicateCommandError, EventStore, StoredCommand, dump_log, read_log
 
 Listener = Callable[[str, Event, BattleState], None]
 
@@ -45,19 +47,16 @@ class Battles:
         self._lock = threading.Lock()  # guards the dicts below
         self._battle_locks: dict[str, threading.Lock] = {}
         self._states: dict[str, BattleState] = {}
-        self._commands: dict[tuple[str, str], int] = {}
         self._listeners: list[Listener] = []
         self.broken: dict[str, str] = {}  # battles whose log no longer replays (kept out, reported)
-        for battle_id in store.battle_ids():
+        for battle_id in store.stream_ids(BATTLE):
             self._rebuild(battle_id)
 
     def _rebuild(self, battle_id: str) -> None:
         state = None
         try:
-            for row in self.store.read(battle_id):
+            for row in self.store.read(BATTLE, battle_id):
                 state = apply(state, row.event)
-                if row.command_id is not None:
-                    self._commands[(battle_id, row.command_id)] = row.seq
         except (BattleRuleError, StoreError) as error:
             self.broken[battle_id] = str(error)
             return
@@ -76,8 +75,19 @@ class Battles:
             raise UnknownBattleError(f"no battle {battle_id!r}")
         return lock
 
-    def create(self, setup: BattleSetUp, battle_id: str | None = None, command_id: str | None = None) -> str:
-        """Set up a new battle (validated, then stored) and return its id."""
+    def command(self, command_id: str) -> StoredCommand | None:
+        """A stored battle command id (where its events went, its first result), or None."""
+        return self.store.command(BATTLE, command_id)
+
+    def record_command(self, command_id: str, result: dict) -> None:
+        """Store a command that made no battle event (phones on, a button test) with its result, so that its
+        resend is answered as a duplicate too. Raises :class:`DuplicateCommandError` if already stored."""
+        self.store.append(BATTLE, "", [], command_id=command_id, result=result)
+
+    def create(self, setup: BattleSetUp, battle_id: str | None = None, command_id: str | None = None,
+               result: dict | None = None) -> str:
+        """Set up a new battle (validated, then stored with the command id and ``result``, to which the new
+        battle's id is added as ``battle_id``) and return its id."""
         state = apply(None, setup)
         battle_id = battle_id or self._new_id()
         with self._lock:
@@ -86,37 +96,46 @@ class Battles:
             self._battle_locks[battle_id] = lock = threading.Lock()
         with lock:
             try:
-                self.store.append(battle_id, setup, command_id=command_id, expected_seq=1)
+                self.store.append(BATTLE, battle_id, [setup], command_id=command_id,
+                                  result=None if result is None else {**result, "battle_id": battle_id},
+                                  expected_seq=1)
             except BaseException:
                 with self._lock:
                     del self._battle_locks[battle_id]
                 raise
             with self._lock:
                 self._states[battle_id] = state
-                if command_id is not None:
-                    self._commands[(battle_id, command_id)] = 1
-        self._notify(battle_id, setup, state)
+        self._notify(battle_id, [(setup, state)])
         return battle_id
 
-    def submit(self, battle_id: str, event: Event, command_id: str | None = None) -> BattleState:
-        """Apply ``event`` to the battle; store it durably; return the new state.
+    def submit(self, battle_id: str, events: Event | Sequence[Event], command_id: str | None = None,
+               result: dict | Callable[[BattleState], dict] | None = None) -> BattleState:
+        """Apply one command's ``events`` to the battle; store them durably in one transaction; return the new
+        state. ``result`` is stored with the command id: a dict, or a function of the new state that makes it.
 
-        Raises :class:`BattleRuleError` (nothing stored, nothing changed) if the rules refuse it,
-        :class:`UnknownBattleError` for an unknown battle. A ``command_id`` already stored returns the
-        current state and applies nothing.
+        Raises :class:`BattleRuleError` (nothing stored, nothing changed) if the rules refuse any of them,
+        :class:`UnknownBattleError` for an unknown battle, :class:`DuplicateCommandError` (nothing applied)
+        for a ``command_id`` already stored.
         """
+        events = [events] if not isinstance(events, (list, tuple)) else list(events)
         lock = self._battle_lock(battle_id)
         with lock:
-            if command_id is not None and (battle_id, command_id) in self._commands:
-                return self._states[battle_id]
-            current = self._states[battle_id]
-            new = apply(current, event)
-            self.store.append(battle_id, event, command_id=command_id, expected_seq=current.seq + 1)
+            if command_id is not None:
+                stored = self.command(command_id)
+                if stored is not None:
+                    raise DuplicateCommandError(stored)
+            current = new = self._states[battle_id]
+            steps = []
+            for event in events:  # validate every event first: all or nothing
+                new = apply(new, event)
+                steps.append((event, new))
+            if callable(result):
+                result = result(new)
+            self.store.append(BATTLE, battle_id, events, command_id=command_id, result=result,
+                              expected_seq=current.seq + 1)
             with self._lock:
                 self._states[battle_id] = new
-                if command_id is not None:
-                    self._commands[(battle_id, command_id)] = new.seq
-        self._notify(battle_id, event, new)
+        self._notify(battle_id, steps)
         return new
 
     def create_next_run(self, battle_id: str, players: tuple, at_ns: int, absent: tuple = (),
@@ -126,7 +145,7 @@ class Battles:
 
     def undo(self, battle_id: str, at_ns: int, command_id: str | None = None) -> BattleState:
         """Undo the host's last action (an :class:`ActionUndone` event; the log keeps both)."""
-        return self.submit(battle_id, ActionUndone(at_ns=at_ns), command_id=command_id)
+        return self.submit(battle_id, [ActionUndone(at_ns=at_ns)], command_id=command_id)
 
     def state(self, battle_id: str) -> BattleState:
         with self._lock:
@@ -149,7 +168,7 @@ class Battles:
     def export(self, battle_id: str) -> str:
         """The battle's log in the JSON Lines format (docs/battle-log.md)."""
         self._battle_lock(battle_id)
-        rows = self.store.read(battle_id)
+        rows = self.store.read(BATTLE, battle_id)
         return dump_log(battle_id, [row.event for row in rows], [row.command_id for row in rows])
 
     def import_log(self, file, battle_id: str | None = None) -> str:
@@ -167,7 +186,7 @@ class Battles:
             self._battle_locks[battle_id] = lock = threading.Lock()
         with lock:
             try:
-                self.store.append_all(battle_id, [event for _line, event in rows])  # all or nothing
+                self.store.append(BATTLE, battle_id, [event for _line, event in rows], expected_seq=1)  # all or none
             except BaseException:
                 with self._lock:
                     del self._battle_locks[battle_id]
@@ -176,9 +195,10 @@ class Battles:
                 self._states[battle_id] = state
         return battle_id
 
-    def _notify(self, battle_id: str, event: Event, state: BattleState) -> None:
-        for listener in list(self._listeners):
-            listener(battle_id, event, state)
+    def _notify(self, battle_id: str, steps: list[tuple[Event, BattleState]]) -> None:
+        for event, state in steps:
+            for listener in list(self._listeners):
+                listener(battle_id, event, state)
 
 
 __all__ = ["Battles", "UnknownBattleError", "event_to_dict"]

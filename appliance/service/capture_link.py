@@ -152,6 +152,10 @@ class CaptureLink:
         with self._lock:
             return self._instance, self._last_seq
 
+    def alive(self) -> bool:
+        """Whether the link's thread runs (it connects, reconnects and delivers events): the watchdog asks."""
+        return self._thread is not None and self._thread.is_alive()
+
     def wait_connected(self, timeout: float) -> bool:
         """Block until connected or ``timeout`` seconds pass; True if connected (for tools and tests)."""
         deadline = time.monotonic() + timeout

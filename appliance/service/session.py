@@ -30,11 +30,15 @@ import time
 from typing import Any, Callable
 
 from appliance.errors import CaptureError, RulesError, StoreError, WebError
+from appliance.service.arguments import ArgumentRejected, check_arguments
+from appliance.service.battle_adapter import CommandError
 from appliance.service.timers import Deadlines
+from appliance.store import DuplicateCommandError
 
 log = logging.getLogger(__name__)
 
 REMEMBERED_COMMANDS = 2048  # command ids kept for duplicate detection (a battle has a few hundred commands)
+BUTTON_TEST_REPLY_S = 2     # the capture answers a button test within this, or the link is taken as down
 SEAT_CODE_DIGITS = 4        # a seat's code, told by the host to its player (the web layer rate-limits guesses)
 
 
@@ -45,11 +49,13 @@ class CommandRejected(WebError, ValueError):
     own reasons: no battle, phones off, unknown command, missing argument.
     """
 
-    def __init__(self, code: str, detail: str = "", command: str | None = None) -> None:
+    def __init__(self, code: str, detail: str = "", command: str | None = None, params: dict | None = None
+                 ) -> None:
         super().__init__(f"{code}: {detail}" if detail else code)
         self.code = code
         self.detail = detail
         self.command = command
+        self.params = params or {}
 
 
 def diff(old: dict, new: dict) -> tuple[dict, list]:
@@ -64,6 +70,13 @@ def diff(old: dict, new: dict) -> tuple[dict, list]:
     missing = object()
     changes = {key: value for key, value in new.items() if old.get(key, missing) != value}
     return changes, sorted(key for key in old if key not in new)
+
+
+def _check_whole(value, argument: str, command: str) -> None:
+    """A seat or button number from a page: a whole number, not text, a flag or a float (checked at the edge)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CommandRejected("error.argument_type", f"{argument} must be a whole number, not {value!r}"[:120],
+                              command, {"argument": argument})
 
 
 def make_seat_codes(seats: int, avoid=(), draw: Callable[[int], int] = secrets.randbelow) -> tuple[str, ...]:
@@ -108,6 +121,7 @@ class Session:
         self._phones_enabled = False
         self._seat_codes: tuple[str, ...] = ()  # one per seat while phones are enabled (access, not battle events)
         self._button_test_on = False
+        self._button_test_request: bool | None = None  # a button test request awaiting the capture's reply
         self._fired: set[tuple[str, int]] = set()  # deadlines already handled: never scheduled again
         self._capture_connected = False
         self._capture_status: dict = {}
@@ -118,8 +132,9 @@ class Session:
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, timer_thread: bool = True) -> "Session":
-        """Resume the newest unfinished battle and start the deadlines' timer (tests with a hand clock pass
-        ``timer_thread=False`` and run the deadlines themselves: ``deadlines.run_due()``)."""
+        """Show the newest battle (resumed if in play, its final standings if over) and start the deadlines'
+        timer (tests with a hand clock pass ``timer_thread=False`` and run the deadlines themselves:
+        ``deadlines.run_due()``)."""
         with self._lock:
             self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)
@@ -135,11 +150,19 @@ class Session:
         self.deadlines.close()
 
     def is_healthy(self) -> bool:
-        """For the systemd watchdog: the lock can be taken (nothing is stuck holding it)."""
+        """For the systemd watchdog: the lock can be taken (nothing is stuck holding it), and the deadlines'
+        thread and the capture link's thread both run (either dead: windows never expire, presses never come;
+        systemd must restart the worker). A thread never started (a test's hand clock) counts as dead."""
         acquired = self._lock.acquire(timeout=5)
         if acquired:
             self._lock.release()
-        return acquired
+        threads = {"deadlines": self.deadlines.alive()}
+        if self.capture is not None and hasattr(self.capture, "alive"):
+            threads["capture link"] = self.capture.alive()
+        dead = sorted(name for name, alive in threads.items() if not alive)
+        if dead:
+            log.error("thread(s) not running: %s", ", ".join(dead))
+        return acquired and not dead
 
     def subscribe(self, callback: Callable[[dict], None]) -> None:
         """``callback(update)`` for every numbered update, in order, under the session's lock: it must not wait.
@@ -176,49 +199,74 @@ class Session:
 
     # ------------------------------------------------------------------ writes
     def command(self, name: str, args: dict | None, command_id: str) -> dict:
-        """Apply one host command once. Returns ``{seq, duplicate}``.
+        """Apply one host command once. Returns ``{seq, duplicate, battle_id}``.
 
-        Raises :class:`CommandRejected` (session reasons) or the engine's ``RulesError`` (rule reasons);
-        either way nothing changed. A ``command_id`` seen before returns its first result, ``duplicate=True``.
+        Raises :class:`CommandRejected` (session reasons, bad arguments) or the engine's ``RulesError`` (rule
+        reasons); either way nothing changed. A ``command_id`` seen before, in this process or stored before a
+        restart, returns its first result with ``duplicate=True`` and applies nothing. The arguments are
+        checked first, command by command (``appliance/service/arguments.py``): an error further in is a bug.
         """
         if not isinstance(command_id, str) or not 1 <= len(command_id) <= 100:
-            raise CommandRejected("error.bad_command", "command id must be a string of 1-100 characters", name)
+            raise CommandRejected("error.bad_command", "command id must be a string of 1-100 characters",
+                                  name if isinstance(name, str) else None)
         if not isinstance(name, str):
             raise CommandRejected("error.bad_command", "a command has a name", None)
-        args = dict(args) if isinstance(args, dict) else {}
+        if name == "button_test":
+            return self._button_test(args, command_id)  # waits for the capture: never under the lock
         with self._lock:
             # Stamped at receipt, inside the lock: host commands reach the engine in the order of their stamps.
             at_ns = self.clock()
-            known = self._results.get(command_id)
+            known = self._known_result(command_id)
             if known is not None:
                 return {**known, "duplicate": True}
+            args = self._checked(name, args)
+            # One update per command: its number is known before anything is stored, and stored with it.
+            result = {"seq": self._seq + 1, "duplicate": False}
             try:
                 if name == "setup":
-                    self._setup(args, at_ns)
+                    self._setup(args, at_ns, command_id, result)
                 elif name == "phones":
-                    self._phones(bool(args.get("enabled")))
-                elif name == "button_test":
-                    self._button_test(args)
+                    self._phones(args["enabled"], command_id, result)
                 else:
                     if self._battle_id is None:
                         raise CommandRejected("error.no_battle", command=name)
                     events = self.adapter.command_events(name, self._state, args, at_ns)
-                    self.adapter.check(self._state, events)  # validate every event first: all or nothing
-                    for number, event in enumerate(events):
-                        self._submit(event, f"{command_id}#{number}" if len(events) > 1 else command_id)
-            except (ValueError, TypeError, KeyError) as error:
-                if isinstance(error, (RulesError, CommandRejected)):
-                    raise
-                raise CommandRejected("error.bad_command", str(error), name) from None
-            result = {"seq": self._seq, "duplicate": False}
-            self._results[command_id] = result
-            while len(self._results) > REMEMBERED_COMMANDS:
-                self._results.popitem(last=False)
+                    result["battle_id"] = self._battle_id
+                    self._submit(events, command_id, result)
+            except CommandError as error:  # what only the engine's data can tell: no such profile
+                raise CommandRejected(error.code, str(error), name, error.params) from None
+            self._remember(command_id, result)
             return result
+
+    def _checked(self, name: str, args) -> dict:
+        try:
+            return check_arguments(name, args)
+        except ArgumentRejected as error:
+            raise CommandRejected(error.code, error.detail, name, error.params) from None
+
+    def _known_result(self, command_id: str) -> dict | None:
+        """The first result of a command id: remembered in this process, or stored (before a restart too)."""
+        known = self._results.get(command_id)
+        if known is not None:
+            return known
+        stored = self.battles.command(command_id)
+        if stored is None:
+            return None
+        if stored.result is None:  # stored by schema 1, which kept no results: the id alone says "applied"
+            return {"seq": self._seq, "duplicate": False, "battle_id": stored.stream_id}
+        return dict(stored.result)
+
+    def _remember(self, command_id: str, result: dict) -> None:
+        self._results[command_id] = result
+        while len(self._results) > REMEMBERED_COMMANDS:
+            self._results.popitem(last=False)
 
     def check_seat_code(self, player: int, code: str, command: str = "claim") -> None:
         """Raise :class:`CommandRejected` unless phones are on, a battle is set up and ``code`` is the current
         code of seat ``player`` (``error.seat_code``: wrong, stale or no such seat). Changes nothing."""
+        _check_whole(player, "player", command)
+        if not isinstance(code, str):
+            raise CommandRejected("error.argument_type", "code must be text", command, {"argument": "code"})
         with self._lock:
             if not self._phones_enabled:
                 raise CommandRejected("error.phones_off", command=command)
@@ -238,19 +286,27 @@ class Session:
             at_ns = self.clock()
             self.check_seat_code(player, code, "press")
             key = f"phone:{press_id}"
-            if key in self._results:
-                return {**self._results[key], "duplicate": True}
+            known = self._known_result(key)
+            if known is not None:
+                return {**known, "duplicate": True}
             press = {"player": player, "t_ns": at_ns, "source": "phone", "precision": "phone"}
-            self._submit(self.adapter.press_event(self._state, press), key)
-            counted = self._last_press_outcome(player, at_ns) in ("answerer", "queued")
-            result = {"seq": self._seq, "duplicate": False, "counted": counted}
-            self._results[key] = result
-            return result
+            seq = self._seq + 1
+            results: list[dict] = []
+
+            def result(state) -> dict:  # stored with the press: whether it counts is known once applied
+                results.append({"seq": seq, "duplicate": False,
+                                "counted": self.adapter.press_counted(state, player, at_ns)})
+                return results[-1]
+
+            self._submit([self.adapter.press_event(self._state, press)], key, result)
+            self._remember(key, results[-1])
+            return results[-1]
 
     def simulate(self, player: int, action: str) -> None:
         """Press or release a simulated button through the capture service (the real path)."""
         if not self.simulator:
             raise CommandRejected("error.simulator_off", command="simulate")
+        _check_whole(player, "player", "simulate")
         if not 0 <= player < 4:  # a box has 2 to 4 buttons (config); the capture refuses any it lacks
             raise CommandRejected("error.bad_command", f"there is no button {player!r}", "simulate")
         if self.capture is None or not self.capture.connected:
@@ -281,7 +337,7 @@ class Session:
                     if self._battle_id is None or message.get("status") not in self.FORWARDED_PRESSES:
                         return
                     press = {"player": int(message["player"]) - 1, "t_ns": int(message["t_ns"]), "source": "button"}
-                    self._submit(self.adapter.press_event(self._state, press), command_id=None)
+                    self._submit([self.adapter.press_event(self._state, press)], command_id=None)
                 elif kind in ("status", "fault", "reset_button"):
                     if kind == "status":
                         self._capture_status = {key: message.get(key) for key in (
@@ -302,24 +358,22 @@ class Session:
             self._after_change(event={"type": "CaptureConnected" if connected else "CaptureDisconnected"})
 
     # ------------------------------------------------------------------ internals
-    def _last_press_outcome(self, player: int, at_ns: int) -> str | None:
-        for press in reversed(self._view.get("presses") or []):
-            if press["player"] == player and press["t_ns"] == at_ns:
-                return press["outcome"]
-        return None
-
-    def _setup(self, args: dict, at_ns: int) -> None:
+    def _setup(self, args: dict, at_ns: int, command_id: str, result: dict) -> None:
         event = self.adapter.setup_event(args, at_ns)
-        battle_id = self.battles.create(event)
+        battle_id = self.battles.create(event, command_id=command_id, result=result)
+        result["battle_id"] = battle_id
         self._battle_id = battle_id
         self._state = self.battles.state(battle_id)
         if self._phones_enabled:
             self._new_seat_codes()  # new seats, maybe new people in them: last battle's phones do not carry over
         self._after_change(event=self.adapter.event_dict(event))
 
-    def _phones(self, enabled: bool) -> None:
+    def _phones(self, enabled: bool, command_id: str, result: dict) -> None:
         """Phones as fallback buzzers. Each time they are switched on every seat gets a fresh code (a phone
-        from before must be told the new one); off, the codes are gone. Not battle events: nothing is logged."""
+        from before must be told the new one); off, the codes are gone. Not battle events: only the command
+        id and its result are stored (a resend after a restart is a duplicate, not a second switch)."""
+        result["battle_id"] = self._battle_id
+        self.battles.record_command(command_id, result)
         if enabled and not self._phones_enabled:
             self._phones_enabled = True
             self._new_seat_codes()
@@ -332,22 +386,52 @@ class Session:
         seats = len(getattr(self._state, "players", ())) if self._state is not None else 0
         self._seat_codes = make_seat_codes(seats, avoid=set(self._seat_codes))
 
-    def _button_test(self, args: dict) -> None:
-        """The capture's button test: each press lights its own LED while held. Off: the plan is re-sent."""
-        if self.capture is None or not self.capture.connected:
-            raise CommandRejected("error.capture_down", command="button_test")
-        on = bool(args.get("on", not self._button_test_on))
-        try:
-            self.capture.button_test(on).result(timeout=2)
-        except (CaptureError, TimeoutError) as error:
-            raise CommandRejected("error.capture_down", str(error), "button_test") from None
-        self._button_test_on = on
-        self._capture_plan = None  # the test left the capture disarmed: arm again from the battle's state
-        self._after_change(event={"type": "ButtonTest", "on": on})
+    def _button_test(self, args, command_id: str) -> dict:
+        """The capture's button test: each press lights its own LED while held. Off: the plan is re-sent.
 
-    def _submit(self, event, command_id: str | None) -> None:
-        self._state = self.battles.submit(self._battle_id, event, command_id=command_id)
-        self._after_change(event=self.adapter.event_dict(event))
+        The capture's reply is awaited with the session's lock released: the link's thread delivers presses
+        and status under that lock, and the reply comes on the same thread (waiting under it lost the link).
+        While the request is out no arm/disarm is sent (the capture would leave the test half way).
+        """
+        with self._lock:
+            known = self._known_result(command_id)
+            if known is not None:
+                return {**known, "duplicate": True}
+            args = self._checked("button_test", args)
+            if self.capture is None or not self.capture.connected:
+                raise CommandRejected("error.capture_down", command="button_test")
+            if self._button_test_request is not None:
+                raise CommandRejected("error.busy", "a button test request is on its way", "button_test")
+            on = args.get("on")
+            on = (not self._button_test_on) if on is None else on
+            self._button_test_request = on
+            future = self.capture.button_test(on)
+        try:
+            future.result(timeout=BUTTON_TEST_REPLY_S)
+        except (CaptureError, TimeoutError) as error:
+            with self._lock:
+                self._button_test_request = None
+                self._capture_plan = None
+                if self._battle_id is not None:
+                    self._sync_capture()  # the battle's plan again: the test may or may not have started
+            raise CommandRejected("error.capture_down", str(error), "button_test") from None
+        with self._lock:
+            self._button_test_request = None
+            self._button_test_on = on
+            self._capture_plan = None  # the test left the capture disarmed: arm again from the battle's state
+            result = {"seq": self._seq + 1, "duplicate": False, "battle_id": self._battle_id}
+            try:
+                self.battles.record_command(command_id, result)
+            except DuplicateCommandError as error:  # the same id sent twice at once: the first one counts
+                return {**(error.stored.result or result), "duplicate": True}
+            self._after_change(event={"type": "ButtonTest", "on": on})
+            self._remember(command_id, result)
+            return result
+
+    def _submit(self, events: list, command_id: str | None, result=None) -> None:
+        """One command's events, stored together (all or none), then ONE update for all of them."""
+        self._state = self.battles.submit(self._battle_id, events, command_id=command_id, result=result)
+        self._after_change(event=self.adapter.event_dict(events[-1]))
 
     def _on_deadline(self, key: str, at_ns: int) -> None:
         with self._lock:
@@ -362,7 +446,9 @@ class Session:
                 if event is None:
                     self._after_change(event={"type": "DeadlinePassed", "deadline": key, "at_ns": at_ns})
                 else:
-                    self._submit(event, command_id=f"deadline:{self._battle_id}:{key}:{at_ns}")
+                    self._submit([event], command_id=f"deadline:{self._battle_id}:{key}:{at_ns}")
+            except DuplicateCommandError:
+                pass  # fed before a restart: the stored state already holds it
             except RulesError as error:
                 log.warning("deadline %s at %d refused by the rules: %s", key, at_ns, error)
 
@@ -387,7 +473,7 @@ class Session:
                        "changes": changes, "removed": removed})
 
     def _sync_capture(self) -> None:
-        if self.capture is None or self._button_test_on:
+        if self.capture is None or self._button_test_on or self._button_test_request is not None:
             return
         plan = self.adapter.capture_plan(self._state, self._battle_id)
         if plan == self._capture_plan:

@@ -26,6 +26,7 @@ from typing import Callable
 log = logging.getLogger(__name__)
 
 Callback = Callable[[str, int], None]
+MAX_WAIT_S = 3600.0  # one wait at most (then it looks again): a far deadline must not overflow Condition.wait
 
 
 class Deadlines:
@@ -80,6 +81,11 @@ class Deadlines:
         self._thread.start()
         return self
 
+    def alive(self) -> bool:
+        """Whether the deadlines' thread runs (started and not dead): the watchdog asks (a dead one would let
+        press windows never expire)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def close(self) -> None:
         with self._changed:
             self._closed = True
@@ -93,7 +99,7 @@ class Deadlines:
                 if self._closed:
                     return
                 next_ns = min((at_ns for at_ns, _ in self._due.values()), default=None)
-                wait_s = None if next_ns is None else max(0.0, (next_ns - self._clock()) / 1e9)
+                wait_s = None if next_ns is None else min(MAX_WAIT_S, max(0.0, (next_ns - self._clock()) / 1e9))
                 if wait_s is None or wait_s > 0:
                     self._changed.wait(timeout=wait_s)
                     continue

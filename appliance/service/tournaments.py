@@ -4,9 +4,9 @@ Every command is validated by applying it to the current state (``appliance.rule
 then is the event appended (committed, WAL, ``synchronous=FULL``) and the new state kept. A rejected command
 raises a :class:`TournamentError` leaf and changes nothing. A restart replays each tournament's log.
 
-Tournament events live in their own append-only SQLite file (``data_dir/tournaments.sqlite``,
-:class:`TournamentLog`): the battle store (``appliance.store.EventStore``) encodes battle events only. The log has
-the same shape (stream id, seq, at_ns, type, JSON body, command id) so the two can merge into one store later.
+Tournament events live in the box's one event store (``appliance.store.EventStore``), a stream of kind
+``TOURNAMENT`` per tournament, beside the battles. A command's id is stored with its event and first result
+in the same transaction: a resend, even after a restart, is answered from the store and applies nothing.
 
 Battles played on this box link back through the battle's ``slot`` (``tournament:<id>:<battle>``): when such a
 battle is over, its standings become the tournament result (:meth:`TournamentDesk.on_battle_event`).
@@ -29,76 +29,13 @@ from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
 from appliance.rules.tournament.simulate import report, stage_cuts
-from appliance.store.eventlog import connect_durable
+from appliance.store import TOURNAMENT, DuplicateCommandError, EventStore, open_store
 
 SLOT_PREFIX = "tournament:"
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS tournament_events (
-    tournament_id TEXT    NOT NULL,
-    seq           INTEGER NOT NULL,
-    at_ns         INTEGER NOT NULL,
-    type          TEXT    NOT NULL,
-    body          TEXT    NOT NULL,
-    command_id    TEXT,
-    PRIMARY KEY (tournament_id, seq)
-);
-CREATE UNIQUE INDEX IF NOT EXISTS tournament_command ON tournament_events (tournament_id, command_id)
-    WHERE command_id IS NOT NULL;
-"""
 
 
 class UnknownTournamentError(StoreError, LookupError):
     """No tournament with this id in the log."""
-
-
-class TournamentLog:
-    """Append-only log of tournament events, one stream per tournament, in one SQLite file."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._connection = connect_durable(self.path, _SCHEMA)
-
-    def close(self) -> None:
-        with self._lock:
-            self._connection.close()
-
-    def append(self, tournament_id: str, event, command_id: str | None = None) -> int:
-        """Append durably; return the event's sequence number once committed."""
-        body = json.dumps(t.to_dict(event), ensure_ascii=False, separators=(",", ":"))
-        with self._lock:
-            connection = self._connection
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                (last,) = connection.execute(
-                    "SELECT COALESCE(MAX(seq), 0) FROM tournament_events WHERE tournament_id=?",
-                    (tournament_id,)).fetchone()
-                connection.execute("INSERT INTO tournament_events VALUES (?, ?, ?, ?, ?, ?)",
-                                   (tournament_id, last + 1, event.at_ns, type(event).__name__, body, command_id))
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-        return last + 1
-
-    def events(self, tournament_id: str) -> list:
-        with self._lock:
-            rows = self._connection.execute(
-                "SELECT body FROM tournament_events WHERE tournament_id=? ORDER BY seq", (tournament_id,)).fetchall()
-        return [t.from_dict(json.loads(body)) for (body,) in rows]
-
-    def tournament_ids(self) -> list[str]:
-        with self._lock:
-            rows = self._connection.execute(
-                "SELECT tournament_id FROM tournament_events WHERE seq=1 ORDER BY rowid").fetchall()
-        return [row[0] for row in rows]
-
-    def command_seen(self, tournament_id: str, command_id: str) -> bool:
-        with self._lock:
-            row = self._connection.execute(
-                "SELECT 1 FROM tournament_events WHERE tournament_id=? AND command_id=?",
-                (tournament_id, command_id)).fetchone()
-        return row is not None
 
 
 Listener = Callable[[str, object, t.TournamentState], None]
@@ -111,11 +48,11 @@ class TournamentDesk:
     records when the director gives none.
     """
 
-    def __init__(self, log: TournamentLog, clock: Callable[[], int] = time.monotonic_ns,
+    def __init__(self, store: EventStore, clock: Callable[[], int] = time.monotonic_ns,
                  seed_source: Callable[[], int] = lambda: secrets.randbits(63),
                  wall_clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.timezone.utc)
                  ) -> None:
-        self.log = log
+        self.store = store
         self.clock = clock
         self.wall_clock = wall_clock
         self.seed_source = seed_source
@@ -123,29 +60,54 @@ class TournamentDesk:
         self._states: dict[str, t.TournamentState] = {}
         self._listeners: list[Listener] = []
         self.rejected: list[tuple[str, str, str, str]] = []  # (tournament, battle, box battle, why) for the page
-        for tournament_id in log.tournament_ids():
-            self._states[tournament_id] = t.replay(log.events(tournament_id))
+        for tournament_id in store.stream_ids(TOURNAMENT):
+            self._states[tournament_id] = t.replay(store.events(TOURNAMENT, tournament_id))
 
     @classmethod
-    def open(cls, data_dir: str | Path) -> "TournamentDesk":
-        return cls(TournamentLog(Path(data_dir) / "tournaments.sqlite"))
+    def open(cls, data_dir: str | Path, store: EventStore | None = None) -> "TournamentDesk":
+        """The desk over the box's one store (``store``, the battles' own, or ``data_dir``'s opened anew)."""
+        return cls(store if store is not None else open_store(data_dir))
+
+    def events(self, tournament_id: str) -> list:
+        """Every stored event of the tournament, in order."""
+        return self.store.events(TOURNAMENT, tournament_id)
 
     def add_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
     # --- the one way in --------------------------------------------------------------------------------------
-    def submit(self, tournament_id: str, event, command_id: str | None = None) -> t.TournamentState:
-        """Apply (validate), append durably, keep, tell listeners. A duplicate ``command_id`` changes nothing."""
+    def submit(self, tournament_id: str, event, command_id: str | None = None,
+               result: dict | None = None) -> t.TournamentState:
+        """Apply (validate), append durably with the command id and ``result``, keep, tell listeners.
+
+        A ``command_id`` already stored (before a restart too) changes nothing and returns the state: the
+        command's first result is :meth:`command_result`.
+        """
         with self._lock:
             state = self.state(tournament_id)
-            if command_id and self.log.command_seen(tournament_id, command_id):
+            if command_id and self.store.command(TOURNAMENT, command_id) is not None:
                 return state
             new = t.apply(state, event)
-            self.log.append(tournament_id, event, command_id)
+            try:
+                self.store.append(TOURNAMENT, tournament_id, [event], command_id=command_id, result=result)
+            except DuplicateCommandError:
+                return state
             self._states[tournament_id] = new
         for listener in self._listeners:
             listener(tournament_id, event, new)
         return new
+
+    def _stored_event(self, command_id: str | None):
+        """The event a stored desk command id made, or None."""
+        stored = self.store.command(TOURNAMENT, command_id) if command_id else None
+        if stored is None or stored.first_seq is None:
+            return None
+        return self.store.read(TOURNAMENT, stored.stream_id, after_seq=stored.first_seq - 1, limit=1)[0].event
+
+    def command_result(self, command_id: str | None) -> dict | None:
+        """The first result stored with a desk command id, or None (unknown id, or no result kept)."""
+        stored = self.store.command(TOURNAMENT, command_id) if command_id else None
+        return None if stored is None else stored.result
 
     def state(self, tournament_id: str) -> t.TournamentState:
         try:
@@ -160,9 +122,12 @@ class TournamentDesk:
 
     # --- commands ----------------------------------------------------------------------------------------------
     def create(self, preset: str, title: str = "", seed: int | None = None, tournament_id: str | None = None,
-               changes: dict[str, object] | None = None) -> str:
+               changes: dict[str, object] | None = None, command_id: str | None = None) -> str:
         """A new tournament of ``preset``; ``changes`` set stage fields the organisers decide, by
         ``"stage.field"`` (``{"swiss.rounds": 7}``: mubc 3.7), validated like a preset."""
+        first = self._stored_event(command_id)
+        if first is not None:
+            return first.tournament_id  # a resent form: the tournament it made the first time
         fmt = t.load_format(preset)
         if changes:
             fmt = with_changes(fmt, changes)
@@ -173,12 +138,13 @@ class TournamentDesk:
                                     self.seed_source() if seed is None else seed)
         with self._lock:
             new = t.apply(t.TournamentState(), event)
-            self.log.append(tournament_id, event)
+            self.store.append(TOURNAMENT, tournament_id, [event], command_id=command_id,
+                              result={"tournament_id": tournament_id}, expected_seq=1)
             self._states[tournament_id] = new
         return tournament_id
 
-    def set_deadline(self, tournament_id: str, deadline: str) -> None:
-        self.submit(tournament_id, t.DeadlineSet(self.clock(), deadline))
+    def set_deadline(self, tournament_id: str, deadline: str, command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.DeadlineSet(self.clock(), deadline), command_id)
 
     def close_if_deadline_passed(self, tournament_id: str) -> bool:
         """Close registration once the announced deadline has passed (northern-owl 1.2); True if it is closed."""
@@ -193,25 +159,34 @@ class TournamentDesk:
 
     def register(self, tournament_id: str, name: str, team: str = "", category: str = "", team_rank: int = 0,
                  late: bool = False, command_id: str | None = None) -> str:
-        self.close_if_deadline_passed(tournament_id)
-        state = self.state(tournament_id)
-        player_id = f"p{len(state.entrants) + 1:03d}"
-        self.submit(tournament_id, t.PlayerRegistered(self.clock(), player_id, name, team, category, team_rank,
-                                                      late), command_id)
-        return player_id
-
-    def withdraw(self, tournament_id: str, player_id: str, reason: str = "") -> None:
-        self.submit(tournament_id, t.PlayerWithdrew(self.clock(), player_id, reason))
-
-    def close_registration(self, tournament_id: str) -> None:
-        self.submit(tournament_id, t.RegistrationClosed(self.clock()))
-
-    def set_seeds(self, tournament_id: str, player_ids: Iterable[str]) -> None:
-        self.submit(tournament_id, t.SeedsSet(self.clock(), tuple(player_ids)))
-
-    def draw(self, tournament_id: str, stage_id: str | None = None, seed: int | None = None) -> t.StageDrawn:
-        """Draw the next stage (or ``stage_id``), recording the seed; a re-draw of an unplayed stage is allowed."""
         with self._lock:
+            known = self.command_result(command_id)
+            if known is not None:
+                return known["player_id"]  # a resent form: the player registered the first time
+            self.close_if_deadline_passed(tournament_id)
+            state = self.state(tournament_id)
+            player_id = f"p{len(state.entrants) + 1:03d}"
+            self.submit(tournament_id, t.PlayerRegistered(self.clock(), player_id, name, team, category, team_rank,
+                                                          late), command_id, result={"player_id": player_id})
+            return player_id
+
+    def withdraw(self, tournament_id: str, player_id: str, reason: str = "", command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.PlayerWithdrew(self.clock(), player_id, reason), command_id)
+
+    def close_registration(self, tournament_id: str, command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.RegistrationClosed(self.clock()), command_id)
+
+    def set_seeds(self, tournament_id: str, player_ids: Iterable[str], command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.SeedsSet(self.clock(), tuple(player_ids)), command_id)
+
+    def draw(self, tournament_id: str, stage_id: str | None = None, seed: int | None = None,
+             command_id: str | None = None) -> t.StageDrawn:
+        """Draw the next stage (or ``stage_id``), recording the seed; a re-draw of an unplayed stage is allowed.
+        A resent ``command_id`` returns the draw it made the first time (never a second draw)."""
+        with self._lock:
+            first = self._stored_event(command_id)
+            if first is not None:
+                return first
             state = self.state(tournament_id)
             if stage_id is None:
                 step = t.next_step(state)
@@ -219,11 +194,12 @@ class TournamentDesk:
                     raise StageError(f"nothing to draw now; the desk waits for: {step.kind} {step.stage}")
                 stage_id = step.stage
             event = t.plan_draw(state, stage_id, self.seed_source() if seed is None else seed, self.clock())
-            self.submit(tournament_id, event)
+            self.submit(tournament_id, event, command_id)
             return event
 
-    def assign(self, tournament_id: str, battle_id: str, room: str, box: str = "") -> None:
-        self.submit(tournament_id, t.BattleAssigned(self.clock(), battle_id, room, box))
+    def assign(self, tournament_id: str, battle_id: str, room: str, box: str = "", command_id: str | None = None
+               ) -> None:
+        self.submit(tournament_id, t.BattleAssigned(self.clock(), battle_id, room, box), command_id)
 
     def assign_rooms(self, tournament_id: str, rooms: Iterable[str]) -> list[str]:
         """Deal the battles that have no room yet over ``rooms``, in order (the director edits any after)."""
@@ -263,12 +239,12 @@ class TournamentDesk:
         stage = state.fmt.stage(stage_id)
         return t.score_written(player_id, marks.strip(), stage.theme_values, stage.themes)
 
-    def close_stage(self, tournament_id: str, stage_id: str) -> None:
-        self.submit(tournament_id, t.StageClosed(self.clock(), stage_id))
+    def close_stage(self, tournament_id: str, stage_id: str, command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.StageClosed(self.clock(), stage_id), command_id)
 
     def break_tie(self, tournament_id: str, tie_id: str, order: Iterable[str], how: str = "theme",
-                  detail: str = "") -> None:
-        self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail))
+                  detail: str = "", command_id: str | None = None) -> None:
+        self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail), command_id)
 
     def import_events(self, events: list) -> str:
         """Restore a tournament from its events (an ``export_json`` file's ``events``, or another box's log).
@@ -286,8 +262,7 @@ class TournamentDesk:
         with self._lock:
             if tournament_id in self._states:
                 raise StageError(f"tournament {tournament_id!r} is already on this box")
-            for event in parsed:
-                self.log.append(tournament_id, event)
+            self.store.append(TOURNAMENT, tournament_id, parsed, expected_seq=1)  # all of them or none
             self._states[tournament_id] = state
         return tournament_id
 
@@ -429,7 +404,7 @@ class TournamentDesk:
 
     def export_json(self, tournament_id: str) -> str:
         data = self.view(tournament_id)
-        data["events"] = [t.to_dict(e) for e in self.log.events(tournament_id)]
+        data["events"] = [t.to_dict(e) for e in self.events(tournament_id)]
         return json.dumps(data, ensure_ascii=False, indent=1)
 
     def export_csv(self, tournament_id: str) -> str:

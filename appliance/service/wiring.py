@@ -6,15 +6,12 @@ serves (the gunicorn worker: threads are never started before a fork).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from appliance.config import Settings
-
-EVENT_STORE_FILE = "events.sqlite"
 
 
 def build_session(settings: Settings):
-    """A started :class:`Session` over ``data_dir/events.sqlite``, linked to the capture service's socket.
+    """A started :class:`Session` over the box's one store (``data_dir/events.sqlite``: battles and
+    tournaments, :func:`appliance.store.open_store`), linked to the capture service's socket.
 
     The link connects (and reconnects) in the background; until it does, the pages show "buttons not
     connected" and the host may play "on claps" or with phones.
@@ -23,9 +20,9 @@ def build_session(settings: Settings):
     from appliance.service.battles import Battles
     from appliance.service.capture_link import CaptureLink
     from appliance.service.session import Session
-    from appliance.store import EventStore
+    from appliance.store import open_store
 
-    battles = Battles(EventStore(Path(settings.data_dir) / EVENT_STORE_FILE))
+    battles = Battles(open_store(settings.data_dir))
     session = Session(battles, BattleAdapter(), simulator=settings.simulator)
     link = CaptureLink(settings.capture_socket, on_event=session.on_capture_event,
                        heartbeat_ms=settings.capture_heartbeat_ms, timeout_ms=settings.capture_link_timeout_ms,

@@ -18,3 +18,16 @@ class LogFormatError(StoreError, ValueError):
 
 class StoreConflictError(StoreError, RuntimeError):
     """An append lost a race (the sequence number it expected is taken) or names an unknown battle."""
+
+
+class DuplicateCommandError(StoreConflictError):
+    """A command id already stored: ``stored`` (a ``StoredCommand``) says where its events went and its first
+    result. Nothing was appended; the caller answers the resend with the stored result."""
+
+    def __init__(self, stored) -> None:
+        super().__init__(f"{stored.kind} command {stored.command_id!r} already stored")
+        self.stored = stored
+
+
+class StoreFormatError(StoreError, ValueError):
+    """A file that is not an event store this build reads (another program's SQLite, a newer schema)."""

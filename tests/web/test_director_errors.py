@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from appliance.errors import SvoyakError
-from appliance.service.tournaments import TournamentDesk, TournamentLog
+from appliance.service.tournaments import TournamentDesk
+from appliance.store import EventStore
 from web.director_errors import CATALOGUE, word
 
 
 @pytest.fixture
 def desk(tmp_path):
-    return TournamentDesk(TournamentLog(tmp_path / "t.sqlite"), seed_source=lambda: 1)
+    return TournamentDesk(EventStore(tmp_path / "t.sqlite"), seed_source=lambda: 1)
 
 
 def refusal(call) -> SvoyakError:

@@ -67,7 +67,7 @@ def test_a_refused_command_says_which_rule_in_russian_then_english(server, conne
     assert ack["error"]["en"] == "Nobody is answering: point to the answerer first (eurocup 2.6)"
     assert server.session.seq == before                      # nothing changed
     bad = host.command("dance", "c3")
-    assert bad["ok"] is False and bad["error"]["code"] == "error.bad_command"
+    assert bad["ok"] is False and bad["error"]["code"] == "error.unknown_command"
 
 
 def test_a_dropped_client_resyncs_from_a_snapshot(server, connect):
@@ -217,11 +217,20 @@ def test_a_command_resent_after_a_reconnect_is_applied_once(server, connect):
 
 def test_malformed_requests_get_a_worded_refusal_not_a_crash(server, connect):
     host = connect("/host", pin=PIN)
-    for payload in (None, "next", {"name": "next"}, {"id": "", "name": "next"}, {"id": "x" * 200, "name": "next"},
-                    {"id": "m1", "name": 7}, {"id": "m2", "name": "setup", "args": {"profile": "nope"}},
-                    {"id": "m3", "name": "setup", "args": {"profile": "eurocup", "players": "Аня"}}):
+    setup = {"profile": "eurocup", "players": ["Аня", "Борис"], "themes": 1}
+    for payload, code, argument in (
+            (None, "error.bad_command", None), ("next", "error.bad_command", None),
+            ({"name": "next"}, "error.bad_command", None), ({"id": "", "name": "next"}, "error.bad_command", None),
+            ({"id": "x" * 200, "name": "next"}, "error.bad_command", None),
+            ({"id": "m1", "name": 7}, "error.bad_command", None),
+            ({"id": "m2", "name": "setup", "args": {**setup, "profile": "nope"}}, "error.unknown_profile", "profile"),
+            ({"id": "m3", "name": "setup", "args": {**setup, "players": "Аня"}}, "error.argument_type", "players"),
+            ({"id": "m4", "name": "setup", "args": {"profile": "eurocup"}}, "error.argument_missing", "players"),
+            ({"id": "m5", "name": "setup", "args": {**setup, "colour": 1}}, "error.argument_unknown", "colour"),
+            ({"id": "m6", "name": "setup", "args": [1]}, "error.argument_type", "args")):
         ack = host.sio.call("command", payload, namespace="/host", timeout=5)
-        assert ack["ok"] is False and ack["error"]["code"] == "error.bad_command", payload
+        assert ack["ok"] is False and ack["error"]["code"] == code, payload
+        assert ack["error"].get("params", {}).get("argument") == argument, payload
         assert ack["error"]["ru"] and ack["error"]["en"]
     assert server.session.battle_id is None
 

@@ -10,7 +10,7 @@ import pytest
 from appliance.rules.battle import (AnswerJudged, BattleRuleError, BattleSetUp, ButtonPressed, PriceAnnounced,
                                     ReadingStarted, ThemeStarted, load_profile)
 from appliance.service.battles import Battles, UnknownBattleError
-from appliance.store import EventStore
+from appliance.store import BATTLE, DuplicateCommandError, EventStore
 
 
 @pytest.fixture
@@ -36,20 +36,22 @@ def test_a_refused_event_is_neither_stored_nor_applied(desk):
     before = desk.state(battle)
     with pytest.raises(BattleRuleError):
         desk.submit(battle, AnswerJudged(at_ns=5, correct=True))
-    assert desk.state(battle) is before and desk.store.count(battle) == 1
+    assert desk.state(battle) is before and desk.store.count(BATTLE, battle) == 1
 
 
 def test_a_duplicate_command_id_applies_once(desk):
     battle = desk.create(setup_event())
-    desk.submit(battle, ThemeStarted(at_ns=10), command_id="tablet-1")
-    again = desk.submit(battle, ThemeStarted(at_ns=11), command_id="tablet-1")
-    assert again.seq == 2 and desk.store.count(battle) == 2
+    desk.submit(battle, ThemeStarted(at_ns=10), command_id="tablet-1", result={"seq": 7})
+    with pytest.raises(DuplicateCommandError) as again:
+        desk.submit(battle, ThemeStarted(at_ns=11), command_id="tablet-1")
+    assert again.value.stored.result == {"seq": 7}
+    assert desk.state(battle).seq == 2 and desk.store.count(BATTLE, battle) == 2
 
 
 def test_listeners_hear_only_stored_events(desk):
     heard = []
     desk.add_listener(lambda battle_id, event, state: heard.append((type(event).__name__,
-                                                                    desk.store.count(battle_id))))
+                                                                    desk.store.count(BATTLE, battle_id))))
     battle = desk.create(setup_event())
     desk.submit(battle, ThemeStarted(at_ns=10))
     assert heard == [("BattleSetUp", 1), ("ThemeStarted", 2)]
@@ -69,7 +71,9 @@ def test_reopening_the_store_rebuilds_every_battle_by_replay(tmp_path):
     with EventStore(tmp_path / "events.sqlite") as reopened:
         again = Battles(reopened)
         assert {battle: again.state(battle) for battle in (first, second)} == states
-        assert again.submit(first, ThemeStarted(at_ns=99), command_id="c10").seq == states[first].seq
+        with pytest.raises(DuplicateCommandError):  # the command id survived the restart with its events
+            again.submit(first, ThemeStarted(at_ns=99), command_id="c10")
+        assert again.state(first) == states[first]
 
 
 def test_concurrent_submits_keep_the_log_and_state_in_step(desk):
@@ -86,9 +90,9 @@ def test_concurrent_submits_keep_the_log_and_state_in_step(desk):
         thread.start()
     for thread in threads:
         thread.join()
-    assert desk.store.count(battle) == 153 and desk.state(battle).seq == 153
+    assert desk.store.count(BATTLE, battle) == 153 and desk.state(battle).seq == 153
     from appliance.rules.battle import replay
-    assert replay(desk.store.events(battle)) == desk.state(battle)
+    assert replay(desk.store.events(BATTLE, battle)) == desk.state(battle)
 
 
 def test_export_and_import_round_trip(desk):

@@ -11,6 +11,7 @@ from appliance.rules.battle import BattleRuleError
 from appliance.service.battle_adapter import BattleAdapter
 from appliance.service.session import CommandRejected, Session, diff
 from appliance.service.timers import Deadlines
+from appliance.store import BATTLE
 
 from .conftest import setup_args
 
@@ -155,7 +156,7 @@ def test_commands_before_a_battle_and_unknown_commands_are_refused(session):
     command(session, "setup", **setup_args())
     with pytest.raises(CommandRejected) as refused:
         command(session, "dance")
-    assert refused.value.code == "error.bad_command"
+    assert refused.value.code == "error.unknown_command"
 
 
 def test_allowed_commands_come_from_the_engine(session):
@@ -187,7 +188,7 @@ def test_phone_presses_only_when_the_host_enables_them(session, clock):
 def test_enabling_phones_makes_one_fresh_code_per_seat_off_the_battle_log(session, memory_battles):
     command(session, "setup", **setup_args(profile="irkutsk", players=("Аня", "Борис", "Вера", "Глеб")))
     assert session.snapshot()["view"]["seat_codes"] is None                 # phones off: no codes at all
-    logged = len(memory_battles.events[session.battle_id])
+    logged = memory_battles.store.count(BATTLE, session.battle_id)
     command(session, "phones", enabled=True)
     codes = session.snapshot()["view"]["seat_codes"]
     assert len(codes) == 4 and len(set(codes)) == 4                         # one per seat, distinct
@@ -200,7 +201,7 @@ def test_enabling_phones_makes_one_fresh_code_per_seat_off_the_battle_log(sessio
     command(session, "phones", enabled=True)
     fresh = session.snapshot()["view"]["seat_codes"]
     assert all(new != old for new, old in zip(fresh, codes))                # every old code is dead
-    assert len(memory_battles.events[session.battle_id]) == logged          # access control, not battle events
+    assert memory_battles.store.count(BATTLE, session.battle_id) == logged          # access control, not battle events
     command(session, "setup", **setup_args(players=("Дима", "Женя")))       # a new battle: new seats, new codes
     assert len(session.snapshot()["view"]["seat_codes"]) == 2
     assert not set(session.snapshot()["view"]["seat_codes"]) & set(fresh[:2])

@@ -11,30 +11,31 @@ import pytest
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import RegistrationError, ResultError, StageError
 from appliance.service.battles import Battles
-from appliance.service.tournaments import TournamentDesk, TournamentLog
+from appliance.service.tournaments import TournamentDesk
+from appliance.store import EventStore
 from appliance.store import EventStore
 
 
 @pytest.fixture
 def desk(tmp_path):
     ticks = iter(range(1, 10**9))
-    desk = TournamentDesk(TournamentLog(tmp_path / "tournaments.sqlite"), clock=lambda: next(ticks) * 1000,
+    desk = TournamentDesk(EventStore(tmp_path / "tournaments.sqlite"), clock=lambda: next(ticks) * 1000,
                           seed_source=lambda: 42)
     yield desk
-    desk.log.close()
+    desk.store.close()
 
 
 def test_a_rejected_command_changes_nothing_and_restart_replays(desk, tmp_path):
     tid = desk.create("northern-owl", "Сова 2026", seed=1)
     for i in range(37):
         desk.register(tid, f"Игрок {i}", team="Ottawa" if i % 2 else "")
-    count = len(desk.log.events(tid))
+    count = len(desk.events(tid))
     desk.close_registration(tid)
     with pytest.raises(RegistrationError):
         desk.register(tid, "Опоздавший")  # northern-owl 1.2: after the deadline only a late entry
-    assert len(desk.log.events(tid)) == count + 1
+    assert len(desk.events(tid)) == count + 1
     desk.withdraw(tid, "p002")
-    reopened = TournamentDesk(TournamentLog(tmp_path / "tournaments.sqlite"))
+    reopened = TournamentDesk(EventStore(tmp_path / "tournaments.sqlite"))
     assert t.field(reopened.state(tid)) == t.field(desk.state(tid))
     assert "p037" in t.field(reopened.state(tid)).accepted  # the waiting list moved up (1.1)
 
@@ -52,7 +53,7 @@ def test_manual_results_exports_and_duplicate_commands(desk):
     lines = [{"player": p, "score": 40 - 10 * i} for i, p in enumerate(players)]
     desk.record_result(tid, battle.id, lines, command_id="c1")
     desk.record_result(tid, battle.id, lines, command_id="c1")  # a retried command is stored once
-    assert sum(isinstance(e, t.BattleResultRecorded) for e in desk.log.events(tid)) == 1
+    assert sum(isinstance(e, t.BattleResultRecorded) for e in desk.events(tid)) == 1
     rows = list(csv.reader(io.StringIO(desk.export_csv(tid).lstrip("\ufeff"))))
     assert rows[0][:3] == ["place", "player", "name"]
     assert any(row[:2] == ["swiss", battle.id] for row in rows)
@@ -120,7 +121,7 @@ def test_the_deadline_closes_registration_when_it_passes(tmp_path):
     import datetime
 
     now = [datetime.datetime(2008, 10, 1, 20, 0, tzinfo=datetime.timezone.utc)]
-    desk = TournamentDesk(TournamentLog(tmp_path / "t.sqlite"), wall_clock=lambda: now[0])
+    desk = TournamentDesk(EventStore(tmp_path / "t.sqlite"), wall_clock=lambda: now[0])
     tid = desk.create("northern-owl", seed=1)
     with pytest.raises(RegistrationError, match="offset"):
         desk.set_deadline(tid, "1 October")
@@ -142,3 +143,54 @@ def test_rooms_are_dealt_to_battles_without_one(desk):
     assert len(assigned) == 27 + 9 + 3 + 1
     rooms = desk.state(tid).assignments
     assert rooms["1-27/01"][0] == "101" and rooms["1-27/04"][0] == "101" and rooms["1-27/02"][0] == "102"
+
+
+def test_desk_command_ids_survive_a_restart_with_their_first_result(desk, tmp_path):
+    tid = desk.create("mubc", seed=3)
+    first = desk.register(tid, "Аня", command_id="form-1")
+    for i in range(7):
+        desk.register(tid, f"Игрок {i}")
+    drawn = desk.draw(tid)
+    players = t.battle_players(desk.state(tid), drawn.battles[0].id)
+    lines = [{"player": p, "score": 40 - 10 * i} for i, p in enumerate(players)]
+    desk.record_result(tid, drawn.battles[0].id, lines, command_id="result-1")
+    count = len(desk.events(tid))
+    desk.store.close()
+    again = TournamentDesk(EventStore(tmp_path / "tournaments.sqlite"))
+    assert again.register(tid, "Аня", command_id="form-1") == first      # the same player, not a second Аня
+    again.record_result(tid, drawn.battles[0].id, lines, command_id="result-1")
+    assert len(again.events(tid)) == count and again.state(tid) == desk.state(tid)
+    assert again.command_result("form-1") == {"player_id": first}
+    again.store.close()
+    desk.store = EventStore(tmp_path / "tournaments.sqlite")  # for the fixture's close
+
+
+def test_a_failed_import_stores_nothing(desk):
+    tid = desk.create("mubc", seed=3)
+    events = desk.events(tid)
+    desk.store.close()
+    desk.store = EventStore(desk.store.path)
+    fresh = TournamentDesk(EventStore(desk.store.path.with_name("other.sqlite")))
+    broken = [t.to_dict(e) for e in events] + [{"type": "PlayerRegistered", "at_ns": 5}]
+    with pytest.raises(Exception):
+        fresh.import_events(broken)
+    assert fresh.store.count() == 0 and fresh.list() == []
+    fresh.store.close()
+
+
+def test_every_desk_command_takes_a_command_id_and_a_resend_applies_nothing(desk):
+    tid = desk.create("mubc", seed=3, command_id="new-1")
+    assert desk.create("mubc", seed=3, command_id="new-1") == tid and len(desk.list()) == 1
+    for i in range(8):
+        desk.register(tid, f"Игрок {i}", command_id=f"reg-{i}")
+    desk.withdraw(tid, "p008", command_id="w-1")
+    desk.withdraw(tid, "p008", command_id="w-1")
+    desk.close_registration(tid, command_id="close-1")
+    desk.close_registration(tid, command_id="close-1")             # a resend: not refused, not stored twice
+    drawn = desk.draw(tid, command_id="draw-1")
+    assert desk.draw(tid, command_id="draw-1") == drawn              # the same draw, not a re-draw
+    desk.assign(tid, drawn.battles[0].id, "Зал 1", command_id="room-1")
+    desk.assign(tid, drawn.battles[0].id, "Зал 1", command_id="room-1")
+    types = [type(e).__name__ for e in desk.events(tid)]
+    assert types.count("RegistrationClosed") == 1 and types.count("StageDrawn") == 1
+    assert types.count("BattleAssigned") == 1 and types.count("PlayerWithdrew") == 1

@@ -97,15 +97,29 @@ def test_protocol_html_prints_to_a4_landscape_pages_in_chromium(tmp_path, battle
 
 
 def test_replay_and_protocol_read_the_box_store_too(tmp_path, battle_events, capsys):
-    from appliance.store import EventStore
+    from appliance.store import BATTLE, EventStore
 
     path = tmp_path / "events.sqlite"
     with EventStore(path) as store:
-        for event in battle_events:
-            store.append("room-2", event)
+        store.append(BATTLE, "room-2", battle_events)
     assert main(["replay", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)["battle_id"] == "room-2"
     assert main(["protocol", str(path), "--battle", "room-2", "--format", "csv"]) == 0
     assert "Борис: −50 → +50" in capsys.readouterr().out
     assert main(["replay", str(path), "--battle", "nope"]) == 2
     assert "no battle 'nope'" in capsys.readouterr().err
+
+
+def test_replay_reads_a_schema_1_store_without_writing_it(tmp_path, capsys):
+    import pathlib
+    import shutil
+
+    path = tmp_path / "old.sqlite"
+    shutil.copy(pathlib.Path(__file__).parent / "fixtures" / "events-v1.sqlite", path)
+    before = path.read_bytes()
+    assert main(["replay", str(path), "--battle", "battle-one"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["battle_id"] == "battle-one" and out["is_over"]
+    assert path.read_bytes() == before              # no table of ours written into it, no migration
+    wal = tmp_path / "old.sqlite-wal"               # (SQLite may leave an empty WAL beside a WAL-mode file)
+    assert not wal.exists() or wal.stat().st_size == 0

@@ -1,5 +1,6 @@
-"""Crash test: a process appending events is SIGKILLed at 200+ random moments. After each kill the store
-opens, every acknowledged event is there exactly as written, and no partial event appears."""
+"""Crash test: a process appending commands (two events each, like the host's "next") is SIGKILLed at 200+
+random moments. After each kill the store opens, every acknowledged command is there exactly as written with
+both its events, no half command appears, and the resend of the command in flight is stored once."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from appliance.rules.battle import ButtonPressed, event_to_dict
-from appliance.store import EventStore
+from appliance.store import BATTLE, EventStore
 
 ROOT = Path(__file__).resolve().parents[3]
 KILLS = 220  # at least; and at least 200 of them while appending
@@ -27,21 +28,27 @@ KILLS = 220  # at least; and at least 200 of them while appending
 ZYGOTE = r"""
 import os, sys
 from appliance.rules.battle import ButtonPressed
-from appliance.store import EventStore
+from appliance.store import BATTLE, DuplicateCommandError, EventStore
 path = sys.argv[1]
 for command in sys.stdin:
+    start = int(command.split()[1])  # the first command the test has no acknowledgement of: resent
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
         try:
             store = EventStore(path)
-            seq = store.count("crash")
             os.write(write_end, b"ready\n")
+            number = start
             while True:
-                seq = store.append("crash", ButtonPressed(at_ns=seq * 1000 + 7, player=seq % 4, source="button"),
-                                   command_id=f"c{seq}")
-                os.write(write_end, f"{seq}\n".encode())
+                events = [ButtonPressed(at_ns=number * 1000 + half, player=number % 4, source="button")
+                          for half in (1, 2)]
+                try:
+                    store.append(BATTLE, "crash", events, command_id=f"c{number}", result={"n": number})
+                except DuplicateCommandError:
+                    pass  # stored before the kill, never acknowledged: the resend applies nothing
+                os.write(write_end, f"{number}\n".encode())
+                number += 1
         finally:
             os._exit(3)
     os.close(write_end)
@@ -58,10 +65,12 @@ for command in sys.stdin:
 """
 
 
-def expected_body(seq: int) -> str:
-    index = seq - 1
-    return json.dumps(event_to_dict(ButtonPressed(at_ns=index * 1000 + 7, player=index % 4)), ensure_ascii=False,
-                      separators=(",", ":"))
+def expected_row(seq: int) -> tuple[str, str]:
+    """The body and command id event ``seq`` must have: command ``n`` holds events ``2n - 1`` and ``2n``."""
+    number, half = (seq + 1) // 2, 2 - seq % 2
+    body = json.dumps(event_to_dict(ButtonPressed(at_ns=number * 1000 + half, player=number % 4)),
+                      ensure_ascii=False, separators=(",", ":"))
+    return body, f"c{number}"
 
 
 @pytest.mark.slow
@@ -78,7 +87,7 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_event_and_leaves_no_par
         while kill < KILLS or rounds_with_appends < 200:
             kill += 1
             assert kill < 2 * KILLS, "the writers hardly ever got to append"
-            zygote.stdin.write("go\n")
+            zygote.stdin.write(f"go {acknowledged + 1}\n")
             zygote.stdin.flush()
             pid = int(zygote.stdout.readline().split()[1])
             # a random moment: sometimes while the writer opens the store, mostly while it appends
@@ -99,15 +108,22 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_event_and_leaves_no_par
                 acknowledged = max(acknowledged, int(last))
 
             with EventStore(path) as store:  # opens after every kill
-                rows = store.read("crash")
+                rows = store.read(BATTLE, "crash")
+                stored = len(rows) // 2
+                assert len(rows) % 2 == 0, f"kill {kill}: half a command stored"
+                assert stored >= acknowledged, f"kill {kill}: acknowledged command {acknowledged} lost"
+                assert stored <= acknowledged + 1, f"kill {kill}: more stored than was ever sent"
+                for number in range(1, stored + 1):
+                    command = store.command(BATTLE, f"c{number}")
+                    assert (command.first_seq, command.last_seq, command.result) == (2 * number - 1, 2 * number,
+                                                                                     {"n": number})
             seqs = [row.seq for row in rows]
             assert seqs == list(range(1, len(seqs) + 1)), f"kill {kill}: a gap in the log"
-            assert len(seqs) >= acknowledged, f"kill {kill}: acknowledged event {acknowledged} lost"
             with sqlite3.connect(path) as raw:
                 assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-                bodies = raw.execute("SELECT seq, body, command_id FROM events ORDER BY seq").fetchall()
-            for seq, body, command_id in bodies:  # nothing partial: every row is exactly what was written
-                assert body == expected_body(seq) and command_id == f"c{seq - 1}"
+                bodies = raw.execute("SELECT seq, body, command_id FROM stream_events ORDER BY seq").fetchall()
+            for seq, body, command_id in bodies:  # nothing partial, nothing twice: every row exactly as written
+                assert (body, command_id) == expected_row(seq)
     finally:
         zygote.stdin.close()
         zygote.wait(timeout=30)

@@ -21,26 +21,85 @@
     if ($("run").hidden || box.bottom > window.innerHeight || box.top < 0) S.toast(main, kind);
   }
 
-  /* A tap's intent (command + the view it was made on) keeps one command id: a double tap, or a tap resent
-     after the link came back, is applied once by the server. A command tapped offline shows as pending. */
+  /* A tap's intent (command + the view it was made on) keeps one command id: a double tap is applied once by
+     the server. A tap made while the link is down (or not acknowledged before it dropped) is held: after the
+     reconnect the pending panel shows it, and the host applies it (with its own id: applied once even if it
+     had reached the box) or drops it. Nothing tapped offline is applied behind the host's back. */
   const intents = new Map();
-  async function send(name, args, button) {
+  async function send(name, args, button, id) {
     const before = reasonShown;
     const intent = name + "|" + JSON.stringify(args || {}) + "|" + (link.seq >= 0 ? link.seq : "off" + (view ? JSON.stringify(view.question) : ""));
-    if (intents.has(intent)) return intents.get(intent).promise;  // the same tap again: already on its way
-    const entry = { id: S.newId() };
+    if (!id && intents.has(intent)) return intents.get(intent).promise;  // the same tap again: already on its way
+    const entry = { id: id || S.newId() };
     intents.set(intent, entry);
     if (intents.size > 50) intents.delete(intents.keys().next().value);
     const pending = button && document.body.dataset.conn !== "online";
     if (pending) { button.classList.add("pending"); button.dataset.pending = t("conn.pending"); }
-    entry.promise = link.command(name, args, entry.id);
+    entry.promise = link.command(name, args, entry.id, { hold: true });
     const ack = await entry.promise;
     if (button) button.classList.remove("pending");
+    if (ack.held) { intents.delete(intent); hold(name, args, entry.id); return ack; }
     // refused: a new tap may try again (not after a timeout: the first may yet have been applied, keep its id)
     if (!ack.ok) { if (ack.error.code !== "timeout") intents.delete(intent); reason(ack.error, "error"); }
     else if (reasonShown === before) reason("");
     return ack;
   }
+
+  // ---------------------------------------------------------------- taps held while the link was down
+  const held = [];  // {name, args, id}, oldest first
+  function hold(name, args, id) {
+    if (!held.some((h) => h.id === id)) held.push({ name, args, id });
+    renderHeld();
+  }
+  /* what the held tap was, in the words of the button the host tapped */
+  function commandLabel(name, args) {
+    const a = args || {};
+    const player = (i) => (view && view.players && view.players[i] ? " · " + view.players[i].name : "");
+    const special = {
+      setup: () => t("setup.start"),
+      phones: () => t(a.enabled ? "cmd.phones_on" : "cmd.phones_off"),
+      button_test: () => t(a.on === false ? "cmd.button_test_off" : "cmd.button_test"),
+      pick: () => t("cmd.pick") + player(a.player),
+      appeal_decide: () => t(a.accepted ? "cmd.appeal_accept" : "cmd.appeal_reject"),
+    };
+    if (special[name]) return special[name]();
+    const key = "cmd." + name;
+    const text = t(key);
+    return text === key ? t("pending.command") : text;  // never a raw command name on the page
+  }
+  function heldPanel() {
+    let panel = $("held");
+    if (!panel) {
+      panel = el("section", { id: "held", class: "held", role: "alertdialog", "aria-labelledby": "held-title" });
+      $("reason").before(panel);
+    }
+    return panel;
+  }
+  function renderHeld() {
+    const panel = heldPanel();
+    panel.hidden = !held.length;
+    if (!held.length) return panel.replaceChildren();
+    const online = document.body.dataset.conn === "online";
+    panel.replaceChildren(
+      el("h3", { id: "held-title" }, t("pending.title")),
+      el("p", { class: "hint" }, t(online ? "pending.hint" : "pending.waiting")),
+      el("ul", {}, held.map((h) => el("li", { dataset: { cmd: h.name } },
+        el("span", { class: "what" }, commandLabel(h.name, h.args)),
+        el("button", { class: "small apply", disabled: online ? null : true, onclick: () => applyHeld(h) }, t("pending.apply")),
+        el("button", { class: "small drop", onclick: () => dropHeld(h) }, t("pending.drop"))))));
+  }
+  async function applyHeld(h) {
+    dropHeld(h);
+    const ack = await send(h.name, h.args, null, h.id);  // its own id: the box applies it once
+    if (ack.ok && ack.duplicate) reason(t("pending.already"));
+  }
+  function dropHeld(h) {
+    const at = held.indexOf(h);
+    if (at >= 0) held.splice(at, 1);
+    renderHeld();
+  }
+  // the panel's buttons follow the link (applying needs it)
+  new MutationObserver(() => { if (held.length) renderHeld(); }).observe(document.body, { attributes: true, attributeFilter: ["data-conn"] });
 
   // ---------------------------------------------------------------- login
   function login(pin) {

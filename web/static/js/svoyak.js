@@ -117,15 +117,26 @@
 
     /* emit with an id, resent with the same id until acknowledged; resolves with the ack.
        Requests go one at a time, in order: the server handles each event in a thread of its own, so two
-       taps sent together could otherwise be applied in the other order (a release before its press). */
+       taps sent together could otherwise be applied in the other order (a release before its press).
+       options.hold: a request made while the link is down, or not acknowledged before the link dropped, is
+       not sent later on its own: it resolves {ok: false, held: true, id} and the page asks the person (a tap
+       the host made seconds ago must not be applied behind their back once the box is back). */
     let chain = Promise.resolve();
-    link.request = function (eventName, payload, attempts) {
+    link.epoch = 0;                                  // counts connections: a new one means the box may have restarted
+    socket.on("connect", () => { link.epoch++; });
+    link.request = function (eventName, payload, attempts, options) {
       const body = Object.assign({ id: S.newId() }, payload);
+      const hold = !!(options && options.hold);
+      const held = () => ({ ok: false, held: true, id: body.id,
+                            error: { code: "held", ru: S.t("pending.title"), en: S.t("pending.title") } });
       const run = () => new Promise((resolve) => {
         let left = attempts || 5;
+        const epoch = link.epoch;
         const attempt = () => {
+          if (hold && (!socket.connected || link.seq < 0 || link.epoch !== epoch)) return resolve(held());
           socket.timeout(3000).emit(eventName, body, (err, ack) => {
             if (!err) return resolve(ack);
+            if (hold && (!socket.connected || link.epoch !== epoch)) return resolve(held());
             if (--left > 0) return setTimeout(attempt, 200);
             resolve({ ok: false, error: { code: "timeout", ru: "Нет ответа от бокса", en: "No answer from the box" } });
           });
@@ -137,7 +148,8 @@
       return result;
     };
     /* id: the same id for the same intent (a double tap), so the server applies it once */
-    link.command = (name, args, id) => link.request(E.command, Object.assign(id ? { id } : {}, { name, args: args || {} }));
+    link.command = (name, args, id, options) => link.request(E.command, Object.assign(id ? { id } : {}, { name, args: args || {} }),
+                                                             undefined, options);
     /* the server's clock, NTP-style: offset from the fastest of a few round trips (countdowns use it) */
     link.syncClock = function (rounds) {
       let best = Infinity;
