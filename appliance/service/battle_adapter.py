@@ -39,6 +39,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "no_red_themes": ("В этом регламенте нет красных тем", "This regulation has no red themes"),
     "bad_question_texts": ("Вопросы темы — до {max} пар «вопрос, ответ»",
                            "A theme has up to {max} question-answer pairs"),
+    "bad_sources": ("Источник темы — пакет и номер темы в нём, не больше {themes}",
+                    "A theme's source is a package and a theme number in it, at most {themes}"),
     "bad_absent_players": ("Отсутствующие — номера игроков от 1 до {players}",
                            "Absent players are numbers 1-{players}"),
     "nobody_present": ("Нет ни одного игрока", "Nobody is present"),

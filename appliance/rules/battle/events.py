@@ -42,7 +42,9 @@ class BattleSetUp(Event):
     the number of themes, which are red (0-based), optional theme names and (question, answer) texts,
     absent players (mubc 3.5), spare shoot-out themes (youth-cup 2.7; None: as many as needed),
     the run of a battle slot (youth-cup 2.4) and the starting mode ("buttons" or "claps", mubc 4.4).
-    ``cuts`` overrides the profile's ranking cuts for this stage (e.g. the places that advance)."""
+    ``cuts`` overrides the profile's ranking cuts for this stage (e.g. the places that advance).
+    ``sources`` says where each theme (regular, then spare) came from: ``(package id, theme number in the
+    package)``, or ``()`` for a theme typed by hand, so the log shows which text each question was read from."""
 
     profile: Profile = None  # type: ignore[assignment]
     players: tuple = ()
@@ -57,6 +59,7 @@ class BattleSetUp(Event):
     run: int = 1
     runs: int = 1
     mode: str = "buttons"
+    sources: tuple = ()  # per theme: (package id, theme number) or () (docs/battle-log.md)
 
     @property
     def is_host_action(self) -> bool:
@@ -213,7 +216,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
                 AppealLodged, AppealDecided, ModeChanged, ActionUndone)
 }
 
-_TUPLE_FIELDS = {"players", "red_themes", "theme_names", "questions", "absent", "cuts"}
+_TUPLE_FIELDS = {"players", "red_themes", "theme_names", "questions", "absent", "cuts", "sources"}
 
 
 def _jsonable(value: Any) -> Any:
@@ -234,8 +237,15 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """The event as a JSON-able dict: ``{"type": ClassName, **fields}`` (the battle log's line format)."""
     out: dict[str, Any] = {"type": type(event).__name__}
     for field in dataclasses.fields(event):
-        out[field.name] = _jsonable(getattr(event, field.name))
+        value = getattr(event, field.name)
+        if field.name in _OMITTED_WHEN_EMPTY and value == ():
+            continue  # a field added later: a battle that does not use it writes the line it always did
+        out[field.name] = _jsonable(value)
     return out
+
+
+# BattleSetUp.sources came after the log's version 1: left out when empty, read as () when absent.
+_OMITTED_WHEN_EMPTY = frozenset({"sources"})
 
 
 def _error(message: str, data: Any) -> BattleRuleError:
