@@ -74,7 +74,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("hotspot_ssid", str, "", "", "Wi-Fi name; empty: made at first boot"),
     Setting("hotspot_password", str, "", "", "WPA2 passphrase; empty: made at first boot"),
     Setting("hotspot_address", str, "10.42.0.1", "", "the box's address on its own hotspot"),
+    # question packages (docs/packages.md)
+    Setting("package_upload_mb", int, 100, "MB", "largest question package file an upload may send (.siq, tour, table)"),
+    Setting("board_answer", str, "announced", "",
+            "when the board shows a question's right answer: announced (after the host's «Ответ объявлен»), "
+            "over (as soon as the question ends) or never"),
 )
+# When the board shows the right answer (setting board_answer).
+BOARD_ANSWER_MODES = ("announced", "over", "never")
 
 _BY_NAME = {setting.name: setting for setting in SETTINGS}
 
@@ -103,6 +110,8 @@ class Settings:
     hotspot_ssid: str
     hotspot_password: str
     hotspot_address: str
+    package_upload_mb: int
+    board_answer: str
 
     def replace(self, **changes: Any) -> "Settings":
         """Return a copy with ``changes`` applied and validated."""
@@ -178,6 +187,10 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"buzzer_ms {values['buzzer_ms']} is outside 1-5000")
     if not 0 <= values["capture_debounce_ms"] <= 200:
         raise ConfigError(f"capture_debounce_ms {values['capture_debounce_ms']} is outside 0-200")
+    if not 1 <= values["package_upload_mb"] <= 1024:
+        raise ConfigError(f"package_upload_mb {values['package_upload_mb']} is outside 1-1024")
+    if values["board_answer"] not in BOARD_ANSWER_MODES:
+        raise ConfigError(f"board_answer {values['board_answer']!r} must be one of {', '.join(BOARD_ANSWER_MODES)}")
     if values["capture_heartbeat_ms"] <= 0 or values["capture_link_timeout_ms"] <= values["capture_heartbeat_ms"]:
         raise ConfigError("capture_link_timeout_ms must exceed capture_heartbeat_ms, both positive")
 

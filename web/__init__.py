@@ -32,6 +32,7 @@ SCREENS: tuple[str, ...] = (
     "web.player",
     "web.simulator",
     "web.director",
+    "web.packages",
 )
 
 LANGUAGE_COOKIE = "svoyak_lang"

@@ -189,6 +189,12 @@ def _guard() -> PinGuard:
     return guard
 
 
+def is_logged_in() -> bool:
+    """A director is logged in on this request's session (the question packages' page asks too)."""
+    pin = _pin()
+    return not pin or hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin))
+
+
 @blueprint.before_request
 def require_pin():
     if request.endpoint in ("director.login", "director.table", "director.table_json"):

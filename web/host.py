@@ -14,6 +14,7 @@ import time
 from flask import Blueprint, render_template, request
 
 from web import events
+from appliance.service.session import CommandRejected
 from web.sync import SyncNamespace, refuse
 
 blueprint = Blueprint("host", __name__)
@@ -176,6 +177,14 @@ class HostNamespace(SyncNamespace):
             self.hub.host_logged_in = True
             self.hub.socketio.emit(events.HOST_PRESENT, {}, namespace="/board")
         return {"profiles": self.hub.session.adapter.profiles()}
+
+    def on_packages(self, data=None):
+        """The box's question packages for the setup form: titles and theme names with what was played (no
+        question texts: the reading view gives those one at a time)."""
+        packages = self.hub.services.packages
+        if packages is None:
+            return self.hub.word(CommandRejected("error.no_packages", command="setup"))
+        return self.call(lambda: {"packages": packages.choices()})
 
     def on_command(self, data=None):
         if not isinstance(data, dict):

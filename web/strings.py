@@ -123,6 +123,18 @@ STRINGS = {
 }
 
 
+def plural_ru(count: int, one: str, few: str, many: str) -> str:
+    """A count and its Russian word: the one plural rule for every count on the pages. «1 тема», «2 темы», «5 тем».
+
+    >>> [plural_ru(n, "тема", "темы", "тем") for n in (1, 2, 5, 11, 21, 22, 25)]
+    ['1 тема', '2 темы', '5 тем', '11 тем', '21 тема', '22 темы', '25 тем']
+    """
+    tail, tens = count % 10, count % 100
+    word = one if tail == 1 and tens != 11 else few if 2 <= tail <= 4 and not 12 <= tens <= 14 else many
+    return f"{count} {word}"
+
+
+
 def default_catalogue(*screen_modules) -> Catalogue:
     """The core strings plus each module's ``STRINGS`` (modules without one add nothing)."""
     catalogue = Catalogue(STRINGS)

@@ -16,7 +16,7 @@ from flask import request
 from flask_socketio import ConnectionRefusedError, Namespace, emit
 
 from appliance.config import Settings
-from appliance.errors import RulesError, StoreError, SvoyakError
+from appliance.errors import PackageError, RulesError, StoreError, SvoyakError
 from appliance.service.session import CommandRejected
 from web import events
 
@@ -25,10 +25,12 @@ log = logging.getLogger(__name__)
 
 @dataclasses.dataclass
 class Services:
-    """What the web layer is given: the live session and the box's identity (PIN, hotspot)."""
+    """What the web layer is given: the live session, the box's identity (PIN, hotspot) and its question
+    packages (:class:`appliance.service.packages.QuestionPackages`; None: the package pages say so)."""
 
     session: Any
     identity: Any
+    packages: Any = None
 
 
 def build_services(settings: Settings) -> Services:
@@ -38,7 +40,7 @@ def build_services(settings: Settings) -> Services:
 
     identity = load_or_create(settings)
     session = build_session(settings)
-    return Services(session=session, identity=identity)
+    return Services(session=session, identity=identity, packages=session.adapter.packages)
 
 
 def is_local(address: str | None) -> bool:
@@ -99,6 +101,10 @@ class Hub:
                 body["detail"] = error.detail
             if getattr(error, "params", None):
                 body["params"] = error.params  # which argument, and what it must be
+        elif isinstance(error, PackageError):  # a setup's choice a package cannot give, or no such package
+            from web.packages import word_package_error
+
+            body = {"code": error.code, "rule": None, **word_package_error(error)}
         elif isinstance(error, RulesError):
             state = self.session.state
             body = {"code": "rule", **self.session.adapter.word_rule_error(error, getattr(state, "players", ()))}
@@ -111,8 +117,9 @@ class Hub:
 
 
 # View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small,
-# and the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows).
-HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes"})
+# the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows), and the
+# question texts of the reading view kept from the audience and the players (they hear a question as it is read).
+HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "reading"})
 
 
 class SyncNamespace(Namespace):

@@ -41,13 +41,13 @@ class ArgumentRejected(WebError, ValueError):
 
 
 # The kinds an argument may be (checked by _check below)
-WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE = (
-    "whole", "text", "flag", "optional_flag", "names", "themes", "profile", "mode")
+WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE, PACKAGE = (
+    "whole", "text", "flag", "optional_flag", "names", "themes", "profile", "mode", "package")
 
 # command -> {argument: (kind, required)}
 COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
     "setup": {"profile": (PROFILE, True), "players": (NAMES, True), "themes": (THEMES, True),
-              "mode": (MODE, False)},
+              "mode": (MODE, False), "package": (PACKAGE, False)},
     "phones": {"enabled": (FLAG, True)},
     "button_test": {"on": (FLAG, False)},
     "next": {"name": (TEXT, False)},
@@ -142,6 +142,27 @@ def _check(key: str, kind: str, value: Any) -> None:
                 _check(f"{key}.name", TEXT, theme["name"])
             if theme.get("red") is not None:
                 _check(f"{key}.red", FLAG, theme["red"])
+    elif kind == PACKAGE:
+        # {id, themes: [numbers] (absent: the next unplayed), spare: [numbers]}: docs/socketio-events.md
+        if not isinstance(value, dict):
+            raise wrong("{id, themes, spare}")
+        for field in value:
+            if field not in ("id", "themes", "spare"):
+                raise ArgumentRejected("error.argument_unknown", f"a package choice has no field {str(field)[:100]!r}",
+                                       {"argument": f"{key}.{str(field)[:100]}"})
+        if "id" not in value:
+            raise ArgumentRejected("error.argument_missing", f"{key} needs id", {"argument": f"{key}.id"})
+        _check(f"{key}.id", TEXT, value["id"])
+        for field in ("themes", "spare"):
+            numbers = value.get(field)
+            if numbers is None:
+                continue
+            if not isinstance(numbers, list):
+                raise ArgumentRejected("error.argument_type", f"{key}.{field} must be a list of theme numbers",
+                                       {"argument": f"{key}.{field}", "expected": "a list of theme numbers"})
+            _check_length(f"{key}.{field}", numbers)
+            for number in numbers:
+                _check(f"{key}.{field}", WHOLE, number)
     else:  # pragma: no cover - the table above names only the kinds handled here
         raise AssertionError(f"no check for argument kind {kind!r}")
 

@@ -13,6 +13,9 @@ def build_session(settings: Settings):
     """A started :class:`Session` over the box's one store (``data_dir/events.sqlite``: battles and
     tournaments, :func:`appliance.store.open_store`), linked to the capture service's socket.
 
+    The question packages (``data_dir/packages``, :func:`build_packages`) are the adapter's
+    (``session.adapter.packages``): the host's reading view reads each question's comment and source from them.
+
     The link connects (and reconnects) in the background; until it does, the pages show "buttons not
     connected" and the host may play "on claps" or with phones.
     """
@@ -23,7 +26,9 @@ def build_session(settings: Settings):
     from appliance.store import open_store
 
     battles = Battles(open_store(settings.data_dir))
-    session = Session(battles, BattleAdapter(), simulator=settings.simulator)
+    packages = build_packages(settings, battles)
+    adapter = BattleAdapter(packages=packages, board_answer=settings.board_answer)
+    session = Session(battles, adapter, simulator=settings.simulator)
     link = CaptureLink(settings.capture_socket, on_event=session.on_capture_event,
                        heartbeat_ms=settings.capture_heartbeat_ms, timeout_ms=settings.capture_link_timeout_ms,
                        on_connection=session.on_capture_connection, client_name="appliance")
@@ -31,3 +36,13 @@ def build_session(settings: Settings):
     session.start()
     link.start()
     return session
+
+
+def build_packages(settings: Settings, battles=None):
+    """The box's question packages over ``data_dir/packages``, with the upload limit of the settings; the
+    ``battles`` (their setups' ``sources``) say which themes were played."""
+    from appliance.packages.archive import MB, Limits
+    from appliance.service.packages import QuestionPackages
+
+    return QuestionPackages.in_folder(settings.data_dir / "packages", battles,
+                                      limits=Limits(upload_bytes=settings.package_upload_mb * MB))

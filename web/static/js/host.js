@@ -107,8 +107,11 @@
     sessionStorage.setItem(PIN_KEY, pin);
     link = S.connect("/host", {
       auth: () => ({ pin: sessionStorage.getItem(PIN_KEY) || "" }),
-      onHello: (hello) => { profiles = hello.profiles || []; fillProfiles(); $("logout").hidden = false; },
-      onView: (v, event) => { view = v; render(event); },
+      onHello: (hello) => {
+        profiles = hello.profiles || []; fillProfiles(); $("logout").hidden = false;
+        document.dispatchEvent(new CustomEvent("svoyak:host-hello", { detail: link }));  // host_packages.js
+      },
+      onView: (v, event) => { view = v; render(event); document.dispatchEvent(new CustomEvent("svoyak:host-view", { detail: v })); },
       onRefused: (err) => {
         sessionStorage.removeItem(PIN_KEY);
         $("logout").hidden = true;
@@ -169,7 +172,9 @@
       name: row.querySelector("input[name=theme]").value.trim() || t("setup.theme_n") + " " + (i + 1),
       red: !!(row.querySelector("input[name=red]") || {}).checked,
     }));
-    const ack = await send("setup", { profile: $("profile").value, players, themes });
+    const args = { profile: $("profile").value, players, themes };
+    document.dispatchEvent(new CustomEvent("svoyak:host-setup", { detail: args }));  // a package's choice joins
+    const ack = await send("setup", args);
     if (ack.ok) { setupWanted = false; render(); }  // the new battle's update may have come before this ack
   });
   for (const id of ["new-battle", "new-battle-end"]) $(id).addEventListener("click", () => { setupWanted = true; render(null); });

@@ -1,0 +1,367 @@
+"""The question packages screen (``/packages``): upload, list, preview and delete the box's packages.
+
+For the host and the director only: a director login or the host's PIN (checked by the host page's PIN guard,
+so wrong PINs here and on ``/host`` count together). The preview shows every question with its answer, so it is
+never reachable by the audience or the players: they see a question only as the host reads it.
+
+An upload is read whole and validated before anything is kept (appliance/packages/library.py); a refused file
+is worded by its code (docs/packages.md: every code has Russian and English words here, a test keeps them in
+step) with the place in the file that is wrong. The app's request size cap is lifted for this one route to the
+``package_upload_mb`` setting (appliance/config.py); a larger upload is a worded 413.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+
+from flask import Blueprint, abort, current_app, g, redirect, render_template, request, send_file, session, url_for
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from appliance.errors import PackageError
+from appliance.service.packages import PackageFileError
+from web.strings import plural_ru
+
+log = logging.getLogger(__name__)
+
+blueprint = Blueprint("packages", __name__)
+
+SESSION_KEY = "packages"  # in Flask's signed session: a digest keyed by the app's secret of the PIN used
+MB = 1024 * 1024
+FORM_OVERHEAD_BYTES = 64 * 1024  # the multipart envelope around the file
+
+STRINGS = {
+    "packages.title": ("Пакеты вопросов", "Question packages"),
+    "packages.login": ("Вход к пакетам вопросов", "Question packages: log in"),
+    "packages.login_hint": ("Пакеты с ответами видят только ведущий и директор: введите PIN ведущего",
+                            "Only the host and the director see packages and answers: enter the host PIN"),
+    "packages.upload": ("Загрузить пакет", "Upload a package"),
+    "packages.upload_hint": ("SIGame (.siq), тур db.chgk.info (XML или текст), таблица CSV или TOML; до {mb} МБ",
+                             "SIGame (.siq), a db.chgk.info tour (XML or text), a CSV or TOML table; up to {mb} MB"),
+    "packages.file": ("Файл", "File"),
+    "packages.send": ("Загрузить", "Upload"),
+    "packages.added": ("Пакет «{title}» загружен: {themes}, {questions}", "Package «{title}» added: {themes}, {questions}"),
+    "packages.again": ("Этот файл уже загружен: пакет «{title}»", "This file is loaded already: package «{title}»"),
+    "packages.media_note": ("{media} с картинками, звуком или видео: на боксе они читаются текстом, файлы сохранены",
+                            "{media} with pictures, sound or video: the box reads text; the files are kept"),
+    "packages.none": ("Пакетов пока нет", "No packages yet"),
+    "packages.col_title": ("Название", "Title"),
+    "packages.col_format": ("Формат", "Format"),
+    "packages.col_themes": ("Темы", "Themes"),
+    "packages.col_questions": ("Вопросы", "Questions"),
+    "packages.col_media": ("С медиа", "With media"),
+    "packages.col_played": ("Сыграно тем", "Themes played"),
+    "packages.col_imported": ("Загружен", "Imported"),
+    "packages.preview": ("Просмотр", "Preview"),
+    "packages.delete": ("Удалить", "Delete"),
+    "packages.delete_confirm": ("Удалить пакет «{title}»? Сыгранные бои сохранят свои тексты.",
+                                "Delete the package «{title}»? Battles played keep their texts."),
+    "packages.delete_yes": ("Да, удалить", "Yes, delete"),
+    "packages.cancel": ("Отмена", "Cancel"),
+    "packages.deleted": ("Пакет «{title}» удалён", "Package «{title}» deleted"),
+    "packages.back": ("Все пакеты", "All packages"),
+    "packages.to_host": ("К ведущему", "To the host page"),
+    "packages.to_director": ("К директору", "To the director"),
+    "packages.answer": ("Ответ", "Answer"),
+    "packages.comment": ("Комментарий", "Comment"),
+    "packages.source": ("Источник", "Source"),
+    "packages.author": ("Автор", "Author"),
+    "packages.played_in": ("сыграна в боях: {battles}", "played in battles: {battles}"),
+    "packages.played_in_tournaments": ("в турнирах: {tournaments}", "in tournaments: {tournaments}"),
+    "packages.unplayed": ("не сыграна", "not played"),
+    "packages.media_file": ("файл", "file"),
+    "packages.origin_siq": ("SIGame", "SIGame"),
+    "packages.origin_chgk": ("db.chgk.info", "db.chgk.info"),
+    "packages.origin_table": ("таблица", "table"),
+    "packages.nothing_sent": ("Выберите файл пакета", "Choose a package file"),
+    "packages.unavailable": ("Пакеты вопросов на этом боксе не подключены",
+                             "Question packages are not set up on this box"),
+    # the host page: a battle's themes from a package, and the reading view (web/static/js/host_packages.js)
+    "setup.package": ("Вопросы из пакета", "Questions from a package"),
+    "setup.package_none": ("Без пакета: темы пишу сам", "No package: I type the themes"),
+    "setup.package_upload": ("Загрузить пакет", "Upload a package"),
+    "setup.package_next": ("Следующие несыгранные темы (сколько тем в бою)",
+                           "The next unplayed themes (as many as the battle has)"),
+    "setup.package_chosen": ("Выбрать темы", "Choose the themes"),
+    "setup.package_play": ("играть", "play"),
+    "setup.package_spare": ("запасная (перестрелка)", "spare (shoot-out)"),
+    "setup.package_played": ("уже сыграна", "played already"),
+    "setup.package_will_play": ("Сыграем:", "The battle plays:"),
+    "setup.package_spares": ("запасные:", "spares:"),
+    "reading.package": ("Пакет", "Package"),
+    "reading.now": ("Читаем", "Reading"),
+    "reading.was": ("Вопрос сыгран", "Question played"),
+    "reading.next": ("Следующий", "Next"),
+    "reading.answer": ("Ответ", "Answer"),
+    "reading.comment": ("Комментарий", "Comment"),
+    "reading.source": ("Источник", "Source"),
+    "reading.show_answer": ("Показать ответ на табло", "Show the answer on the board"),
+    "error.no_packages": ("Пакеты вопросов на этом боксе не подключены",
+                          "Question packages are not set up on this box"),
+}
+
+# Every refusal of a package file or a choice of its themes (docs/packages.md "Refusals"), by code, worded from
+# its params. The place in the file (``where``) follows the line.
+REFUSALS: dict[str, tuple[str, str]] = {
+    "package.too_large": ("Файл {size_mb} МБ, а можно не больше {limit_mb} МБ",
+                          "The file is {size_mb} MB; at most {limit_mb} MB"),
+    "package.empty": ("В файле нет ни одной темы", "The file holds no themes"),
+    "package.unknown_format": ("Формат файла «{filename}» не распознан: нужен .siq, тур db.chgk.info, CSV или TOML",
+                               "The format of «{filename}» is not recognised: a .siq, a db.chgk.info tour, CSV or TOML"),
+    "package.not_zip": ("Файл .siq повреждён: это не ZIP-архив", "The .siq file is damaged: not a ZIP archive"),
+    "package.too_many_entries": ("В архиве {count} файлов, а можно не больше {limit}",
+                                 "The archive holds {count} files; at most {limit}"),
+    "package.unsafe_entry": ("Файл «{entry}» в архиве указывает за пределы пакета",
+                             "The archive's file «{entry}» points outside the package"),
+    "package.duplicate_entry": ("Файл «{entry}» в архиве дважды", "The archive holds «{entry}» twice"),
+    "package.bomb": ("Файл «{entry}» распаковывается больше чем в {limit_mb} МБ или слишком сжат (ZIP-бомба)",
+                     "The file «{entry}» inflates past {limit_mb} MB or is compressed too far (a ZIP bomb)"),
+    "package.corrupt_entry": ("Файл «{entry}» в архиве не распаковывается", "The archive's file «{entry}» cannot be inflated"),
+    "package.no_content": ("В архиве нет content.xml: это не пакет SIGame", "The archive has no content.xml: not a SIGame package"),
+    "package.unsafe_xml": ("XML с DTD или сущностями не принимается", "XML with a DTD or entities is refused"),
+    "package.bad_xml": ("XML повреждён (строка {line})", "The XML is malformed (line {line})"),
+    "package.bad_structure": ("Не то устройство файла: не тот корневой элемент",
+                              "The file is not laid out as expected: the wrong root element"),
+    "package.theme_without_name": ("У темы нет названия", "A theme has no name"),
+    "package.question_without_text": ("У вопроса нет текста", "A question has no text"),
+    "package.bad_price": ("Цена «{price}» — не целое число", "The price «{price}» is not a whole number"),
+    "package.not_a_theme": ("В вопросе базы нет пронумерованных строк «1. …»: это не тема «Своей игры»",
+                            "A database question has no numbered lines «1. …»: not a «Своя игра» theme"),
+    "package.answers_do_not_match": ("Ответы пронумерованы не так, как вопросы ({count})",
+                                     "The answers are not numbered like the questions ({count})"),
+    "package.missing_columns": ("В заголовке таблицы нет столбцов: {columns}", "The table's header lacks the columns: {columns}"),
+    "package.theme_split": ("Строки темы «{theme}» стоят не подряд", "The rows of the theme «{theme}» are not together"),
+    "package.bad_field": ("Поле «{field}» не того вида или слишком длинное", "The field «{field}» is of the wrong kind or too long"),
+    "package.bad_table": ("Таблица CSV не читается", "The CSV table cannot be read"),
+    "package.bad_toml": ("TOML не читается", "The TOML does not parse"),
+    "package.bad_encoding": ("Кодировка не UTF-8 и не Windows-1251", "The encoding is neither UTF-8 nor Windows-1251"),
+    "package.not_found": ("Такого пакета на боксе нет", "There is no such package on this box"),
+    "package.no_such_theme": ("В пакете нет темы {theme}: в нём {themes}", "The package has no theme {theme}: it has {themes}"),
+    "package.theme_twice": ("Тема выбрана дважды", "A theme is chosen twice"),
+    "package.too_few_unplayed": ("В пакете осталось несыгранных тем: {unplayed}, а нужно {needed}",
+                                 "The package has {unplayed} unplayed themes; {needed} are needed"),
+}
+
+
+_COUNTED = {"themes": (("тема", "темы", "тем"), ("theme", "themes")),
+            "questions": (("вопрос", "вопроса", "вопросов"), ("question", "questions")),
+            "media": (("вопрос", "вопроса", "вопросов"), ("question", "questions"))}
+
+
+def counted(key: str, count: int, language: str) -> str:
+    ru, en = _COUNTED[key]
+    if language == "ru":
+        return plural_ru(count, *ru)
+    return f"{count} {en[0] if count == 1 else en[1]}"
+
+
+_WHERE_RU = {"line": "строка", "round": "раунд", "theme": "тема", "question": "вопрос", "column": "столбец",
+}
+_COLUMNS_RU = {"theme": "тема", "price": "цена", "question": "вопрос", "answer": "ответ", "comment": "комментарий",
+               "source": "источник", "author": "автор"}
+
+
+def where_ru(where: str) -> str:
+    """The place in a file, as the readers name it (``round «1» › theme 2 › question 3``, ``line 7``), in Russian;
+    a place worded by a library (TOML's parser) is cut to its line number.
+
+    >>> where_ru("round «1-й раунд» › theme 2 › question 3"), where_ru("content.xml line 4")
+    ('раунд «1-й раунд» › тема 2 › вопрос 3', 'content.xml строка 4')
+    >>> where_ru("Expected '=' after a key in a key/value pair (at line 3, column 5)")
+    'строка 3'
+    """
+    import re
+
+    line = re.search(r"\(at line (\d+)", where)
+    if line:  # tomllib's own English sentence
+        return f"строка {line.group(1)}"
+    return re.sub(r"\b(line|round|theme|question|column)\b(?= \d| «)", lambda m: _WHERE_RU[m.group(1)], where)
+
+
+def word_package_error(error: PackageError, where_label: bool = True) -> dict[str, str]:
+    """``{"ru", "en"}`` for a package refusal, from its code and params, with the place in the file."""
+    code = getattr(error, "code", "")
+    params = dict(getattr(error, "params", {}) or {})
+    pair = REFUSALS.get(code)
+    words = {}
+    for index, language in enumerate(("ru", "en")):
+        fields = {key: value for key, value in params.items()}
+        if isinstance(fields.get("theme"), int) and not isinstance(fields.get("theme"), bool):
+            fields["theme"] = fields["theme"] + 1  # people count themes from 1
+        if isinstance(fields.get("themes"), int):
+            fields["themes"] = counted("themes", fields["themes"], language)
+        if isinstance(fields.get("columns"), (list, tuple)):
+            fields["columns"] = ", ".join(map(str, fields["columns"]))
+        if language == "ru" and isinstance(fields.get("columns"), str):
+            fields["columns"] = ", ".join(_COLUMNS_RU.get(name.strip(), name.strip())
+                                          for name in fields["columns"].split(","))
+        try:
+            line = pair[index].format(**fields) if pair else str(error)
+        except (KeyError, IndexError, ValueError):
+            line = pair[index] if pair else str(error)
+        where = params.get("where")
+        if where and language == "ru":
+            where = where_ru(str(where))
+        if where and where_label:
+            line = f"{line} — {where}"
+        words[language] = line
+    return words
+
+
+def _language() -> str:
+    return getattr(g, "language", "ru")
+
+
+def _text(key: str, **fields) -> str:
+    line = current_app.extensions["svoyak.catalogue"].text(key, _language())
+    return line.format(**fields) if fields else line
+
+
+def _packages():
+    hub = current_app.extensions.get("svoyak.hub")
+    return getattr(getattr(hub, "services", None), "packages", None)
+
+
+def _host_pin() -> str:
+    hub = current_app.extensions.get("svoyak.hub")
+    identity = getattr(getattr(hub, "services", None), "identity", None)
+    return getattr(identity, "host_pin", "") or current_app.config["SVOYAK_SETTINGS"].host_pin
+
+
+def _digest(pin: str) -> str:
+    key = current_app.secret_key
+    key = key if isinstance(key, bytes) else str(key or "").encode()
+    return hmac.new(key, b"svoyak packages\0" + pin.encode(), hashlib.sha256).hexdigest()
+
+
+def _guard():
+    """The host page's PIN guard (wrong PINs here, on /host and at the director's login count together)."""
+    from web.director import _guard as director_guard
+
+    return director_guard()
+
+
+def logged_in() -> bool:
+    """The host's PIN entered here, or a director logged in at the desk."""
+    pin = _host_pin()
+    if pin and hmac.compare_digest(str(session.get(SESSION_KEY, "")), _digest(pin)):
+        return True
+    try:
+        from web.director import is_logged_in
+    except ImportError:  # an app without the director's pages
+        return False
+    return "director" in current_app.blueprints and is_logged_in()
+
+
+@blueprint.before_request
+def require_login():
+    if request.endpoint == "packages.login":
+        return None
+    if not logged_in():
+        return redirect(url_for("packages.login", next=request.path))
+    if _packages() is None:
+        return _page(error={"ru": STRINGS["packages.unavailable"][0], "en": STRINGS["packages.unavailable"][1]},
+                     status=503)
+    return None
+
+
+@blueprint.route("/packages/login", methods=["GET", "POST"])
+def login():
+    refusal = ""
+    if request.method == "POST":
+        pin = _host_pin()
+        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin)
+        if refusal is None:
+            session[SESSION_KEY] = _digest(pin)
+            target = request.args.get("next", "")
+            return redirect(target if target.startswith("/packages") else url_for("packages.home"))
+    status = {"": 200, "error.pin": 403, "error.pin_locked": 429}.get(refusal, 403)
+    words = current_app.extensions["svoyak.catalogue"].both(refusal) if refusal else None
+    return render_template("packages/login.html", refusal=words, refusal_key=refusal), status
+
+
+def _page(status: int = 200, **extra):
+    packages = _packages()
+    language = _language()
+    rows = []
+    for entry in packages.entries() if packages is not None else []:
+        rows.append({**entry, "origin_label": _text(f"packages.origin_{entry['origin']}")
+                     if f"packages.origin_{entry['origin']}" in current_app.extensions["svoyak.catalogue"]
+                     else entry["origin"],
+                     "imported": entry["imported_at"].replace("T", " ")[:16]})
+    settings = current_app.config["SVOYAK_SETTINGS"]
+    return render_template("packages/list.html", rows=rows, language=language,
+                           upload_hint=_text("packages.upload_hint", mb=settings.package_upload_mb),
+                           director="director" in current_app.blueprints, **extra), status
+
+
+@blueprint.route("/packages/")
+@blueprint.route("/packages")
+def home():
+    return _page()
+
+
+@blueprint.errorhandler(RequestEntityTooLarge)
+def too_large(error):
+    limit_mb = current_app.config["SVOYAK_SETTINGS"].package_upload_mb
+    size_mb = (request.content_length or 0) // MB
+    refusal = PackageFileError("package.too_large", "the upload is over the limit", size_mb=size_mb,
+                               limit_mb=limit_mb)
+    return _page(status=413, error={"code": "package.too_large", **word_package_error(refusal)})
+
+
+@blueprint.route("/packages/upload", methods=["POST"])
+def upload():
+    settings = current_app.config["SVOYAK_SETTINGS"]
+    # The app's request cap (small: forms and JSON) is lifted for this route only, to the upload setting.
+    request.max_content_length = settings.package_upload_mb * MB + FORM_OVERHEAD_BYTES
+    sent = request.files.get("file")
+    if sent is None or not sent.filename:
+        return _page(status=400, error={"code": "packages.nothing_sent", **current_app.extensions[
+            "svoyak.catalogue"].both("packages.nothing_sent")})
+    data = sent.read()
+    try:
+        added = _packages().add(sent.filename, data)
+    except PackageError as error:
+        log.info("package %r refused: %s", sent.filename, error)
+        return _page(status=400, error={"code": error.code, **word_package_error(error)}, filename=sent.filename)
+    language = _language()
+    key = "packages.again" if added["duplicate"] else "packages.added"
+    note = _text(key, title=added["title"], themes=counted("themes", added["themes"], language),
+                 questions=counted("questions", added["questions"], language))
+    if added["media_questions"]:
+        note += ". " + _text("packages.media_note", media=counted("media", added["media_questions"], language))
+    return _page(status=200 if added["duplicate"] else 201, note=note, added=added["id"])
+
+
+@blueprint.route("/packages/<package_id>")
+def preview(package_id):
+    try:
+        shown = _packages().preview(package_id)
+    except PackageError as error:
+        return _page(status=404, error={"code": error.code, **word_package_error(error, where_label=False)})
+    return render_template("packages/preview.html", package=shown, director="director" in current_app.blueprints)
+
+
+@blueprint.route("/packages/<package_id>/media/<path:path>")
+def media(package_id, path):
+    try:
+        file = _packages().library.media_path(package_id, path)
+    except PackageError:
+        abort(404)
+    return send_file(file, as_attachment=False, max_age=0)
+
+
+@blueprint.route("/packages/<package_id>/delete", methods=["GET", "POST"])
+def delete(package_id):
+    packages = _packages()
+    try:
+        entry = packages.library.entry(package_id)
+    except PackageError as error:
+        return _page(status=404, error={"code": error.code, **word_package_error(error, where_label=False)})
+    if request.method == "POST" and request.form.get("confirm") == "yes":
+        packages.delete(package_id)
+        return _page(note=_text("packages.deleted", title=entry.title))
+    return render_template("packages/delete.html", entry=entry,
+                           question=_text("packages.delete_confirm", title=entry.title))
