@@ -77,3 +77,94 @@ def test_media_are_listed_in_the_preview(tmp_path):
     question = packages.preview(package_id)["themes"][0]["questions"][1]
     assert question["media"] == [{"kind": "image", "path": "Images/Карта реки.png"},
                                  {"kind": "audio", "path": "гимн.mp3"}]
+
+
+# ------------------------------------------------------------ a battle set up from a package, in the session
+def sport_session(tmp_path, memory_battles, board_answer="announced", themes=6):
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.session import Session
+    from tests.appliance.packages.conftest import sport_siq
+    from tests.conftest import FakeClock
+
+    packages = QuestionPackages.in_folder(tmp_path / "packages", memory_battles)
+    package_id = packages.add("кубок.siq", sport_siq(themes))["id"]
+    clock = FakeClock()
+    session = Session(memory_battles, BattleAdapter(packages=packages, board_answer=board_answer), clock=clock,
+                      simulator=True).start(timer_thread=False)
+    return session, packages, package_id, clock
+
+
+SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"], "themes": [{"name": "", "red": False}] * 2}
+
+
+def test_the_next_unplayed_themes_are_set_up_and_then_marked_played(tmp_path, memory_battles):
+    session, packages, package_id, _ = sport_session(tmp_path, memory_battles)
+    session.command("setup", {**SETUP, "package": {"id": package_id, "spare": [5]}}, "c1")
+    setup = session.state.setup
+    assert setup.theme_names == ("Тема номер 1", "Тема номер 2", "Тема номер 6")
+    assert setup.sources == ((package_id, 0), (package_id, 1), (package_id, 5))
+    assert setup.questions[0][2] == ("Вопрос 1.3 о теме 1.", "Ответ 1.3")
+    # The box remembers: the next battle takes the themes after them, the spare counts as played.
+    assert [t["played"] for t in packages.choices()[0]["themes"]] == [True, True, False, False, False, True]
+    session.command("setup", {**SETUP, "package": {"id": package_id}}, "c2")
+    assert session.state.setup.theme_names == ("Тема номер 3", "Тема номер 4")
+    session.close()
+
+
+def test_chosen_themes_keep_the_forms_red_flags_and_a_bad_choice_changes_nothing(tmp_path, memory_battles):
+    from appliance.service.session import CommandRejected
+
+    session, packages, package_id, _ = sport_session(tmp_path, memory_battles)
+    session.command("setup", {"profile": "eurocup-final", "players": ["А", "Б", "В"],
+                              "themes": [{"red": False}, {"red": True}],
+                              "package": {"id": package_id, "themes": [4, 2]}}, "c1")
+    setup = session.state.setup
+    assert (setup.themes, setup.red_themes, setup.theme_names) == (2, (1,), ("Тема номер 5", "Тема номер 3"))
+    before = session.seq
+    with pytest.raises(PackageChoiceError) as refused:
+        session.command("setup", {**SETUP, "package": {"id": package_id, "themes": [0, 6]}}, "c2")
+    assert refused.value.code == "package.no_such_theme" and refused.value.params["theme"] == 6
+    with pytest.raises(Exception) as missing:
+        session.command("setup", {**SETUP, "package": {"id": "000000000000"}}, "c3")
+    assert getattr(missing.value, "code", "") == "package.not_found"
+    with pytest.raises(CommandRejected) as malformed:
+        session.command("setup", {**SETUP, "package": {"id": package_id, "themes": "1,2"}}, "c4")
+    assert malformed.value.code == "error.argument_type"
+    assert session.seq == before and session.state.setup.theme_names == ("Тема номер 5", "Тема номер 3")
+    session.close()
+
+
+def play(session, clock, *commands):
+    for index, name in enumerate(commands):
+        clock.now_ns += 10**9
+        session.command(name, None, f"p{clock.now_ns}-{index}")
+
+
+def test_the_reading_view_follows_the_engines_position_and_the_board_answer_follows_the_setting(tmp_path,
+                                                                                                memory_battles):
+    session, packages, package_id, clock = sport_session(tmp_path, memory_battles, board_answer="over")
+    session.command("setup", {**SETUP, "package": {"id": package_id}}, "c1")
+    reading = session.snapshot()["view"]["reading"]
+    assert reading["current"] is None and reading["next"]["text"] == "Вопрос 1.1 о теме 1."
+    play(session, clock, "next", "next")
+    view = session.snapshot()["view"]
+    assert view["reading"]["current"]["text"] == "Вопрос 1.1 о теме 1." and view["question"]["answer"] is None
+    assert view["reading"]["current"]["comment"] == "Комментарий 1.1"
+    play(session, clock, "reading_done")
+    clock.now_ns = session.state.press_window_closes_ns
+    session.deadlines.run_due()
+    view = session.snapshot()["view"]
+    assert view["question"]["over"] and view["question"]["answer"] == "Ответ 1.1"  # "over": no announce needed
+    assert view["reading"]["next"]["text"] == "Вопрос 1.2 о теме 1."
+    session.close()
+
+
+def test_the_board_never_shows_an_answer_with_board_answer_never(tmp_path, memory_battles):
+    session, packages, package_id, clock = sport_session(tmp_path, memory_battles, board_answer="never")
+    session.command("setup", {**SETUP, "package": {"id": package_id}}, "c1")
+    play(session, clock, "next", "next", "reading_done")
+    clock.now_ns = session.state.press_window_closes_ns
+    session.deadlines.run_due()
+    play(session, clock, "announce")
+    assert session.snapshot()["view"]["question"]["answer"] is None
+    session.close()
