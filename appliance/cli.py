@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("appliance.commands.serve", "run the web server (gunicorn gthread): host page, scoreboard, phones"),
     "run": ("appliance.commands.run", "run the whole box here: capture (mock pins on a laptop) and web server"),
     "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
+    "pin": ("appliance.commands.pin", "print the host PIN (a host who lost it; or hold the host button at the box)"),
     "firstboot": ("appliance.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
     "capture": ("appliance.commands.capture", "run the buzzer capture service (pins, lockout, its Unix socket)"),
     "hwcheck": ("appliance.commands.hwcheck", "check buttons, LEDs, buzzer and press timing on the box"),

@@ -66,6 +66,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("buzzer_pin", int, 18, "BCM", "piezo buzzer driver transistor"),
     Setting("reset_button", int, 24, "BCM", "host reset button, active low with pull-up"),
     Setting("buzzer_ms", int, 300, "ms", "length of the lockout beep"),
+    Setting("reset_hold_ms", int, 3000, "ms",
+            "the host reset button held this long asks for the host PIN: the HDMI board shows it (lost PIN)"),
+    Setting("pin_shown_ms", int, 30000, "ms", "how long the HDMI board shows the host PIN after the long press"),
     Setting("capture_debounce_ms", int, 20, "ms",
             "software chatter window: a falling edge this soon after the button's last edge is bounce, not a press"),
     Setting("hwcheck_output_pin", int, 25, "BCM",
@@ -105,6 +108,8 @@ class Settings:
     buzzer_pin: int
     reset_button: int
     buzzer_ms: int
+    reset_hold_ms: int
+    pin_shown_ms: int
     capture_debounce_ms: int
     hwcheck_output_pin: int
     hotspot_ssid: str
@@ -185,6 +190,10 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"pin_factory {values['pin_factory']!r} must be one of {', '.join(PIN_FACTORIES)}")
     if not 1 <= values["buzzer_ms"] <= 5000:
         raise ConfigError(f"buzzer_ms {values['buzzer_ms']} is outside 1-5000")
+    if not 10 <= values["reset_hold_ms"] <= 60000:
+        raise ConfigError(f"reset_hold_ms {values['reset_hold_ms']} is outside 10-60000")
+    if not 1000 <= values["pin_shown_ms"] <= 600000:
+        raise ConfigError(f"pin_shown_ms {values['pin_shown_ms']} is outside 1000-600000")
     if not 0 <= values["capture_debounce_ms"] <= 200:
         raise ConfigError(f"capture_debounce_ms {values['capture_debounce_ms']} is outside 0-200")
     if not 1 <= values["package_upload_mb"] <= 1024:

@@ -27,7 +27,7 @@ class Capture:
     """
 
     def __init__(self, *, players: int, debounce_ms: int, buzzer_ms: int, backend, instance: str,
-                 publish: Callable[[dict], None]):
+                 publish: Callable[[dict], None], reset_hold_ms: int = 3000):
         self.backend = backend
         self.instance = instance
         self.buzzer_ms = buzzer_ms
@@ -38,6 +38,9 @@ class Capture:
         self._local_rounds = 0
         self._reset_last_edge_ns: int | None = None
         self._debounce_ns = debounce_ms * 1_000_000
+        # The reset button held this long asks for the host PIN (a host who lost it gets it back at the box)
+        self.reset_hold_ms = reset_hold_ms
+        self._hold_timer: threading.Timer | None = None
         # When the last winning press was decided and its LED written (hwcheck and the benchmarks read it).
         self.last_decision: dict | None = None
 
@@ -62,12 +65,38 @@ class Capture:
         with self.lock:
             quiet = self._reset_last_edge_ns is None or ticks - self._reset_last_edge_ns >= self._debounce_ns
             self._reset_last_edge_ns = int(ticks)
-            if not pressed or not quiet:
+            if not quiet:
+                return
+            if not pressed:
+                self._cancel_hold()
                 return
             # The round starts at the reset press's own timestamp, not when its callback ran: a player who
             # pressed just after the host, whose edge is delivered after the reset's, counts.
             round_id = self._arm_local(int(ticks))
             self.publish({"event": "reset_button", "t_ns": int(ticks), "round_id": round_id})
+            self._start_hold(int(ticks))
+
+    def _start_hold(self, pressed_ns: int) -> None:
+        """Held for ``reset_hold_ms`` (no release edge meanwhile): ``reset_button_held`` is published."""
+        self._cancel_hold()
+        if self.reset_hold_ms <= 0:
+            return
+        timer = threading.Timer(self.reset_hold_ms / 1000, self._on_hold, args=(pressed_ns,))
+        timer.daemon = True
+        self._hold_timer = timer
+        timer.start()
+
+    def _cancel_hold(self) -> None:
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
+
+    def _on_hold(self, pressed_ns: int) -> None:
+        with self.lock:
+            if self._hold_timer is None or self._reset_last_edge_ns != pressed_ns:
+                return  # released (or pressed again) meanwhile
+            self._hold_timer = None
+            self.publish({"event": "reset_button_held", "t_ns": pressed_ns, "held_ms": self.reset_hold_ms})
 
     def _arm_local(self, at_ns: int | None = None) -> str:
         self._local_rounds += 1
@@ -163,7 +192,7 @@ class Capture:
     def _simulate(self, op: str, player: int, hold_ms: int | None = None) -> dict:
         if not self.backend.is_mock or self.hardware is None:
             raise CommandError("not-simulator", f"{op}: the service runs on real pins ({self.backend.name})")
-        pin = self.hardware.buttons[player - 1].pin
+        pin = self.hardware.reset.pin if player == 0 else self.hardware.buttons[player - 1].pin
         # Outside the lock: the mock pin calls back into on_player_edge in this thread, as lgpio's thread would.
         if op == "sim_press":
             pin.drive_low()

@@ -94,12 +94,19 @@ def parse_command(message: dict, players: int) -> tuple[str, str, dict]:
         return command_id, op, {"ms": ms}
     if op == "button_test":
         return command_id, op, {"on": _flag(op, message, "on")}
-    if op == "sim_press":
+    if op in ("sim_press", "sim_release"):
+        # "button": "reset" drives the host's reset button instead of a player's (player 0 inside the service)
+        if message.get("button") == "reset" and "player" not in message:
+            player = 0
+        elif "button" in message:
+            raise CommandError("bad-request", f"{op}: 'button' is \"reset\" (players are given by 'player')")
+        else:
+            player = _player(op, message.get("player"), players)
+        if op == "sim_release":
+            return command_id, op, {"player": player}
         hold_ms = message.get("hold_ms")
         if hold_ms is not None and (not isinstance(hold_ms, int) or isinstance(hold_ms, bool)
                                     or not 1 <= hold_ms <= MAX_HOLD_MS):
             raise CommandError("bad-request", f"sim_press: 'hold_ms' must be an integer 1-{MAX_HOLD_MS}")
-        return command_id, op, {"player": _player(op, message.get("player"), players), "hold_ms": hold_ms}
-    if op == "sim_release":
-        return command_id, op, {"player": _player(op, message.get("player"), players)}
+        return command_id, op, {"player": player, "hold_ms": hold_ms}
     raise CommandError("bad-op", f"unknown op {op!r}")

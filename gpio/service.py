@@ -58,7 +58,7 @@ class CaptureService:
             on_link=self._on_link, welcome_info=self._welcome_info, announce=self._publish)
         self.capture = Capture(players=players, debounce_ms=settings.capture_debounce_ms,
                                buzzer_ms=settings.buzzer_ms, backend=self.backend, instance=self.instance,
-                               publish=self._publish)
+                               publish=self._publish, reset_hold_ms=settings.reset_hold_ms)
         try:
             self.hardware = Hardware(
                 self.backend.factory, player_buttons=settings.player_buttons, player_leds=settings.player_leds,

@@ -17,15 +17,15 @@ PROJECT = ("appliance", "gpio", "web", "bench", "tests")
 
 # folder -> prefixes of project modules it may import
 ALLOWED = {
-    "appliance/rules": ("appliance.rules", "appliance.errors"),
+    "appliance/rules": ("appliance.rules", "appliance.errors", "appliance.words"),
     "appliance/store": ("appliance.store", "appliance.rules", "appliance.errors", "appliance.config"),
     "appliance/service": ("appliance.service", "appliance.store", "appliance.packages", "appliance.rules",
-                          "appliance.errors", "appliance.config"),
+                          "appliance.errors", "appliance.config", "appliance.words"),
     # Question packages: readers and the library; the service composes them with the battle store.
     "appliance/packages": ("appliance.packages", "appliance.errors", "appliance.config"),
     "gpio": ("gpio", "appliance.errors", "appliance.config"),
     "web": ("web", "appliance.service", "appliance.store", "appliance.rules", "appliance.errors",
-            "appliance.config"),
+            "appliance.config", "appliance.words"),
 }
 THIRD_PARTY_FORBIDDEN_IN_RULES = True
 

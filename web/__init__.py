@@ -18,6 +18,7 @@ import importlib
 from flask import Flask, g, request
 
 from appliance.config import Settings
+from appliance.words import format_counts
 from web import events, wire
 from web.strings import LANGUAGES, default_catalogue
 from web.sync import Hub, Services
@@ -89,6 +90,8 @@ def create_app(settings: Settings, services: Services | None = None):
         language = getattr(g, "language", settings.language)
         return {
             "t": lambda key: catalogue.text(key, language),
+            # a line with counts: tn("key", count=6) words {count:тема|темы|тем} by the one plural rule
+            "tn": lambda key, **values: format_counts(catalogue.text(key, language), language, **values),
             "language": language,
             "other_language": "en" if language == "ru" else "ru",
             "client_config": {

@@ -2,8 +2,9 @@
 
 Read-only: its namespaces have no command handlers at all. The waiting screen shows the hotspot name, a QR
 code to join it (``WIFI:T:WPA;S:...;P:...;;``, drawn server-side by segno as SVG) and the host page address.
-The host PIN is shown only to a scoreboard opened on the box itself (its HDMI kiosk), never over Wi-Fi, and
-only until a host has logged in. The host page address is one the board's own viewers can reach: on the box
+The host PIN is never on the board by itself (the audience reads it): a host who lost it holds the box's host
+button for ``reset_hold_ms`` and the board opened on the box itself (its HDMI kiosk, 127.0.0.1), and no other,
+shows it for ``pin_shown_ms`` (``pin_shown``); the console has ``svoyak pin`` and the journal. The host page address is one the board's own viewers can reach: on the box
 (the kiosk opens it on 127.0.0.1) the hotspot address; otherwise, and in the simulator, the address the board
 was opened with.
 """
@@ -11,6 +12,8 @@ was opened with.
 from __future__ import annotations
 
 import io
+import logging
+import threading
 
 from flask import Blueprint, Response, current_app, render_template, request
 
@@ -18,6 +21,8 @@ from web import events
 from web.sync import SyncNamespace, is_local
 
 blueprint = Blueprint("board", __name__)
+log = logging.getLogger(__name__)
+HOST_BUTTON_HELD = "Capture_reset_button_held"  # the session's event for the capture's reset_button_held
 
 STRINGS = {
     "board.title": ("Табло", "Scoreboard"),
@@ -27,6 +32,8 @@ STRINGS = {
     "board.password": ("Пароль", "Password"),
     "board.host_page": ("Страница ведущего", "Host page"),
     "board.pin": ("PIN ведущего", "Host PIN"),
+    "board.pin_asked": ("Кнопку ведущего удержали на боксе: PIN виден {shown} {shown:секунду|секунды|секунд}",
+                        "The host button was held on the box: the PIN shows for {shown} {shown:second|seconds}"),
     "board.theme": ("Тема", "Theme"),
     "board.answering": ("Отвечает", "Answering"),
     "board.presses": ("Нажатия", "Presses"),
@@ -38,7 +45,8 @@ STRINGS = {
     "board.result_wrong": ("Минус: {name}", "Wrong: {name}"),
     "board.result_withdrawn": ("Вопрос снят", "Question withdrawn"),
     "board.result_time": ("Время!", "Time!"),
-    "board.result_nobody": ("Никто не ответил", "Nobody answered"),
+    "board.result_nobody": ("Никто не нажал — время вышло", "Nobody pressed: time is up"),
+    "board.result_no_more": ("Больше никто не нажал — время вышло", "Nobody else pressed: time is up"),
     "board.tiebreak": ("Доп. показатели", "Tie-break"),
     "board.red": ("красная", "red"),
     "board.phone": ("телефон", "phone"),
@@ -72,13 +80,41 @@ def svg_qr(text: str) -> str:
 
 
 class BoardNamespace(SyncNamespace):
-    """``/board``: the scoreboard and watchers. Sees the PIN only from the box itself."""
+    """``/board``: the scoreboard and watchers. The PIN goes only to boards opened on the box itself, and only
+    when the host button is held at the box (:meth:`show_pin`)."""
 
     role = events.ROLE_BOARD
 
+    def __init__(self, namespace: str) -> None:
+        super().__init__(namespace)
+        self._local: set[str] = set()  # sids of boards opened on the box itself (its HDMI kiosk)
+        self._local_lock = threading.Lock()
+
     def admit(self, auth: dict) -> dict:
-        hub = current_app.extensions["svoyak.hub"]
-        return _waiting_info(include_pin=is_local(request.remote_addr) and not hub.host_logged_in)
+        if is_local(request.remote_addr):
+            with self._local_lock:
+                self._local.add(request.sid)
+        return _waiting_info()
+
+    def on_disconnect(self, *args):
+        with self._local_lock:
+            self._local.discard(request.sid)
+
+    def on_update(self, update: dict) -> None:
+        """A session subscriber: the host button held at the box shows the PIN on the box's own boards."""
+        event = update.get("event") or {}
+        if event.get("type") == HOST_BUTTON_HELD:
+            self.show_pin()
+
+    def show_pin(self) -> None:
+        hub = self.hub
+        pin, shown_ms = hub.services.identity.host_pin, hub.settings.pin_shown_ms
+        with self._local_lock:
+            local = list(self._local)
+        # The console and the journal have it too (a box with no HDMI screen attached)
+        log.warning("host button held at the box: host PIN %s shown on %d local board(s)", pin, len(local))
+        for sid in local:
+            hub.socketio.emit(events.PIN_SHOWN, {"pin": pin, "shown_ms": shown_ms}, to=sid, namespace=self.namespace)
 
 
 def host_url(opened_with: str, hotspot_address: str, port: int, simulator: bool) -> str:
@@ -98,15 +134,13 @@ def host_url(opened_with: str, hotspot_address: str, port: int, simulator: bool)
     return f"http://{hotspot_address}{'' if port == 80 else f':{port}'}/host"
 
 
-def _waiting_info(include_pin: bool) -> dict:
+def _waiting_info() -> dict:
     hub = current_app.extensions["svoyak.hub"]
     settings = hub.settings
     identity = hub.services.identity
     info = {"ssid": identity.hotspot_ssid, "password": identity.hotspot_password,
             "host_url": host_url(request.host or "", settings.hotspot_address, settings.web_port,
                                  settings.simulator)}
-    if include_pin:
-        info["pin"] = identity.host_pin
     return info
 
 
@@ -128,4 +162,6 @@ def wifi_qr():
 
 
 def register(socketio, hub) -> None:
-    hub.add_namespace(BoardNamespace("/board"))
+    board = BoardNamespace("/board")
+    hub.add_namespace(board)
+    hub.session.subscribe(board.on_update)

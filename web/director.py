@@ -107,7 +107,7 @@ STRINGS = {
     "director.place": ("Место", "Place"),
     "director.right_points": ("Очки без минусов", "Points without minuses"),
     "director.right_answers": ("Верных ответов", "Right answers"),
-    "director.absent": ("Отсутствовал", "Absent"),
+    "director.absent": ("Отсутствует", "Absent"),
     "director.sheets": ("Бланки письменного отбора", "Written-round sheets"),
     "director.marks_hint": ("+ верно, − (или =) неверно, 2 два ответа, x зачёркнуто, 0 (или .) пусто; Enter — записать",
                             "+ right, - (or =) wrong, 2 two answers, x crossed out, 0 (or .) blank; Enter saves"),

@@ -18,7 +18,7 @@ NAMESPACE = "/"
 HELLO = "hello"            # {protocol, role, box, server_now_ns, pin?}: sent once per connection, first
 SNAPSHOT = "snapshot"      # {seq, server_now_ns, view}: the whole view; on connect and on "resync"
 UPDATE = "update"          # {seq, server_now_ns, event, changes}: seq is the previous seq + 1, always
-HOST_PRESENT = "host_present"  # /board: {}: a host has logged in: the waiting screen stops showing the PIN
+PIN_SHOWN = "pin_shown"    # /board, to the box's own HDMI board only: {pin, shown_ms}: the host button was held
 
 # --- client -> server
 RESYNC = "resync"          # {}: "I missed a number": the server answers with SNAPSHOT
@@ -29,13 +29,13 @@ SIMULATE = "simulate"      # simulator page: {player, action: "press"|"release"}
 CLOCK = "clock"            # any: {}; ack {server_now_ns}: the round trip and the server's monotonic clock
 
 CLIENT_NAMES = {
-    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "host_present": HOST_PRESENT,
+    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "pin_shown": PIN_SHOWN,
     "resync": RESYNC, "command": COMMAND, "press": PRESS, "claim": CLAIM, "simulate": SIMULATE, "clock": CLOCK,
 }
 
 # Roles a connection asks for in its ``auth`` ({"role": ..., "pin": ...}).
 ROLE_HOST = "host"          # commands the battle; needs the box's PIN
-ROLE_BOARD = "board"        # the HDMI scoreboard: read-only (sees the PIN only from the box itself)
+ROLE_BOARD = "board"        # the HDMI scoreboard: read-only (the PIN only on the box's own, when asked at the box)
 ROLE_WATCH = "watch"        # anyone on the hotspot: read-only
 ROLE_PLAYER = "player"      # a player's phone: a fallback buzzer when the host enables phones
 ROLE_SIMULATOR = "simulator"  # on-screen buzzers; only when the box runs as a simulator

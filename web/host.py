@@ -11,7 +11,7 @@ import hmac
 import threading
 import time
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, current_app, render_template, request
 
 from web import events
 from appliance.service.session import CommandRejected
@@ -25,8 +25,11 @@ PIN_LOCKOUT_NS = 60 * 10**9   # how long it waits (a 4-digit PIN must not be gue
 STRINGS = {
     "host.title": ("Ведущий", "Host"),
     "host.pin": ("PIN ведущего", "Host PIN"),
-    "host.pin_hint": ("PIN показан на табло при запуске и в консоли бокса",
-                      "The PIN is shown on the scoreboard at start and in the box's console"),
+    "host.pin_hint": ("Забыли PIN? Удерживайте кнопку ведущего на боксе {hold} {hold:секунду|секунды|секунд}: "
+                      "PIN появится на табло бокса на {shown} {shown:секунду|секунды|секунд}. Или наберите "
+                      "svoyak pin в консоли бокса",
+                      "Lost the PIN? Hold the host button on the box for {hold} {hold:second|seconds}: the box's "
+                      "scoreboard shows it for {shown} {shown:second|seconds}. Or type svoyak pin at the box's console"),
     "host.enter": ("Войти", "Enter"),
     "host.logout": ("Выйти", "Log out"),
     "setup.title": ("Новый бой", "New battle"),
@@ -82,11 +85,65 @@ STRINGS = {
                        "Keys: N next, R read, Space point, + right, − wrong, T time, F short form, C clarify, "
                        "E extend, W withdraw, Z undo; 1-4 pick the answerer \"on claps\""),
     "host.rejected": ("Команда отклонена", "Command refused"),
-    "host.corrections": ("Апелляции и исправления (в конце темы)", "Appeals and corrections (end of a theme)"),
     "host.delta": ("очки", "points"),
     "host.reason": ("причина", "reason"),
     "host.apply": ("Применить", "Apply"),
     "host.finished": ("Бой окончен", "Battle over"),
+    "action.ThemeStarted": ("начало темы", "the theme's start"),
+    "action.PriceAnnounced": ("объявление цены {price}", "announcing the {price}"),
+    "action.ReadingStarted": ("начало чтения за {price}", "starting to read the {price}"),
+    "action.ReadingFinished": ("«Вопрос прочитан»", "«Reading done»"),
+    "action.ReadingResumed": ("«Читать дальше»", "«Resume reading»"),
+    "action.AnswererPointed": ("«Отвечает: {name}»", "«Answering: {name}»"),
+    "action.AnswerJudged.right": ("«Верно» — {name}, {price}", "«Right»: {name}, {price}"),
+    "action.AnswerJudged.wrong": ("«Минус» — {name}, {price}", "«Wrong»: {name}, {price}"),
+    "action.TimeCalled": ("«Время» — {name}", "«Time»: {name}"),
+    "action.ShortFormGiven": ("«Краткая форма»", "«Short form»"),
+    "action.ClarificationRequested": ("«Уточните»", "«Clarify»"),
+    "action.AnswerTimeExtended": ("«Ещё время»", "«Extend time»"),
+    "action.QuestionWithdrawn": ("снятие вопроса за {price}", "withdrawing the {price}"),
+    "action.AnswerAnnounced": ("«Ответ объявлен»", "«Answer announced»"),
+    "action.RulingCorrected": ("исправление решения — {name}", "the correction: {name}"),
+    "action.AppealLodged": ("апелляция — {name}", "the appeal: {name}"),
+    "action.AppealDecided": ("решение по апелляции", "the appeal's decision"),
+    "action.ModeChanged": ("смена режима", "the mode change"),
+    "action.other": ("последнее действие", "the last action"),
+    "undo.will": ("Отменить: {action}", "Undo: {action}"),
+    "undo.done": ("Отменено: {action}", "Undone: {action}"),
+    "undo.redo": ("Вернуть", "Redo"),
+    "undo.withdrawn": ("Вопрос за {price} снят", "The {price} is withdrawn"),
+    "tools.title": ("Инструменты", "Tools"),
+    "tools.summary": ("исправления, апелляции, хлопки, проверка кнопок, телефоны, новый бой",
+                      "corrections, appeals, claps, button test, phones, new battle"),
+    "tools.question": ("Вопрос", "Question"),
+    "tools.player": ("Ответ", "Answer"),
+    "tools.verdict": ("Решение", "Ruling"),
+    "policy.any_time": ("Исправить решение можно в любой момент боя", "A ruling may be corrected at any time"),
+    "policy.current_question": ("Исправить решение можно только до следующего вопроса",
+                                "A ruling may be corrected only before the next question"),
+    "policy.appeal_window": ("Исправить решение можно сразу или после конца темы, до начала следующей",
+                             "A ruling may be corrected at once, or after its theme ends before the next starts"),
+    "policy.never": ("Решения ведущего окончательны", "The host's rulings are final"),
+    "appeals.before_next_question": ("апелляция — до следующего вопроса, решить её можно и после боя",
+                                     "an appeal is lodged before the next question and may be decided after the battle"),
+    "appeals.after_theme": ("апелляция — сразу после конца темы, до начала следующей",
+                            "an appeal is lodged right after its theme, before the next starts"),
+    "battles.open_title": ("Неоконченные бои этого бокса", "This box's battles not over"),
+    "battles.done_title": ("Оконченные бои этого бокса", "This box's battles over"),
+    "battles.unfinished": ("не окончен", "not over"),
+    "battles.finished": ("окончен", "over"),
+    "battles.current": ("идёт сейчас", "live now"),
+    "battles.resume": ("Продолжить", "Go on"),
+    "battles.open": ("Открыть", "Open"),
+    "battles.progress": ("тема {started} из {themes}", "theme {started} of {themes}"),
+    "battles.not_started": ("вопросов ещё не было", "no questions yet"),
+    "unfinished.title": ("Этот бой не окончен", "This battle is not over"),
+    "unfinished.go_on": ("Продолжить этот бой", "Go on with this battle"),
+    "unfinished.set_aside": ("Отложить и начать новый", "Set it aside, start a new one"),
+    "unfinished.note": ("Отложенный бой останется в списке неоконченных: его можно продолжить в любой момент",
+                        "A battle set aside stays on the list of battles not over: go on with it at any time"),
+    "setup.set_aside_note": ("Текущий бой будет отложен:", "The live battle will be set aside:"),
+    "setup.back": ("Назад к бою", "Back to the battle"),
     "pending.title": ("Нажато, пока не было связи с боксом: применить?",
                       "Tapped while the box could not be reached: apply it?"),
     "pending.waiting": ("Ждём связи. Когда она появится, решите, применять ли команду.",
@@ -172,10 +229,6 @@ class HostNamespace(SyncNamespace):
                                    self.hub.services.identity.host_pin)
         if refusal:
             raise refuse(refusal, self.hub.catalogue)
-        if not self.hub.host_logged_in:
-            # The PIN has done its job: scoreboards stop showing it (a later board's hello leaves it out too).
-            self.hub.host_logged_in = True
-            self.hub.socketio.emit(events.HOST_PRESENT, {}, namespace="/board")
         return {"profiles": self.hub.session.adapter.profiles()}
 
     def on_packages(self, data=None):
@@ -194,7 +247,9 @@ class HostNamespace(SyncNamespace):
 
 @blueprint.route("/host")
 def page():
-    return render_template("host.html")
+    settings = current_app.config["SVOYAK_SETTINGS"]
+    return render_template("host.html", hold_s=round(settings.reset_hold_ms / 1000),
+                           shown_s=round(settings.pin_shown_ms / 1000))
 
 
 def register(socketio, hub) -> None:

@@ -21,7 +21,8 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from appliance.errors import PackageError
 from appliance.service.packages import PackageFileError
-from web.strings import plural_ru
+from appliance.words import format_counts
+from web.strings import STRINGS as CORE_STRINGS
 
 log = logging.getLogger(__name__)
 
@@ -144,16 +145,13 @@ REFUSALS: dict[str, tuple[str, str]] = {
 }
 
 
-_COUNTED = {"themes": (("тема", "темы", "тем"), ("theme", "themes")),
-            "questions": (("вопрос", "вопроса", "вопросов"), ("question", "questions")),
-            "media": (("вопрос", "вопроса", "вопросов"), ("question", "questions"))}
+_COUNTED = {"themes": "count.themes", "questions": "count.questions", "media": "count.questions"}
 
 
 def counted(key: str, count: int, language: str) -> str:
-    ru, en = _COUNTED[key]
-    if language == "ru":
-        return plural_ru(count, *ru)
-    return f"{count} {en[0] if count == 1 else en[1]}"
+    """«6 тем», «1 вопрос»: the catalogue's count lines, by the one plural rule (appliance/words.py)."""
+    ru, en = CORE_STRINGS[_COUNTED[key]]
+    return format_counts(ru if language == "ru" else en, language, count=count)
 
 
 _WHERE_RU = {"line": "строка", "round": "раунд", "theme": "тема", "question": "вопрос", "column": "столбец",

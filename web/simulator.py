@@ -16,6 +16,9 @@ STRINGS = {
     "sim.title": ("Симулятор кнопок", "Button simulator"),
     "sim.keys": ("Клавиши 1–4 нажимают кнопки игроков", "Keys 1-4 press the players' buttons"),
     "sim.player": ("Игрок", "Player"),
+    "sim.host_button": ("Кнопка ведущего", "Host button"),
+    "sim.host_hint": ("Нажатие — новый раунд; удержание {hold} {hold:секунду|секунды|секунд} — PIN на табло бокса",
+                      "A press starts a new round; held {hold} {hold:second|seconds}: the PIN on the box's board"),
 }
 
 
@@ -32,14 +35,18 @@ class SimulatorNamespace(SyncNamespace):
     def on_simulate(self, data=None):
         if not isinstance(data, dict):
             data = {}
-        return self.call(lambda: self.hub.session.simulate(int(data.get("player", -1)), str(data.get("action", ""))))
+        player = data.get("player", -1)
+        # "host": the host's reset button; int() inside the call: a bad number is a worded refusal
+        return self.call(lambda: self.hub.session.simulate(player if player == "host" else int(player),
+                                                           str(data.get("action", ""))))
 
 
 @blueprint.route("/sim")
 def page():
     if not current_app.config["SVOYAK_SETTINGS"].simulator:
         abort(404)
-    return render_template("simulator.html")
+    settings = current_app.config["SVOYAK_SETTINGS"]
+    return render_template("simulator.html", hold_s=round(settings.reset_hold_ms / 1000))
 
 
 def register(socketio, hub) -> None:

@@ -92,6 +92,37 @@ STRINGS = {
     "press.not_playing": ("не играет", "not playing"),
     "press.claps": ("на хлопках", "on claps"),
     "press.no_question": ("нет вопроса", "no question"),
+    # The hall is told what changed (a correction, an appeal's decision): the board and the host page
+    "announce.correction": ("Исправление решения", "Ruling corrected"),
+    "announce.appeal_accepted": ("Апелляция принята", "Appeal accepted"),
+    "announce.appeal_rejected": ("Апелляция отклонена", "Appeal rejected"),
+    "announce.question_voided": ("Апелляция принята: вопрос снят", "Appeal accepted: the question is voided"),
+    "announce.question": ("{name} · «{theme}», {price}", "{name} · «{theme}», {price}"),
+    "announce.now_right": ("ответ засчитан как верный", "the answer now counts as right"),
+    "announce.now_wrong": ("ответ засчитан как неверный", "the answer now counts as wrong"),
+    "announce.stands": ("решение остаётся в силе", "the ruling stands"),
+    "announce.voided": ("{name}: ответ не в счёт — вопрос закончился раньше, на верном ответе",
+                        "{name}: the answer is void: the question had ended with an earlier right answer"),
+    "announce.restored": ("{name}: ответ снова в счёт", "{name}: the answer counts again"),
+    "announce.section": ("п.\u00a0{section}", "§\u00a0{section}"),
+    "announce.close": ("Скрыть", "Hide"),
+    # The button test, said on the host page and the board while it is on
+    "test.on_host": ("Идёт проверка кнопок: нажатия в игре не считаются. Проверка закончится сама, когда начнётся "
+                     "вопрос", "Button test on: presses do not count. It ends by itself when a question starts"),
+    "test.on_board": ("Проверка кнопок: нажмите свою кнопку", "Button test: press your button"),
+    "test.pressed": ("Работают:", "Working:"),
+    "test.none_yet": ("нажатий ещё не было", "no presses yet"),
+    "test.button_n": ("Кнопка {n}", "Button {n}"),
+    "test.ended": ("Проверка кнопок закончена: начался вопрос", "Button test over: a question has started"),
+    # Counts, worded by the one plural rule (templates: tn("count.themes", count=6); scripts: SVOYAK.format)
+    "count.themes": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
+    "count.players": ("{count} {count:игрок|игрока|игроков}", "{count} {count:player|players}"),
+    "count.battles": ("{count} {count:бой|боя|боёв}", "{count} {count:battle|battles}"),
+    "count.questions": ("{count} {count:вопрос|вопроса|вопросов}", "{count} {count:question|questions}"),
+    "count.points": ("{count} {count:очко|очка|очков}", "{count} {count:point|points}"),
+    "count.red_themes": ("{count} {count:красная|красные|красных}", "{count} red"),
+    "battle.run_n": ("прогон {run}", "run {run}"),
+    "battle.placement_points": ("очки за место", "placement points"),
     "nav.host": ("Ведущий", "Host"),
     "nav.board": ("Табло", "Scoreboard"),
     "nav.watch": ("Смотреть", "Watch"),
@@ -119,20 +150,11 @@ STRINGS = {
                                "Too many wrong seat codes: wait a minute"),
     "error.simulator_off": ("Бокс работает не в режиме симулятора", "The box is not running as a simulator"),
     "error.capture_down": ("Нет связи с кнопками", "The buttons are not connected"),
+    "error.battle_unfinished": ("Бой не окончен: продолжите его или отложите",
+                                "The battle is not over: go on with it or set it aside"),
+    "error.no_such_battle": ("На этом боксе нет такого боя", "This box holds no such battle"),
     "error.internal": ("Внутренняя ошибка, команда не применена", "Internal error: the command was not applied"),
 }
-
-
-def plural_ru(count: int, one: str, few: str, many: str) -> str:
-    """A count and its Russian word: the one plural rule for every count on the pages. «1 тема», «2 темы», «5 тем».
-
-    >>> [plural_ru(n, "тема", "темы", "тем") for n in (1, 2, 5, 11, 21, 22, 25)]
-    ['1 тема', '2 темы', '5 тем', '11 тем', '21 тема', '22 темы', '25 тем']
-    """
-    tail, tens = count % 10, count % 100
-    word = one if tail == 1 and tens != 11 else few if 2 <= tail <= 4 and not 12 <= tens <= 14 else many
-    return f"{count} {word}"
-
 
 
 def default_catalogue(*screen_modules) -> Catalogue:

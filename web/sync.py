@@ -61,7 +61,6 @@ class Hub:
         self.settings = settings
         self.catalogue = catalogue
         self.namespaces: dict[str, "SyncNamespace"] = {}
-        self.host_logged_in = False  # since the box started; the waiting screen shows the PIN until then
 
     @property
     def session(self):
@@ -119,7 +118,7 @@ class Hub:
 # View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small,
 # the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows), and the
 # question texts of the reading view kept from the audience and the players (they hear a question as it is read).
-HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "reading"})
+HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "battles", "undo", "reading"})
 
 
 class SyncNamespace(Namespace):

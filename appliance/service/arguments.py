@@ -47,7 +47,11 @@ WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE, PACKAGE = (
 # command -> {argument: (kind, required)}
 COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
     "setup": {"profile": (PROFILE, True), "players": (NAMES, True), "themes": (THEMES, True),
-              "mode": (MODE, False), "package": (PACKAGE, False)},
+              "mode": (MODE, False), "set_aside": (TEXT, False),
+              "package": (PACKAGE, False)},
+    # a battle of this box becomes the live one again; set_aside names the unfinished live one it replaces
+    "resume": {"battle": (TEXT, True), "set_aside": (TEXT, False),
+              "package": (PACKAGE, False)},
     "phones": {"enabled": (FLAG, True)},
     "button_test": {"on": (FLAG, False)},
     "next": {"name": (TEXT, False)},

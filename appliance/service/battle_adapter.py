@@ -12,6 +12,7 @@ from typing import Any
 
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
+from appliance.words import format_counts
 
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
@@ -25,13 +26,15 @@ HOST_COMMANDS = ("next", "reading_done", "resume_reading", "point", "pick", "rig
 # ``appliance.rules.battle.errors.REFUSAL_CODES`` and docs/battle-engine.md), Russian then English, formatted
 # from the error's ``params``. People count from 1: ``{player}``/``{first}``/``{answerer}`` are names,
 # ``{question}``/``{appeal}`` are numbers + 1. Stale figures (seconds left) are left out: the countdown shows them.
+# A name's gender is unknown: no past-tense verb agrees with a name (word around it: «ответ уже был»), and a
+# count's word goes through the one plural rule (``{count:игрок|игрока|игроков}``, appliance/words.py).
 REFUSALS: dict[str, tuple[str, str]] = {
     # setup: the setup form and tools
     "no_profile": ("Не выбран регламент", "No regulation is chosen"),
     "setup_first": ("Сначала начните бой", "Set up the battle first"),
     "players_not_names": ("Имена игроков не заполнены", "Player names are missing"),
-    "player_count": ("Игроков {count}, а по регламенту {min}–{max}",
-                     "{count} players; this regulation plays {min}-{max}"),
+    "player_count": ("{count} {count:игрок|игрока|игроков}, а по регламенту — от {min} до {max}",
+                     "{count} {count:player|players}; this regulation plays {min}-{max}"),
     "duplicate_player_name": ("У двух игроков одно имя", "Two players have the same name"),
     "bad_theme_count": ("Нужна хотя бы одна тема", "A battle needs at least one theme"),
     "bad_theme_names": ("Названия тем — текст", "Theme names are text"),
@@ -80,10 +83,10 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "bad_press_source": ("Неизвестный источник нажатия", "Unknown press source"),
     # answering
     "nobody_signalled": ("Никто не нажал", "Nobody has pressed"),
-    "not_the_answerer": ("Первым нажал {first}, не {player}", "{first} pressed first, not {player}"),
+    "not_the_answerer": ("Первое нажатие — {first}, а не {player}", "{first} pressed first, not {player}"),
     "answerer_already_pointed": ("Отвечающий уже указан", "The answerer is already pointed to"),
     "already_answering": ("Уже отвечает {answerer}", "{answerer} is already answering"),
-    "already_answered": ("{player} уже отвечал на этот вопрос", "{player} may not answer this question"),
+    "already_answered": ("{player}: ответ на этот вопрос уже был", "{player} has answered this question already"),
     "press_window_closed": ("Время на нажатие вышло — указать отвечающего нельзя",
                             "The press window has closed: nobody can be pointed to"),
     "nobody_answering": ("Никто не отвечает — сначала укажите отвечающего",
@@ -115,9 +118,9 @@ REFUSALS: dict[str, tuple[str, str]] = {
                                        "A ruling can be corrected only before the next question"),
     "correction_outside_appeal_window": ("Исправить можно сразу или после конца темы",
                                          "A ruling is revised at once or after its theme ends"),
-    "no_answer_to_correct": ("{player} не отвечал на вопрос {question}",
+    "no_answer_to_correct": ("{player}: ответа на вопрос {question} не было",
                              "{player} gave no answer to question {question}"),
-    "answer_voided": ("Ответ {player} не в счёт: раньше засчитан ответ {first}",
+    "answer_voided": ("{player}: ответ не в счёт — раньше засчитан верный ответ: {first}",
                       "{player}'s answer is void: {first}'s came first"),
     "ruling_unchanged": ("Решение и так такое", "The ruling already is that"),
     "bad_corrected_ruling": ("Исправление — «Плюс» или «Минус»", "A corrected ruling is right or wrong"),
@@ -192,7 +195,7 @@ def word_refusal(code: str | None, params: dict, rule: str, message: str = "", p
     if lines is not None:
         fields = refusal_fields(params, players)
         try:
-            ru, en = (line.format(**fields) for line in lines)
+            ru, en = (format_counts(line, language, **fields) for line, language in zip(lines, ("ru", "en")))
         except (KeyError, IndexError):  # params missing a figure the line names: say the engine's own words
             lines = None
         else:
@@ -200,6 +203,12 @@ def word_refusal(code: str | None, params: dict, rule: str, message: str = "", p
     # Not in the catalogue: say so plainly rather than hide it (the English message is the engine's own).
     return {"rule": rule, "code": code or "rule",
             "ru": f"Правила боя не позволяют: {message} ({section})", "en": f"{message} ({rule})"}
+
+
+def _section(citation: str) -> str | None:
+    """``"eurocup 2.11"`` -> ``"2.11"``; a rule the regulation gives no section (``"eurocup (profile: x)"``): None."""
+    _name, _, tail = citation.partition(" ")
+    return tail if tail[:1].isdigit() else None
 
 
 class CommandError(ValueError):
@@ -248,7 +257,12 @@ class BattleAdapter:
                         "theme_counts": list(profile.themes_counts),
                         "red_themes": profile.questions_red_theme_multiplier != 1,
                         "appeals": profile.corrections_appeals != "none",
-                        "host_corrections": profile.corrections_host != "never"})
+                        "host_corrections": profile.corrections_host != "never",
+                        # what the tools panel says each regulation allows (words keyed by the policy, not the name)
+                        "corrections_policy": profile.corrections_host,
+                        "appeals_policy": profile.corrections_appeals,
+                        "corrections_section": _section(profile.cite("corrections")),
+                        "appeals_section": _section(profile.cite("appeals"))})
         return out
 
     def setup_event(self, args: dict, at_ns: int) -> ev.BattleSetUp:
@@ -306,6 +320,30 @@ class BattleAdapter:
         listed = battles.list()
         return listed[-1]["battle_id"] if listed else None
 
+    def battle_list(self, battles, current: str | None) -> list[dict]:
+        """This box's battles for the host's list: unfinished first, newest first within each group.
+
+        ``current`` (the live battle) is flagged and carries no scores: the page has them in ``players``, and
+        so the list changes only when a battle is set up or resumed, not at every press.
+        """
+        rows = []
+        for order, line in enumerate(battles.list()):
+            state = battles.state(line["battle_id"])
+            title_ru, _, title_en = state.profile.title.partition(" / ")
+            theme = state.theme
+            rows.append((not state.is_over, order, {
+                "id": line["battle_id"], "profile": state.profile.name,
+                "title_ru": title_ru, "title_en": title_en or title_ru,
+                "finished": state.is_over, "current": line["battle_id"] == current,
+                "players": [{"name": name, "score": None if line["battle_id"] == current else state.scores[i]}
+                            for i, name in enumerate(state.players)],
+                "themes": state.setup.themes, "themes_started": sum(1 for t in state.themes if not t.shootout),
+                "questions": len(state.questions),
+                "theme_name": (theme.name or f"{theme.index + 1}") if theme is not None else "",
+                "slot": state.setup.slot}))
+        rows.sort(key=lambda row: (not row[0], -row[1]))
+        return [row[2] for row in rows]
+
     # ------------------------------------------------------------ commands
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
         """The events one host command stands for (the engine then accepts or refuses them all)."""
@@ -361,6 +399,10 @@ class BattleAdapter:
                                      correct=None if correct is None else bool(correct))]
         raise CommandError(f"unknown command {name!r}")
 
+    def starts_question(self, events: list) -> bool:
+        """Whether these events start a question (its price or its reading): the button test must be over."""
+        return any(isinstance(event, (ev.PriceAnnounced, ev.ReadingStarted)) for event in events)
+
     def check(self, state, events: list) -> Any:
         """Apply ``events`` to ``state`` without storing anything; raise the engine's error if refused."""
         for event in events:
@@ -415,6 +457,89 @@ class BattleAdapter:
         (``players``: the battle's names, for the lines that name a player)."""
         return word_refusal(getattr(error, "code", None), getattr(error, "params", {}), getattr(error, "rule", ""),
                             getattr(error, "message", str(error)), players)
+
+    # ------------------------------------------------------------ undo, said before and after
+    # The host command that does a host action again (after an undo, one tap takes the undo back).
+    REDO_COMMANDS = {"ThemeStarted": "next", "PriceAnnounced": "next", "ReadingStarted": "next",
+                     "ReadingFinished": "reading_done", "ReadingResumed": "resume_reading", "AnswererPointed": "point",
+                     "ShortFormGiven": "short_form", "ClarificationRequested": "clarify", "AnswerTimeExtended": "extend",
+                     "TimeCalled": "time", "QuestionWithdrawn": "withdraw", "AnswerAnnounced": "announce"}
+
+    def _action(self, event, before) -> dict:
+        """A host action as the page words it: its type, whose turn it was, the price, the ruling."""
+        name = type(event).__name__
+        question = before.current_question if before is not None else None
+        player = getattr(event, "player", None)
+        if player is None or player < 0:
+            player = before.answerer if before is not None else None
+        action = {"type": name, "player": player, "price": getattr(event, "value_points", None) or (
+            question.value_points if question is not None else None), "correct": getattr(event, "correct", None)}
+        command = self.REDO_COMMANDS.get(name)
+        if name == "AnswerJudged":
+            command = "right" if event.correct else "wrong"
+        elif name == "AnswererPointed" and before is not None and before.mode == "claps":
+            command = "pick"
+        action["redo"] = command  # None: taken back for good (a correction is made again from its form)
+        return action
+
+    def undo_view(self, state) -> dict:
+        """``{next, last}``: what «Отменить» would take back now (or None), and the action the last undo took back
+        while nothing has happened since (or None), with the command that does it again."""
+        node = state.history
+        while node is not None and not node[1].is_host_action:
+            node = node[2]
+        upcoming = self._action(node[1], node[0]) if node is not None else None
+        last = None
+        if state.undone and state.undone[-1].at_ns >= state.last_at_ns:
+            last = self._action(state.undone[-1].event, state)
+            last["at_ns"] = state.undone[-1].at_ns
+        return {"next": upcoming, "last": last}
+
+    # ------------------------------------------------------------ what the hall is told
+    def announcement(self, before, after, events, current: dict | None) -> dict | None:
+        """What the board and the host page announce after one command's ``events`` (``before`` -> ``after``),
+        or ``current`` kept.
+
+        A correction and an appeal's decision are announced (who, which question, the ruling from and to, every
+        score that moved from and to, answers voided by it, the sections); the announcement stays in the view
+        until the next question or theme starts, or an undo takes something back (then it no longer holds).
+        """
+        events = events if isinstance(events, (list, tuple)) else [events]
+        if any(isinstance(event, (ev.PriceAnnounced, ev.ThemeStarted, ev.ActionUndone, ev.BattleSetUp))
+               for event in events):
+            return None
+        event = events[-1]  # a correction or a decision is a command of one event
+        if isinstance(event, ev.RulingCorrected):
+            kind, player, index, appeal = "correction", event.player, event.question, None
+        elif isinstance(event, ev.AppealDecided):
+            appeal = after.appeals[event.appeal]
+            player, index = appeal.player, appeal.question
+            kind = ("question_voided" if appeal.correct is None else "appeal_accepted") if appeal.accepted \
+                else "appeal_rejected"
+        else:
+            return current
+        old_q, new_q = before.questions[index], after.questions[index]
+        old_ruling, new_ruling = old_q.ruling_of(player), new_q.ruling_of(player)
+        theme = after.themes[new_q.theme]
+        profile = after.profile
+        voided = [r.player for r, was in zip(new_q.rulings, old_q.rulings) if r.void and not was.void]
+        restored = [r.player for r, was in zip(new_q.rulings, old_q.rulings) if was.void and not r.void]
+        names = after.players
+        return {
+            "id": after.seq, "kind": kind, "player": player, "name": names[player],
+            "question": {"index": index, "theme_name": theme.name or f"{theme.index + 1}",
+                         "price": new_q.value_points},
+            "was": None if old_ruling is None else old_ruling.effective,
+            "now": None if new_ruling is None else new_ruling.effective,
+            "scores": [{"player": i, "name": names[i], "old": old, "new": new}
+                       for i, (old, new) in enumerate(zip(before.scores, after.scores)) if old != new],
+            "voided": [{"player": i, "name": names[i]} for i in voided],
+            "restored": [{"player": i, "name": names[i]} for i in restored],
+            "claim": appeal.claim if appeal is not None else "",
+            "reason": getattr(event, "reason", ""),
+            "section": _section(profile.cite("appeals" if appeal is not None else "corrections")),
+            "void_section": _section(profile.cite("question_end")) if voided or restored else None,
+        }
 
     # ------------------------------------------------------------ view
     def allowed(self, state, at_ns: int) -> dict[str, dict | None]:
@@ -663,6 +788,7 @@ class BattleAdapter:
             "standings": standings_rows,
             "questions": self._question_rows(state),
             "reading": self._reading(state),
+            "undo": self.undo_view(state),
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
         }

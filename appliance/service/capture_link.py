@@ -202,6 +202,11 @@ class CaptureLink:
     def simulate_release(self, player: int) -> Future:
         return self._command("sim_release", player=int(player))
 
+    def simulate_reset_button(self, pressed: bool) -> Future:
+        """Simulator only: press (or release) the host's reset button inside the capture process; held for
+        ``reset_hold_ms`` it asks for the host PIN (``reset_button_held``)."""
+        return self._command("sim_press" if pressed else "sim_release", button="reset")
+
     def status(self) -> Future:
         """The service's status snapshot (resolves to the same dict a ``status`` event carries)."""
         return self._command("status")

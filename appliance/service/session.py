@@ -121,12 +121,15 @@ class Session:
         self._phones_enabled = False
         self._seat_codes: tuple[str, ...] = ()  # one per seat while phones are enabled (access, not battle events)
         self._button_test_on = False
+        self._button_test_pressed: tuple[int, ...] = ()  # seats whose button was pressed during the test
         self._button_test_request: bool | None = None  # a button test request awaiting the capture's reply
         self._fired: set[tuple[str, int]] = set()  # deadlines already handled: never scheduled again
         self._capture_connected = False
         self._capture_status: dict = {}
         self._capture_plan = None
         self._results: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self._announcement: dict | None = None  # a correction or an appeal's decision, for the hall (view key)
+        self._battle_list: list[dict] = []  # this box's battles (view key "battles"), remade on setup/resume
         self._subscribers: list[Callable[[dict], None]] = []
         self._view = self._build_view()
 
@@ -138,10 +141,13 @@ class Session:
         with self._lock:
             self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)
+            self._battle_list = self.adapter.battle_list(self.battles, resumable)
             if resumable is not None:
                 self._battle_id = resumable
                 self._state = self.battles.state(resumable)
                 self._after_change(event=None)
+            else:
+                self._view = self._build_view()  # the list of battles, with nothing live: no update to send
         if timer_thread:
             self.deadlines.start()
         return self
@@ -225,6 +231,8 @@ class Session:
             try:
                 if name == "setup":
                     self._setup(args, at_ns, command_id, result)
+                elif name == "resume":
+                    self._resume(args, command_id, result)
                 elif name == "phones":
                     self._phones(args["enabled"], command_id, result)
                 else:
@@ -232,6 +240,10 @@ class Session:
                         raise CommandRejected("error.no_battle", command=name)
                     events = self.adapter.command_events(name, self._state, args, at_ns)
                     result["battle_id"] = self._battle_id
+                    if self._button_test_on and self.adapter.starts_question(events):
+                        # a test left on must not swallow the question's presses: it ends in the same update
+                        self.adapter.check(self._state, events)  # (only if the engine takes the command)
+                        self._end_button_test()
                     self._submit(events, command_id, result)
             except CommandError as error:  # what only the engine's data can tell: no such profile
                 raise CommandRejected(error.code, str(error), name, error.params) from None
@@ -306,8 +318,10 @@ class Session:
         """Press or release a simulated button through the capture service (the real path)."""
         if not self.simulator:
             raise CommandRejected("error.simulator_off", command="simulate")
-        _check_whole(player, "player", "simulate")
-        if not 0 <= player < 4:  # a box has 2 to 4 buttons (config); the capture refuses any it lacks
+        host = player == "host"  # the host's reset button (held: the PIN shows on the box's own board)
+        if not host:
+            _check_whole(player, "player", "simulate")
+        if not host and not 0 <= player < 4:  # a box has 2 to 4 buttons (config); the capture refuses any it lacks
             raise CommandRejected("error.bad_command", f"there is no button {player!r}", "simulate")
         if self.capture is None or not self.capture.connected:
             raise CommandRejected("error.capture_down", command="simulate")
@@ -316,7 +330,7 @@ class Session:
         # The capture numbers players from 1; its reply says whether the mock pin moved.
         send = self.capture.simulate_press if action == "press" else self.capture.simulate_release
         try:
-            send(player + 1).result(timeout=2)
+            (self.capture.simulate_reset_button(action == "press") if host else send(player + 1)).result(timeout=2)
         except (CaptureError, TimeoutError) as error:
             raise CommandRejected("error.capture_down", str(error), "simulate") from None
 
@@ -334,11 +348,14 @@ class Session:
         try:
             with self._lock:
                 if kind == "press":
+                    if message.get("status") == "test" and self._button_test_on:
+                        self._button_test_press(int(message["player"]) - 1)
+                        return
                     if self._battle_id is None or message.get("status") not in self.FORWARDED_PRESSES:
                         return
                     press = {"player": int(message["player"]) - 1, "t_ns": int(message["t_ns"]), "source": "button"}
                     self._submit([self.adapter.press_event(self._state, press)], command_id=None)
-                elif kind in ("status", "fault", "reset_button"):
+                elif kind in ("status", "fault", "reset_button", "reset_button_held"):
                     if kind == "status":
                         self._capture_status = {key: message.get(key) for key in (
                             "mode", "factory", "precision", "degraded", "simulator", "stuck")}
@@ -359,14 +376,41 @@ class Session:
 
     # ------------------------------------------------------------------ internals
     def _setup(self, args: dict, at_ns: int, command_id: str, result: dict) -> None:
-        event = self.adapter.setup_event(args, at_ns)
+        """A new battle becomes the live one. An unfinished live battle is never replaced silently: ``setup``
+        must name it in ``set_aside`` (the host saw it, with its scores, and chose to set it aside); it stays
+        in the store and in the list, to be resumed (``resume``)."""
+        event = self.adapter.setup_event(args, at_ns)  # a bad setup is said first, whatever is live
+        self._check_set_aside(args.get("set_aside"), "setup")
         battle_id = self.battles.create(event, command_id=command_id, result=result)
         result["battle_id"] = battle_id
+        self._open(battle_id, self.adapter.event_dict(event))
+
+    def _resume(self, args: dict, command_id: str, result: dict) -> None:
+        """``resume {battle}``: any battle of this box becomes the live one again, as its log left it. The one it
+        replaces, if unfinished, must be named in ``set_aside`` too (the same rule as ``setup``). Not a battle
+        event: only the command id and its result are stored (a resend is a duplicate)."""
+        battle_id = args["battle"]
+        if battle_id not in {line["battle_id"] for line in self.battles.list()}:
+            raise CommandRejected("error.no_such_battle", f"no battle {battle_id!r} on this box"[:200], "resume")
+        if battle_id != self._battle_id:
+            self._check_set_aside(args.get("set_aside"), "resume")
+        result["battle_id"] = battle_id
+        self.battles.record_command(command_id, result)
+        self._open(battle_id, {"type": "BattleResumed", "battle": battle_id})
+
+    def _check_set_aside(self, set_aside, command: str) -> None:
+        if self._state is not None and not self._state.is_over and set_aside != self._battle_id:
+            raise CommandRejected("error.battle_unfinished", f"battle {self._battle_id} is not over; name it in "
+                                  "set_aside to set it aside", command)
+
+    def _open(self, battle_id: str, event: dict) -> None:
         self._battle_id = battle_id
+        self._announcement = None
         self._state = self.battles.state(battle_id)
+        self._battle_list = self.adapter.battle_list(self.battles, battle_id)
         if self._phones_enabled:
             self._new_seat_codes()  # new seats, maybe new people in them: last battle's phones do not carry over
-        self._after_change(event=self.adapter.event_dict(event))
+        self._after_change(event=event)
 
     def _phones(self, enabled: bool, command_id: str, result: dict) -> None:
         """Phones as fallback buzzers. Each time they are switched on every seat gets a fresh code (a phone
@@ -418,6 +462,7 @@ class Session:
         with self._lock:
             self._button_test_request = None
             self._button_test_on = on
+            self._button_test_pressed = ()
             self._capture_plan = None  # the test left the capture disarmed: arm again from the battle's state
             result = {"seq": self._seq + 1, "duplicate": False, "battle_id": self._battle_id}
             try:
@@ -428,9 +473,29 @@ class Session:
             self._remember(command_id, result)
             return result
 
+    def _end_button_test(self) -> None:
+        """The test ends by itself when a question starts, in the update of the command that starts it. Not
+        waited for: the link sends commands in order, so the capture hears "test off" before the arm that
+        follows (docs/capture-protocol.md)."""
+        future = self.capture.button_test(False) if self.capture is not None else None
+        if future is not None:
+            future.add_done_callback(lambda done: done.exception() and log.warning(
+                "capture link refused to end the button test: %s", done.exception()))
+        self._button_test_on = False
+        self._button_test_pressed = ()
+        self._capture_plan = None
+
+    def _button_test_press(self, player: int) -> None:
+        """A press during the test: the page shows whose buttons work (not a battle event: nothing is logged)."""
+        if player not in self._button_test_pressed:
+            self._button_test_pressed = tuple(sorted((*self._button_test_pressed, player)))
+            self._after_change(event={"type": "ButtonTestPress", "player": player})
+
     def _submit(self, events: list, command_id: str | None, result=None) -> None:
         """One command's events, stored together (all or none), then ONE update for all of them."""
+        before = self._state
         self._state = self.battles.submit(self._battle_id, events, command_id=command_id, result=result)
+        self._announcement = self.adapter.announcement(before, self._state, events, self._announcement)
         self._after_change(event=self.adapter.event_dict(events[-1]))
 
     def _on_deadline(self, key: str, at_ns: int) -> None:
@@ -491,9 +556,12 @@ class Session:
     def _build_view(self) -> dict:
         view = self.adapter.view(self._state, self._battle_id, self.clock()) if self._state is not None else {
             "battle": None}
+        view["battles"] = self._battle_list  # host only (web/sync.py)
+        view["announcement"] = self._announcement
         view["phones_enabled"] = self._phones_enabled
         view["seat_codes"] = list(self._seat_codes) if self._phones_enabled else None  # host only (web/sync.py)
         view["button_test"] = self._button_test_on
+        view["button_test_pressed"] = list(self._button_test_pressed)
         view["expired"] = sorted(key for key, _ in self._fired)  # deadlines passed and still in the state
         view["capture"] = {"present": self.capture is not None, "connected": self._capture_connected,
                            **self._capture_status}

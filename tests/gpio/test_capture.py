@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -176,3 +177,40 @@ def test_simulated_press_with_hold_releases_itself(service, box):
     service.capture.execute("sim_press", {"player": 1, "hold_ms": 20})
     assert service.hardware.buttons[0].is_active
     assert wait_for(lambda: not service.hardware.buttons[0].is_active)
+
+
+def test_the_reset_button_held_asks_for_the_pin_once_and_a_tap_does_not(capture_settings):
+    """A host who lost the PIN holds the reset button for reset_hold_ms: reset_button_held is published once,
+    while the button is still down (the appliance then shows the PIN on the HDMI board); a tap asks nothing."""
+    settings = capture_settings.replace(reset_hold_ms=50)
+    svc = CaptureService(settings, backend=open_backend("mock"), notifier=Notifier(environ={}))
+    held = threading.Event()
+    events = []
+    svc.observers.append(lambda event: (events.append(event), event["event"] == "reset_button_held" and held.set()))
+    svc.start()
+    try:
+        pin = svc.hardware.reset.pin
+        t = time.monotonic_ns()
+        pin.drive_low(t_ns=t)
+        pin.drive_high(t_ns=t + 10 * MS)                   # a tap: released before the hold time
+        assert not held.wait(0.3)                           # (waited well past 50 ms: nothing came)
+        pin.drive_low(t_ns=t + 500 * MS)                    # held down
+        assert held.wait(5)
+        pin.drive_high(t_ns=t + 900 * MS)
+        asked = [event for event in events if event["event"] == "reset_button_held"]
+        assert asked == [{"event": "reset_button_held", "t_ns": t + 500 * MS, "held_ms": 50}]
+        assert len([event for event in events if event["event"] == "reset_button"]) == 2  # each press resets too
+    finally:
+        svc.close()
+
+
+def test_the_simulator_drives_the_host_reset_button_too(service, box):
+    from gpio.protocol import parse_command
+
+    assert parse_command({"type": "cmd", "id": "x", "op": "sim_press", "button": "reset"}, 4)[2] == \
+        {"player": 0, "hold_ms": None}
+    with pytest.raises(CommandError):
+        parse_command({"type": "cmd", "id": "x", "op": "sim_press", "button": "led"}, 4)
+    service.capture.execute("sim_press", {"player": 0, "hold_ms": None})
+    service.capture.execute("sim_release", {"player": 0})
+    assert len(box.events("reset_button")) == 1

@@ -46,7 +46,7 @@ class Client:
         self.namespace = namespace
         self.received: queue.Queue = queue.Queue()
         self.sio = socketio.Client(reconnection=False)
-        for name in ("hello", "snapshot", "update", "host_present"):
+        for name in ("hello", "snapshot", "update", "pin_shown"):
             self.sio.on(name, self._keeper(name), namespace=namespace)
         self.refusal = None
         self.sio.on("connect_error", self._refused, namespace=namespace)

@@ -4,6 +4,8 @@ refusals worded with their rule, Russian then English."""
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import PIN, refusal
 
 SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
@@ -85,7 +87,8 @@ def test_a_dropped_client_resyncs_from_a_snapshot(server, connect):
     expected = server.session.snapshot()["view"]
     assert "allowed" not in snapshot["view"] and "allowed" in expected   # the host's verdicts stay on the host
     assert snapshot["view"] == {key: value for key, value in expected.items()
-                                if key not in ("allowed", "appeals", "questions", "seat_codes", "reading")}
+                                if key not in ("allowed", "appeals", "questions", "seat_codes", "battles", "undo",
+                                                "reading")}
 
 
 def test_a_client_that_missed_a_number_asks_again(server, connect):
@@ -249,14 +252,24 @@ def test_malformed_presses_are_refused_too(server, connect):
         assert ack["ok"] is False and ack["error"]["code"] == "error.bad_command", payload
 
 
-def test_the_pin_leaves_the_waiting_screen_once_a_host_logs_in(server, connect):
-    board = connect("/board")                                # the box's own kiosk (127.0.0.1): sees the PIN
+def test_the_pin_is_never_on_the_board_unless_the_host_button_is_held_at_the_box(server, connect, monkeypatch):
+    import queue
+
+    import web.board
+
+    board = connect("/board")                                # the box's own kiosk (127.0.0.1)
     hello = board.next("hello")
-    assert hello["pin"] == PIN
+    assert "pin" not in hello                                # the audience reads the board: never the PIN
     assert hello["host_url"] == server.url + "/host"         # the simulator: the address the board was opened with
-    connect("/host", pin=PIN)
-    assert board.next("host_present") == {}                  # the open waiting screen hides it now
-    assert "pin" not in connect("/board").next("hello")      # and a board opened later never gets it
+    monkeypatch.setattr(web.board, "is_local", lambda address: False)
+    phone = connect("/board")                                # a watcher's phone on the hotspot
+    phone.next("hello")
+    monkeypatch.undo()
+    # The host lost the PIN and holds the host button at the box: the capture says so, the box's own board shows it.
+    server.session.on_capture_event({"event": "reset_button_held", "t_ns": 1, "held_ms": 3000})
+    assert board.next("pin_shown") == {"pin": PIN, "shown_ms": server.app.config["SVOYAK_SETTINGS"].pin_shown_ms}
+    with pytest.raises(queue.Empty):                         # never over Wi-Fi
+        phone.next("pin_shown", timeout=0.5)
 
 
 def test_the_doc_names_the_host_only_keys_and_the_access_refusals():

@@ -20,7 +20,7 @@ OUTCOMES = {
     None: "играется / in play",
 }
 PRESS_NOTES = {"answerer": "", "queued": "след.", "beaten": "опередили", "early": "рано", "late": "поздно",
-               "during_answer": "во время ответа", "blocked": "блок", "answered": "уже отвечал", "locked": "блок",
+               "during_answer": "во время ответа", "blocked": "блок", "answered": "ответ уже был", "locked": "блок",
                "not_playing": "не играет", "claps": "хлопки"}
 
 
@@ -63,8 +63,9 @@ def question_row(state: BattleState, question: Question, running: list[int]) -> 
             corrections.append(f"{names[ruling.player]}: {sign}{value} → {new}{value} ({kind}"
                                + (f": {correction.reason}" if correction.reason else "") + ")")
         if ruling.void:
-            corrections.append(f"{names[ruling.player]}: {sign}{value} → 0 (аннулирован исправлением ответа "
-                               f"{names[ruling.voided_by]} / voided by the correction of "
+            # a name's gender is unknown: worded around it (not «исправлением ответа Борис»)
+            corrections.append(f"{names[ruling.player]}: {sign}{value} → 0 (не в счёт — раньше засчитан верный "
+                               f"ответ: {names[ruling.voided_by]} / voided by the correction of "
                                f"{names[ruling.voided_by]}'s answer)")
         if not question.withdrawn:
             running[ruling.player] += ruling.points(value)

@@ -128,7 +128,7 @@ def test_an_unknown_code_falls_back_to_the_engines_own_words():
 
 def test_numbers_people_read_are_counted_from_one():
     worded = word_refusal("no_answer_to_correct", {"player": 0, "question": 4}, "eurocup 3.3", players=("Анна",))
-    assert worded["ru"] == "Анна не отвечал на вопрос 5 (3.3)"
+    assert worded["ru"] == "Анна: ответа на вопрос 5 не было (3.3)"
 
 
 def test_a_refusal_from_the_engine_is_worded_by_its_code_and_params():
@@ -147,7 +147,7 @@ def test_a_refusal_from_the_engine_is_worded_by_its_code_and_params():
     assert refused.value.code == "not_the_answerer"
     assert refused.value.params == {"first": 0, "player": 1, "question": 0}
     worded = adapter.word_rule_error(refused.value, state.players)
-    assert worded["ru"] == "Первым нажал Анна, не Борис (2.6)"
+    assert worded["ru"] == "Первое нажатие — Анна, а не Борис (2.6)"
     assert worded["en"] == "Анна pressed first, not Борис (eurocup 2.6)"
 
 
@@ -309,4 +309,4 @@ def test_verdicts_worded_for_one_battle_are_not_shown_in_the_next():
         state = engine.apply(state, ev.ButtonPressed(at_ns=5, player=0, source="button"))
         refused = adapter.view(state, "b", 6)["allowed"]["pick"]  # the page offers the next in play
         assert refused == plain_allowed(adapter, state, 6)["pick"]
-        assert refused["ru"] == f"Первым нажал {names[0]}, не {names[1]} (2.6)"
+        assert refused["ru"] == f"Первое нажатие — {names[0]}, а не {names[1]} (2.6)"

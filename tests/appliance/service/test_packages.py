@@ -106,7 +106,8 @@ def test_the_next_unplayed_themes_are_set_up_and_then_marked_played(tmp_path, me
     assert setup.questions[0][2] == ("Вопрос 1.3 о теме 1.", "Ответ 1.3")
     # The box remembers: the next battle takes the themes after them, the spare counts as played.
     assert [t["played"] for t in packages.choices()[0]["themes"]] == [True, True, False, False, False, True]
-    session.command("setup", {**SETUP, "package": {"id": package_id}}, "c2")
+    first = session.snapshot()["view"]["battle"]["id"]
+    session.command("setup", {**SETUP, "package": {"id": package_id}, "set_aside": first}, "c2")
     assert session.state.setup.theme_names == ("Тема номер 3", "Тема номер 4")
     session.close()
 

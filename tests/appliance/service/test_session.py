@@ -202,7 +202,7 @@ def test_enabling_phones_makes_one_fresh_code_per_seat_off_the_battle_log(sessio
     fresh = session.snapshot()["view"]["seat_codes"]
     assert all(new != old for new, old in zip(fresh, codes))                # every old code is dead
     assert memory_battles.store.count(BATTLE, session.battle_id) == logged          # access control, not battle events
-    command(session, "setup", **setup_args(players=("Дима", "Женя")))       # a new battle: new seats, new codes
+    command(session, "setup", **setup_args(players=("Дима", "Женя")), set_aside=session.battle_id)  # new seats, codes
     assert len(session.snapshot()["view"]["seat_codes"]) == 2
     assert not set(session.snapshot()["view"]["seat_codes"]) & set(fresh[:2])
 
@@ -316,3 +316,157 @@ def test_the_capture_status_reaches_every_page_so_a_fallback_factory_is_announce
     capture_view = session.snapshot()["view"]["capture"]
     assert capture_view["connected"] and capture_view["precision"] == "callback"
     assert capture_view["degraded"] == ["RPi.GPIO: no kernel edge timestamps"]
+
+
+def _play_to_minus_20_20_40(session, capture, clock):
+    """Mid-theme at −20/20/40, the issue's example: Аня wrong on 20, Борис right on 20, Вера right on 40."""
+    command(session, "setup", **setup_args())
+    command(session, "next")                                     # theme «Реки»
+    for price, answers in ((10, ()), (20, ((1, False), (2, True))), (30, ()), (40, ((3, True),))):
+        command(session, "next")
+        for player, right in answers:
+            clock.advance(100)
+            capture.press(player, t_ns=clock.now_ns)
+            command(session, "point")
+            command(session, "right" if right else "wrong")
+        if not answers:
+            command(session, "reading_done")
+            clock.advance(7001)
+            session.deadlines.run_due()
+    assert [p["score"] for p in session.snapshot()["view"]["players"]] == [-20, 20, 40]
+
+
+def test_an_unfinished_battle_is_never_replaced_silently(session, capture, clock):
+    _play_to_minus_20_20_40(session, capture, clock)
+    first = session.battle_id
+    seq = session.seq
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "setup", **setup_args(players=("Дима", "Женя")))
+    assert refused.value.code == "error.battle_unfinished"
+    assert session.battle_id == first and session.seq == seq      # nothing changed
+    with pytest.raises(CommandRejected):                           # naming another battle is no choice either
+        command(session, "setup", **setup_args(players=("Дима", "Женя")), set_aside="b99")
+
+    # The host saw it and set it aside: the new battle is live, the old one listed first (unfinished), with scores.
+    command(session, "setup", **setup_args(players=("Дима", "Женя")), set_aside=first)
+    second = session.battle_id
+    assert second != first
+    listed = session.snapshot()["view"]["battles"]
+    assert [(b["id"], b["current"], b["finished"]) for b in listed] == [(second, True, False), (first, False, False)]
+    old = listed[1]
+    assert [(p["name"], p["score"]) for p in old["players"]] == [("Аня", -20), ("Борис", 20), ("Вера", 40)]
+    assert (old["themes"], old["themes_started"], old["questions"], old["theme_name"]) == (4, 1, 4, "Реки")
+    assert listed[0]["players"][0]["score"] is None                # the live one's scores are in view.players
+
+    # Any battle can be resumed, as its log left it (the live unfinished one is set aside by name, again).
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "resume", battle=first)
+    assert refused.value.code == "error.battle_unfinished"
+    command(session, "resume", battle=first, set_aside=second)
+    view = session.snapshot()["view"]
+    assert session.battle_id == first
+    assert [p["score"] for p in view["players"]] == [-20, 20, 40]
+    assert view["theme"]["name"] == "Реки"
+    command(session, "next")                                       # and the battle goes on: 50 is next
+    assert session.state.questions[-1].value_points == 50
+    with pytest.raises(CommandRejected) as refused:
+        command(session, "resume", battle="nope")
+    assert refused.value.code == "error.no_such_battle"
+
+
+def test_a_finished_battle_makes_way_without_a_question(session, capture, clock):
+    command(session, "setup", **setup_args(themes=("Реки",)))
+    command(session, "next")
+    for _ in range(5):
+        command(session, "next")
+        clock.advance(100)
+        capture.press(1, t_ns=clock.now_ns)
+        command(session, "point")
+        command(session, "right")
+    assert session.state.is_over
+    finished = session.battle_id
+    command(session, "setup", **setup_args(players=("Дима", "Женя")))
+    listed = session.snapshot()["view"]["battles"]
+    assert [(b["id"], b["finished"]) for b in listed] == [(session.battle_id, False), (finished, True)]
+    assert listed[1]["players"][0] == {"name": "Аня", "score": 150}
+
+
+def test_a_correction_is_announced_with_the_scores_it_moved_and_the_answer_it_voided(session, capture, clock):
+    command(session, "setup", **setup_args(themes=("Реки",)))
+    command(session, "next")
+    command(session, "next")                                      # 10
+    clock.advance(100)
+    capture.press(1, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "wrong")                                     # Аня −10
+    clock.advance(100)
+    capture.press(2, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "right")                                     # Борис +10
+    assert session.snapshot()["view"]["announcement"] is None    # a ruling is no news: the board shows it anyway
+    command(session, "correct", question=0, player=0, correct=True, reason="синоним")
+    told = session.snapshot()["view"]["announcement"]
+    assert told["kind"] == "correction" and told["name"] == "Аня" and (told["was"], told["now"]) == (False, True)
+    assert told["question"] == {"index": 0, "theme_name": "Реки", "price": 10}
+    assert told["scores"] == [{"player": 0, "name": "Аня", "old": -10, "new": 10},
+                              {"player": 1, "name": "Борис", "old": 10, "new": 0}]
+    assert told["voided"] == [{"player": 1, "name": "Борис"}]     # eurocup 2.11.1: the question ended with Аня
+    assert told["void_section"] == "2.11" and told["section"] is None   # eurocup names no correction procedure
+    assert told["reason"] == "синоним"
+    board = [update for update in session.updates if "announcement" in update["changes"]][-1]
+    assert board["changes"]["announcement"] == told               # every role hears it (the board above all)
+    command(session, "next")                                      # 20: old news
+    assert session.snapshot()["view"]["announcement"] is None
+
+
+def test_an_appeals_decision_is_announced_with_its_section(session, capture, clock):
+    command(session, "setup", **setup_args(profile="mubc", players=("Аня", "Борис", "Вера", "Гена"), themes=("Реки",)))
+    command(session, "next")
+    command(session, "next")
+    command(session, "reading_done")
+    clock.advance(100)
+    capture.press(1, t_ns=clock.now_ns)
+    command(session, "point")
+    command(session, "wrong")
+    for _ in range(3):                                            # nobody else presses: the question ends
+        clock.advance(10_000)
+        session.deadlines.run_due()
+    assert session.state.questions[0].is_over
+    command(session, "appeal", question=0, player=0, claim="ответ верный")  # mubc 4.2: before the next question
+    command(session, "appeal_decide", appeal=0, accepted=False)
+    told = session.snapshot()["view"]["announcement"]
+    assert (told["kind"], told["section"], told["scores"], told["claim"]) == ("appeal_rejected", "4.2", [], "ответ верный")
+    with pytest.raises(BattleRuleError):                          # mubc 4.2: a decision is final, undo included
+        command(session, "undo")
+    assert session.snapshot()["view"]["announcement"]["kind"] == "appeal_rejected"
+    command(session, "next")                                      # the next question: old news
+    assert session.snapshot()["view"]["announcement"] is None
+
+
+def test_the_button_test_shows_whose_buttons_work_and_ends_when_a_question_starts(session, capture, clock):
+    command(session, "setup", **setup_args())
+    command(session, "button_test", on=True)
+    capture.press(2, t_ns=clock.now_ns, status="test")             # Борис's button lights: it works
+    capture.press(2, t_ns=clock.now_ns + 1, status="test")
+    view = session.snapshot()["view"]
+    assert view["button_test"] is True and view["button_test_pressed"] == [1]
+    assert session.state.questions == ()                              # a test press is no battle event
+    command(session, "next")                                          # the theme: the test may go on
+    assert session.snapshot()["view"]["button_test"] is True
+    command(session, "next")                                          # the 10 is announced: the test ends itself
+    ended = capture.commands.index(("button_test", False))
+    assert capture.commands[-1][0] == "arm" and ended < len(capture.commands) - 1   # then the question is armed
+    view = session.snapshot()["view"]
+    assert view["button_test"] is False and view["button_test_pressed"] == []
+    assert session.updates[-1]["event"]["type"] == "ReadingStarted"  # one update: the question's, test over
+    clock.advance(100)
+    capture.press(3, t_ns=clock.now_ns)                               # and the presses count again
+    assert session.snapshot()["view"]["answerer"] == 2
+
+
+def test_a_refused_command_leaves_the_button_test_on(session, capture):
+    command(session, "setup", **setup_args())
+    command(session, "button_test", on=True)
+    with pytest.raises(BattleRuleError):
+        command(session, "right")
+    assert session.snapshot()["view"]["button_test"] is True

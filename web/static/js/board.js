@@ -3,25 +3,47 @@
   "use strict";
   const S = window.SVOYAK, t = S.t, el = S.el;
   const $ = (id) => document.getElementById(id);
-  let view = null, link = null;
+  let view = null, link = null, pinTimer = null;
 
   link = S.connect("/board", {
     onHello: (hello) => {
       $("ssid").textContent = hello.ssid || "";
       $("password").textContent = hello.password || "";
       $("host-url").textContent = hello.host_url || "";
-      document.querySelectorAll(".pin-row").forEach((n) => { n.hidden = !hello.pin; });
-      $("pin").textContent = hello.pin || "";
     },
-    onHostPresent: () => document.querySelectorAll(".pin-row").forEach((n) => { n.hidden = true; }),
-    onView: (v, event, seq, changed) => { const before = shown; view = v; announce(event, before); render(changed); },
+    // Only the box's own HDMI board hears this, and only when the host button is held at the box (lost PIN)
+    onPinShown: (shown) => {
+      $("pin").textContent = shown.pin;
+      $("pin-asked").textContent = S.format(t("board.pin_asked"), { shown: Math.round(shown.shown_ms / 1000) });
+      $("board-pin").hidden = false;
+      clearTimeout(pinTimer);
+      pinTimer = setTimeout(() => { $("board-pin").hidden = true; $("pin").textContent = ""; }, shown.shown_ms);
+    },
+    onView: (v, event, seq, changed) => { const before = shown; view = v; announce(event, before); render(changed); tell(); },
   });
+
+  /* A correction or an appeal's decision, told to the hall: who, which question, the scores from and to,
+     answers it voided, the sections. Shown for ANNOUNCE_MS (again after a reconnect while it holds). */
+  const ANNOUNCE_MS = 15000;
+  let toldId = null, tellTimer = null;
+  function tell() {
+    const a = view && view.announcement, box = $("board-announce");
+    if (!a) { box.hidden = true; toldId = null; return; }
+    if (a.id === toldId) return;
+    toldId = a.id;
+    S.renderAnnouncement(box, a);
+    box.hidden = false;
+    $("board-result").hidden = true;
+    clearTimeout(tellTimer);
+    tellTimer = setTimeout(() => { box.hidden = true; }, ANNOUNCE_MS);
+  }
 
   /* How a question ended, said for a few seconds: «+50 Вера», «Минус: Вера», «Вопрос снят», «Время!».
      ``shown`` keeps who answered and the price from the view before the update (the event has neither). */
   let shown = { answerer: null, price: null }, resultTimer = null;
   function remember() {
-    shown = { answerer: view.answerer, price: view.question ? view.question.price : null };
+    shown = { answerer: view.answerer, price: view.question ? view.question.price : null,
+              answered: (view.players || []).some((p) => p.answered) };
   }
   function announce(event, before) {
     if (!event) return;
@@ -38,7 +60,8 @@
       kind = event.correct ? "right" : "wrong";
     } else if (event.type === "TimeCalled") { text = t("board.result_time"); kind = "time"; }
     else if (event.type === "QuestionWithdrawn") { text = t("board.result_withdrawn"); }
-    else if (event.type === "PressWindowExpired") { text = t("board.result_nobody"); kind = "time"; }
+    // after a wrong answer the others had their window and let it pass: say so, not «nobody answered»
+    else if (event.type === "PressWindowExpired") { text = t(before.answered ? "board.result_no_more" : "board.result_nobody"); kind = "time"; }
     else if (event.type === "DeadlinePassed" && event.deadline === "answer") { text = t("board.result_time"); kind = "time"; }
     if (!text) return;
     const box = $("board-result");
@@ -53,6 +76,8 @@
      players and the press list, not the theme board: fewer nodes to make before the press shows. */
   function render(changed) {
     const touched = (...keys) => !changed || keys.some((key) => changed.includes(key));
+    $("board-test").hidden = !view.button_test;
+    if (view.button_test) $("board-test-pressed").textContent = S.testPressed(view);
     const battle = view.battle;
     $("waiting").hidden = !!battle;
     $("scoreboard").hidden = !battle || !!battle.finished;

@@ -4,9 +4,15 @@
   const S = window.SVOYAK, t = S.t, el = S.el;
   const $ = (id) => document.getElementById(id);
   const PIN_KEY = "svoyak.host.pin";
-  let link = null, view = null, profiles = [], setupWanted = false;
+  let link = null, view = null, profiles = [];
+  // What the host asked to see instead of the live battle: "unfinished" (go on or set aside?) or "setup";
+  // setAside: the id of the unfinished live battle the host chose to set aside (sent with setup and resume).
+  let screen = "run", setAside = null, testWasOn = false;
 
-  function show(id) { for (const s of ["login", "setup", "run"]) $(s).hidden = s !== id; }
+  // a touch screen has no keys to hint at (a laptop keeps its shortcuts)
+  if (window.matchMedia("(pointer: coarse)").matches || navigator.maxTouchPoints > 0) document.body.classList.add("touch");
+
+  function show(id) { for (const s of ["login", "unfinished", "setup", "run"]) $(s).hidden = s !== id; }
 
   let reasonShown = 0;  // counts messages, so a late acknowledgement never wipes a newer refusal
   /* One place says why: the line under the controls. The toast (top, never takes a tap) repeats it only when
@@ -111,7 +117,13 @@
         profiles = hello.profiles || []; fillProfiles(); $("logout").hidden = false;
         document.dispatchEvent(new CustomEvent("svoyak:host-hello", { detail: link }));  // host_packages.js
       },
-      onView: (v, event) => { view = v; render(event); document.dispatchEvent(new CustomEvent("svoyak:host-view", { detail: v })); },
+      onView: (v, event) => {
+        view = v; render(event);
+        // the button test ends by itself when a question starts: say so where the host looks
+        if (testWasOn && !v.button_test && event && ["PriceAnnounced", "ReadingStarted"].includes(event.type)) reason(t("test.ended"));
+        testWasOn = !!v.button_test;
+        document.dispatchEvent(new CustomEvent("svoyak:host-view", { detail: v }));  // host_packages.js
+      },
       onRefused: (err) => {
         sessionStorage.removeItem(PIN_KEY);
         $("logout").hidden = true;
@@ -173,11 +185,67 @@
       red: !!(row.querySelector("input[name=red]") || {}).checked,
     }));
     const args = { profile: $("profile").value, players, themes };
+    if (setAside) args.set_aside = setAside;
     document.dispatchEvent(new CustomEvent("svoyak:host-setup", { detail: args }));  // a package's choice joins
     const ack = await send("setup", args);
-    if (ack.ok) { setupWanted = false; render(); }  // the new battle's update may have come before this ack
+    if (ack.ok) { screen = "run"; setAside = null; render(); }  // the new battle's update may have come before this ack
   });
-  for (const id of ["new-battle", "new-battle-end"]) $(id).addEventListener("click", () => { setupWanted = true; render(null); });
+
+  // ---------------------------------------------------------------- this box's battles
+  /* «Новый бой» never replaces an unfinished battle silently: the host sees it, with its scores, and chooses. */
+  function wantNewBattle() {
+    const live = view && view.battle;
+    screen = live && !live.finished ? "unfinished" : "setup";
+    setAside = null;
+    render();
+  }
+  for (const id of ["new-battle", "new-battle-end"]) $(id).addEventListener("click", wantNewBattle);
+  $("go-on").addEventListener("click", () => { screen = "run"; setAside = null; render(); });
+  $("set-aside").addEventListener("click", () => { setAside = view.battle.id; screen = "setup"; render(); });
+  $("back-to-battle").addEventListener("click", () => { screen = "run"; setAside = null; render(); });
+
+  function liveEntry() { return (view.battles || []).find((b) => b.current) || null; }
+  function progress(b) {
+    if (!b.questions && !b.themes_started) return t("battles.not_started");
+    return t("battles.progress").replace("{started}", b.themes_started).replace("{themes}", b.themes) +
+      (b.theme_name && !b.finished ? " · «" + b.theme_name + "»" : "");
+  }
+  /* a battle as the host recognises it: regulation, where it stands, every player with the score */
+  function battleCard(b) {
+    const players = b.current ? view.players.map((p) => ({ name: p.name, score: p.score })) : b.players;
+    if (b.current) {  // the live battle: where it stands now, from the view (the list is made at setup/resume)
+      const regular = (view.themes || []).filter((th) => !th.shootout);
+      b = Object.assign({}, b, { finished: !!view.battle.finished, questions: (view.questions || []).length,
+        themes_started: regular.filter((th) => th.played.length || th.current).length,
+        theme_name: view.theme ? view.theme.name : "" });
+    }
+    return [
+      el("div", { class: "battle-title" }, S.lang === "en" ? b.title_en : b.title_ru, " · ",
+        el("span", { class: "status" + (b.finished ? "" : " open") }, t(b.current ? "battles.current" : b.finished ? "battles.finished" : "battles.unfinished")),
+        " · ", progress(b)),
+      el("div", { class: "battle-scores" }, ...players.map((p) => el("span", { class: "battle-score" },
+        el("span", { class: "name" }, p.name), " ", el("b", {}, String(p.score)))))];
+  }
+  async function resume(b) {
+    const args = { battle: b.id };
+    if (setAside) args.set_aside = setAside;
+    const ack = await send("resume", args);
+    if (ack.ok) { screen = "run"; setAside = null; render(); }
+  }
+  function renderBattles() {
+    const list = (view.battles || []).map((b) => (b.current ? Object.assign({}, b, { finished: !!view.battle.finished }) : b));
+    const open = list.filter((b) => !b.finished && !(b.current && !setAside)), done = list.filter((b) => b.finished);
+    $("open-battles").hidden = !open.length;
+    $("done-battles").hidden = !done.length;
+    $("open-battle-list").replaceChildren(...open.map(battleItem));
+    $("done-battle-list").replaceChildren(...done.map(battleItem));
+  }
+  function battleItem(b) {
+    return (el("li", { class: "battle" + (b.finished ? " finished" : " open") + (b.current ? " current" : ""), dataset: { battle: b.id } },
+      el("div", { class: "battle-card" }, ...battleCard(b)),
+      b.current ? null : el("button", { type: "button", class: "resume" + (b.finished ? "" : " primary"), onclick: () => resume(b) },
+        t(b.finished ? "battles.open" : "battles.resume"))));
+  }
 
   // ---------------------------------------------------------------- run
   function allowed(cmd) { return view && view.allowed && cmd in view.allowed && view.allowed[cmd] === null; }
@@ -227,21 +295,47 @@
   }
   for (const id of ["corr-question", "corr-player"]) $(id).addEventListener("change", (e) => { e.target.dataset.touched = "1"; });
 
+  $("test-off").addEventListener("click", () => send("button_test", { on: false }));
+  /* The tools panel opens below the buttons (their size never changes): the page scrolls to it, and the reason
+     line stays on screen, pinned to the bottom edge while the panel is open. */
+  $("extras").addEventListener("toggle", () => {
+    document.body.classList.toggle("tools-open", $("extras").open);
+    if ($("extras").open) $("extras").scrollIntoView({ block: "end" });
+  });
   function render() {
     if (!view) return;
-    if (!view.battle || setupWanted || (view.battle.finished && setupWanted)) {
+    $("test-banner").hidden = !view.button_test;
+    if (view.button_test) $("test-pressed").textContent = S.testPressed(view);
+    const live = view.battle, entry = live ? liveEntry() : null;
+    const unfinished = !!(live && !live.finished);
+    // the battle the host chose to set aside is no longer the live one (the director put another): ask again
+    if (setAside && (!unfinished || setAside !== live.id)) { setAside = null; if (screen === "setup" && unfinished) screen = "unfinished"; }
+    if (screen === "unfinished" && !unfinished) screen = "setup";
+    if (!live || screen === "setup") {
       show("setup");
+      $("back-to-battle").hidden = !live;
+      $("set-aside-note").hidden = !setAside;
+      if (setAside && entry) $("set-aside-note").replaceChildren(t("setup.set_aside_note"), " ", el("span", { class: "battle-card" }, ...battleCard(entry)));
+      renderBattles();
+      return;
+    }
+    if (screen === "unfinished") {
+      show("unfinished");
+      $("unfinished-battle").replaceChildren(...(entry ? battleCard(entry) : []));
       return;
     }
     show("run");
     const q = view.question, th = view.theme;
+    const over = !!view.battle.finished;  // the end screen says so, without the last theme's name before it
     $("question-title").replaceChildren(...[
-      th ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
+      th && !over ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
       q && !q.over ? el("span", { class: "price" }, String(q.price)) : null,
       view.battle.finished ? el("span", {}, t("host.finished")) : null].filter(Boolean));
     const answerer = view.answerer !== null && view.answerer !== undefined ? view.players[view.answerer] : null;
     $("point").replaceChildren(el("span", { class: "ellipsis" }, answerer ? t("cmd.point_name").replace("{name}", answerer.name) : t("cmd.point")));
     $("point").title = answerer ? answerer.name : "";
+    // withdraw names the question it takes away
+    $("withdraw-label").textContent = q && !q.over && !q.withdrawn ? t("cmd.withdraw") + " " + q.price : t("cmd.withdraw");
     // "next" starts the next theme when one is over: say so (a double tap no longer does both, see send())
     $("next-label").textContent = t(view.battle.phase === "between_themes" ? "cmd.next_theme" : "cmd.next");
     document.querySelectorAll("[data-cmd]").forEach((b) => {
@@ -275,6 +369,69 @@
         el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: true, correct: true }) }, t("cmd.appeal_accept")),
         el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: false }) }, t("cmd.appeal_reject"))])));
     S.renderPresses($("host-presses"), view);
+    renderAnnouncement();
+    renderExpected(answerer);
+    renderUndo();
+    renderPolicy();
+  }
+
+  /* The next expected action stands out (the point button is the biggest on screen whatever the state). */
+  function renderExpected(answerer) {
+    const q = view.question;
+    let expected = [];
+    if (answerer && !view.pointed && allowed("point")) expected = ["point"];
+    else if (view.pointed && allowed("right")) expected = ["right", "wrong"];
+    else if (q && !q.over && q.reading === "reading" && allowed("reading_done")) expected = ["reading_done"];
+    else if (allowed("next")) expected = ["next"];
+    document.querySelectorAll(".controls [data-cmd]").forEach((b) => b.classList.toggle("expected", expected.includes(b.dataset.cmd)));
+  }
+
+  /* What «Отменить» takes back, said before (on the button) and right after (with one tap to do it again). */
+  function actionWords(a) {
+    if (!a) return "";
+    const key = a.type === "AnswerJudged" ? "action.AnswerJudged." + (a.correct ? "right" : "wrong") : "action." + a.type;
+    const name = a.player !== null && a.player !== undefined && view.players[a.player] ? view.players[a.player].name : "";
+    return S.format(key in S.strings ? t(key) : t("action.other"), { name, price: a.price === null ? "" : a.price });
+  }
+  let undoBarCommand = null;  // not a data-cmd: the generic enabling loop must not judge it by an old name
+  $("undo-redo").addEventListener("click", () => { if (undoBarCommand) tryCommand(undoBarCommand, undefined, $("undo-redo")); });
+  function renderUndo() {
+    const u = view.undo || {};
+    $("undo-what").textContent = u.next ? actionWords(u.next) : "";
+    $("undo").title = u.next ? S.format(t("undo.will"), { action: actionWords(u.next) }) : $("undo").title;
+    const q = view.question;
+    let text = "", cmd = null, label = "";
+    if (u.last) {                                     // just undone: say what, and offer it back
+      text = S.format(t("undo.done"), { action: actionWords(u.last) });
+      if (u.last.redo && allowed(u.last.redo)) { cmd = u.last.redo; label = t("undo.redo"); }
+    } else if (q && q.withdrawn && u.next && u.next.type === "QuestionWithdrawn") {  // just withdrawn
+      text = S.format(t("undo.withdrawn"), { price: q.price });
+      if (allowed("undo")) { cmd = "undo"; label = t("cmd.undo"); }
+    }
+    $("undo-bar").hidden = !text;
+    $("undo-text").textContent = text;
+    $("undo-redo").hidden = !cmd;
+    undoBarCommand = cmd;
+    $("undo-redo").textContent = label;
+  }
+
+  /* What the regulation allows now, from the profile's policy (never its name) */
+  function renderPolicy() {
+    const p = profiles.find((x) => x.name === view.battle.profile) || {};
+    const section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
+    const parts = [];
+    if (p.corrections_policy) parts.push(t("policy." + p.corrections_policy) + section(p.corrections_section));
+    if (p.appeals_policy && p.appeals_policy !== "none") parts.push(t("appeals." + p.appeals_policy) + section(p.appeals_section));
+    $("policy").textContent = parts.join("; ");
+  }
+
+  /* What the hall is told (the board shows the same): kept in sight until the next question, or hidden by hand. */
+  let announceHidden = null;
+  $("announce-close").addEventListener("click", () => { announceHidden = view.announcement && view.announcement.id; renderAnnouncement(); });
+  function renderAnnouncement() {
+    const a = view.announcement;
+    $("host-announce-bar").hidden = !a || a.id === announceHidden;
+    if (a) S.renderAnnouncement($("host-announce"), a);
   }
 
   /* Who answered the chosen question, and how: the form offers only those (a correction of anyone else is

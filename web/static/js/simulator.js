@@ -23,6 +23,14 @@
       onpointerleave: (e) => { if (e.buttons) act(p.index, "release"); } },
       el("span", { class: "key" }, KEYS[p.index] || ""), el("span", { class: "name" }, p.name))));
   }
+  // the host's reset button: a press starts a new round; held, it asks for the PIN on the box's board
+  let hostDown = false;
+  const host = (pressed) => { if (hostDown === pressed) return; hostDown = pressed; $("sim-host").classList.toggle("lit", pressed); act("host", pressed ? "press" : "release"); };
+  $("sim-host").addEventListener("pointerdown", (e) => { e.preventDefault(); host(true); });
+  $("sim-host").addEventListener("pointerup", () => host(false));
+  $("sim-host").addEventListener("pointerleave", () => host(false));
+  document.addEventListener("keydown", (e) => { if (e.key.toLowerCase() === "h" && !e.repeat) host(true); });
+  document.addEventListener("keyup", (e) => { if (e.key.toLowerCase() === "h") host(false); });
   const down = new Set();
   function playerOf(key) { const k = key.toLowerCase(); const i = KEYS.indexOf(k); return i >= 0 ? i : ALT.indexOf(k); }
   document.addEventListener("keydown", (e) => {

@@ -8,9 +8,25 @@
   const E = S.events;
   S.t = (key) => (key in S.strings ? S.strings[key] : key);
   S.lang = S.language;
-  S.both = (msg) => (msg ? (S.lang === "en" ? msg.en + " / " + msg.ru : msg.ru + " / " + msg.en) : "");
-  /* a worded message {ru, en} as [main line, second line]: Russian then English; the English page, English only */
-  S.say = (msg) => (!msg ? ["", ""] : S.lang === "en" ? [msg.en || msg.ru, ""] : [msg.ru, msg.en && msg.en !== msg.ru ? msg.en : ""]);
+  /* A worded message {ru, en} in the page's language only: a page speaks one language at a time. */
+  S.both = (msg) => (!msg ? "" : typeof msg === "string" ? msg : (S.lang === "en" ? msg.en || msg.ru : msg.ru || msg.en) || "");
+  /* [main line, second line] of a worded message: the page's language, nothing under it */
+  S.say = (msg) => [S.both(msg), ""];
+
+  /* The one plural rule, the same as appliance/words.py (tests/web/test_host_browser.py compares them):
+     Russian forms for 1, 2-4, 5 ("тема|темы|тем"), English for 1 and the rest. */
+  S.pluralIndex = function (count, lang) {
+    const n = Math.abs(Math.trunc(Number(count)));
+    if ((lang || S.lang) !== "ru") return n === 1 ? 0 : 1;
+    if (n % 10 === 1 && n % 100 !== 11) return 0;
+    if (n % 10 >= 2 && n % 10 <= 4 && !(n % 100 >= 12 && n % 100 <= 14)) return 1;
+    return 2;
+  };
+  S.plural = (count, forms, lang) => { const words = forms.split("|"); return words[Math.min(S.pluralIndex(count, lang), words.length - 1)]; };
+  /* a catalogue line with {name} figures and {name:forms} words for them: format(t("key"), {count: 3}) */
+  S.format = (template, values) => String(template)
+    .replace(/\{(\w+):([^{}|]*(?:\|[^{}|]*)+)\}/g, (_, name, forms) => S.plural(values[name], forms))
+    .replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 
   let idCounter = 0;
   const idPrefix = Date.now().toString(36) + "-" + Math.floor(Math.random() * 1e9).toString(36);
@@ -19,6 +35,13 @@
   function setIndicator(state) {
     const el = document.getElementById("conn");
     if (!el) return;
+    if (state === "refused") {  // the box answered and said no (a wrong PIN): the link is fine, no red banner
+      el.hidden = true;
+      document.body.dataset.conn = state;
+      const refusedBanner = document.getElementById("offline-banner");
+      if (refusedBanner) refusedBanner.hidden = true;
+      return;
+    }
     el.hidden = false;  // pages without a socket never call this: no pill that says "connecting" forever
     el.className = "indicator conn-" + state;
     el.textContent = S.t("conn." + state);
@@ -77,18 +100,20 @@
     socket.on("connect", () => setIndicator(link.seq >= 0 ? "online" : "connecting"));
     socket.on("disconnect", () => { link.seq = -1; setIndicator("offline"); });
     socket.on("connect_error", (err) => {
-      setIndicator("offline");
-      if (err && err.data && err.data.code) {
+      if (err && err.data && err.data.code) {  // refused (a wrong PIN): the box is there, say why, not "offline"
         socket.disconnect();
+        setIndicator("refused");
         if (options.onRefused) options.onRefused(err.data);
+        return;
       }
+      setIndicator("offline");
     });
     socket.on(E.hello, (hello) => {
       link.hello = hello;
       clock(hello.server_now_ns);
       if (options.onHello) options.onHello(hello);
     });
-    if (options.onHostPresent) socket.on(E.host_present, options.onHostPresent);
+    if (options.onPinShown) socket.on(E.pin_shown, options.onPinShown);
     socket.on(E.snapshot, (snap) => {
       clock(snap.server_now_ns);
       link.seq = snap.seq;
@@ -199,6 +224,38 @@
         counts ? null : S.el("span", { class: "why" }, S.t("press." + p.outcome)),
         p.source === "phone" ? S.el("span", { class: "tag" }, S.t("board.phone")) : null);
     }));
+  };
+
+  /* A correction or an appeal's decision (view.announcement) as lines people read: {title, what, scores, notes}. */
+  S.announcementLines = function (a) {
+    const t = S.t, section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
+    const verdict = a.kind === "appeal_rejected" ? t("announce.stands") : a.kind === "question_voided" ? ""
+      : a.now === true ? t("announce.now_right") : a.now === false ? t("announce.now_wrong") : "";
+    const what = S.format(t("announce.question"), { name: a.name, theme: a.question.theme_name, price: a.question.price })
+      + (verdict ? " — " + verdict : "");
+    const said = a.reason || a.claim;  // the host's or the player's own words, quoted on a line of their own
+    const notes = (said ? ["«" + said + "»"] : []).concat((a.voided || []).map((p) => S.format(t("announce.voided"), { name: p.name }) + section(a.void_section)))
+      .concat((a.restored || []).map((p) => S.format(t("announce.restored"), { name: p.name })));
+    return { title: t("announce." + a.kind) + section(a.section), what,
+             scores: (a.scores || []).map((row) => ({ name: row.name, old: String(row.old), new: String(row.new) })), notes };
+  };
+  S.renderAnnouncement = function (box, a) {
+    const lines = S.announcementLines(a), el = S.el;
+    box.replaceChildren(
+      el("div", { class: "announce-title" }, lines.title),
+      el("div", { class: "announce-what" }, lines.what),
+      lines.scores.length ? el("div", { class: "announce-scores" }, ...lines.scores.map((row) => el("span", { class: "announce-score" },
+        el("span", { class: "name" }, row.name), " ", el("span", { class: "old" }, row.old), " → ", el("b", { class: "new" }, row.new)))) : null,
+      ...lines.notes.map((note) => el("div", { class: "announce-note" }, note)));
+    box.className = box.className.replace(/\bkind-\S+/g, "").trim() + " kind-" + a.kind;
+  };
+
+  /* Whose buttons answered the test: names (or «Кнопка 2» before a battle), or «no presses yet». */
+  S.testPressed = function (v) {
+    const pressed = v.button_test_pressed || [];
+    if (!pressed.length) return S.t("test.none_yet");
+    return S.t("test.pressed") + " " + pressed.map((i) => (v.players && v.players[i] ? v.players[i].name
+      : S.format(S.t("test.button_n"), { n: i + 1 }))).join(", ");
   };
 
   S.drawCountdown = function (box, lnk, v) {

@@ -1,0 +1,102 @@
+"""Russian that a native speaker would write (issue 12): no English words on a Russian screen, no verb that
+guesses a player's gender, every count through the one plural rule (appliance/words.py)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import pytest
+
+from appliance.service.battle_adapter import REFUSALS
+from appliance.words import format_counts, plural, plural_index
+from web import SCREENS
+from web.strings import default_catalogue
+
+# Latin words a Russian screen may show: names (of things, languages, regulations, programs, keys) and units.
+ALLOWED_LATIN = {
+    "PIN", "Wi-Fi", "RPi.GPIO", "JSON", "CSV", "HDMI", "QR", "English", "Enter", "svoyak", "mubc", "eurocup",
+    "irkutsk", "swiss.rounds", "SD", "USB",
+    # question packages: the formats and the programs that make them (docs/packages.md)
+    "SIGame", "siq", "db.chgk.info", "XML", "TOML", "ZIP", "DTD", "content.xml", "UTF-8", "Windows-1251",
+}
+# Words that name who did something: a past-tense verb next to them would guess the gender
+NAME_FIELDS = re.compile(r"\{(player|first|answerer|name|who|appellant)\}")
+# Past tense agreeing with a person («отвечал», «нажала»); «был»/«было»/«не было» agree with «ответ», not a name
+PAST_TENSE = re.compile(r"\b[а-яё]+[аеиоуыяё]л[аи]?\b", re.IGNORECASE)
+NOT_ABOUT_A_PERSON = {"был", "было", "была"}
+
+
+def russian_lines() -> dict[str, str]:
+    catalogue = default_catalogue(*(importlib.import_module(name) for name in SCREENS))
+    lines = {key: catalogue.text(key, "ru") for key in catalogue.for_language("ru")}
+    lines.update({f"refusal.{code}": pair[0] for code, pair in REFUSALS.items()})
+    director = importlib.import_module("web.director")
+    lines.update({f"next.{key}": pair[0] for key, pair in getattr(director, "NEXT_WORDS", {}).items()})
+    return lines
+
+
+def latin_words(line: str) -> list[str]:
+    text = re.sub(r"\{[^{}]*\}", " ", line)  # the fields are filled in, not read
+    text = re.sub(r"\bsvoyak [a-z]+", " ", text)  # a console command, typed as it is spelt
+    return [word.strip(".-") for word in re.findall(r"[A-Za-z][A-Za-z.\-]*[A-Za-z]", text)]
+
+
+def test_the_russian_catalogue_speaks_russian():
+    offenders = {key: words for key, line in russian_lines().items()
+                 if (words := [w for w in latin_words(line) if w not in ALLOWED_LATIN])}
+    assert offenders == {}
+
+
+def test_the_check_catches_english_on_a_russian_screen():
+    assert latin_words("Не проводится: not played: entrants fit") == ["not", "played", "entrants", "fit"]
+    assert latin_words("{count} pts") == ["pts"]
+    assert latin_words("Неверный PIN (eurocup 2.6)") == ["PIN", "eurocup"]
+
+
+def test_no_line_guesses_a_players_gender():
+    offenders = {}
+    for key, line in russian_lines().items():
+        if NAME_FIELDS.search(line):
+            verbs = [word for word in PAST_TENSE.findall(line) if word.lower() not in NOT_ABOUT_A_PERSON]
+            if verbs:
+                offenders[key] = (line, verbs)
+    assert offenders == {}
+
+
+def test_the_gender_check_catches_the_old_lines():
+    for line in ("{player} не отвечал на вопрос {question}", "{player} уже отвечал на этот вопрос",
+                 "Первым нажал {first}, не {player}"):
+        assert [w for w in PAST_TENSE.findall(line) if w not in NOT_ABOUT_A_PERSON], line
+
+
+@pytest.mark.parametrize("count, word", [
+    (0, "тем"), (1, "тема"), (2, "темы"), (4, "темы"), (5, "тем"), (6, "тем"), (11, "тем"), (12, "тем"),
+    (14, "тем"), (21, "тема"), (22, "темы"), (25, "тем"), (101, "тема"), (111, "тем"), (1002, "темы"),
+])
+def test_one_plural_rule_for_every_count(count, word):
+    assert plural(count, "тема|темы|тем") == word
+    assert format_counts("{count} {count:тема|темы|тем}", "ru", count=count) == f"{count} {word}"
+
+
+def test_english_counts_take_two_forms():
+    assert [plural(n, "theme|themes", "en") for n in (0, 1, 2, 21)] == ["themes", "theme", "themes", "themes"]
+    assert plural_index(21, "en") == 1
+
+
+def test_catalogue_lines_with_counts_word_them_by_the_rule():
+    worded = format_counts(REFUSALS["player_count"][0], "ru", count=1, min=2, max=4)
+    assert worded == "1 игрок, а по регламенту — от 2 до 4"
+    assert format_counts(REFUSALS["player_count"][1], "en", count=5, min=2, max=4).startswith("5 players")
+
+
+@pytest.mark.parametrize("key, count, ru, en", [
+    ("count.themes", 6, "6 тем", "6 themes"), ("count.themes", 2, "2 темы", "2 themes"),
+    ("count.players", 21, "21 игрок", "21 players"), ("count.battles", 5, "5 боёв", "5 battles"),
+    ("count.points", 1, "1 очко", "1 point"),
+])
+def test_the_count_lines_of_the_catalogue(key, count, ru, en):
+    from web.strings import STRINGS
+
+    assert format_counts(STRINGS[key][0], "ru", count=count) == ru
+    assert format_counts(STRINGS[key][1], "en", count=count) == en
