@@ -90,6 +90,7 @@ STRINGS = {
     "setup.package_played": ("уже сыграна", "played already"),
     "setup.package_will_play": ("Сыграем:", "The battle plays:"),
     "setup.package_spares": ("запасные:", "spares:"),
+    "board.answer": ("Ответ:", "Answer:"),
     "reading.package": ("Пакет", "Package"),
     "reading.now": ("Читаем", "Reading"),
     "reading.was": ("Вопрос сыгран", "Question played"),
