@@ -18,6 +18,11 @@ def add_arguments(parser) -> None:
 HEADERS = ("Тема / Theme", "Вопрос / Question", "Цена / Value", "Тип / Kind", "Нажатия (порядок, с) / Presses",
            "Ответы / Answers", "Итог / Outcome")
 CORRECTIONS = "Исправления / Corrections"
+SOURCE = "Источник вопроса / Question from"  # only when some theme came from a package or has texts
+
+
+def _with_source(rows) -> bool:
+    return any(row.source for row in rows)
 
 
 def to_csv(state, rows) -> str:
@@ -26,10 +31,12 @@ def to_csv(state, rows) -> str:
 
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(HEADERS + tuple(state.players) + (CORRECTIONS,))
+    source = _with_source(rows)
+    writer.writerow(HEADERS + tuple(state.players) + (CORRECTIONS,) + ((SOURCE,) if source else ()))
     for row in rows:
         writer.writerow((f"{row.theme} {row.theme_name}".strip(), row.question, row.value_points, row.kind,
-                         row.presses, row.answers, row.outcome, *row.scores, row.corrections))
+                         row.presses, row.answers, row.outcome, *row.scores, row.corrections)
+                        + ((row.source,) if source else ()))
     return out.getvalue()
 
 
@@ -46,10 +53,22 @@ ul.notes { margin: 3mm 0 0; padding-left: 5mm; }
 """
 
 
+def _themes_line(state) -> str:
+    """« · темы / themes: 1 Реки, 2 Города (пакет / package 0123456789ab)»: the protocol names its themes."""
+    names = [name for name in state.setup.theme_names if name]
+    if not names:
+        return ""
+    packages = sorted({source[0] for source in getattr(state.setup, "sources", ()) if source})
+    listed = ", ".join(f"{number} {name}" for number, name in enumerate(state.setup.theme_names, start=1) if name)
+    return f" · {listed}" + (f" (пакет / package {', '.join(packages)})" if packages else "")
+
+
 def to_html(state, rows, notes, title: str) -> str:
     from html import escape
 
-    head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS + tuple(state.players) + (CORRECTIONS,))
+    source = _with_source(rows)
+    head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS + tuple(state.players) + (CORRECTIONS,)
+                   + ((SOURCE,) if source else ()))
     body = []
     for row in rows:
         kind = "shootout" if row.question and "shoot" in row.kind else ("red" if "red" in row.kind else "")
@@ -58,9 +77,12 @@ def to_html(state, rows, notes, title: str) -> str:
         tds = "".join(f'<td class="num">{c}</td>' if i in (1, 2) else f"<td>{c}</td>" for i, c in enumerate(cells))
         tds += "".join(f'<td class="num">{score}</td>' for score in row.scores)
         tds += f"<td>{escape(row.corrections)}</td>"
+        if source:
+            tds += f"<td>{escape(row.source)}</td>"
         body.append(f'<tr class="{kind}">{tds}</tr>')
     items = "".join(f"<li>{escape(note)}</li>" for note in notes)
-    meta = escape(f"{state.profile.title} · {', '.join(state.players)} · тем / themes: {state.setup.themes}")
+    meta = escape(f"{state.profile.title} · {', '.join(state.players)} · тем / themes: {state.setup.themes}"
+                  + _themes_line(state))
     return (f'<!DOCTYPE html>\n<html lang="ru"><head><meta charset="utf-8"><title>{escape(title)}</title>'
             f"<style>{CSS}</style></head><body><h1>Протокол боя / Battle protocol: {escape(title)}</h1>"
             f'<p class="meta">{meta}</p><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'

@@ -36,6 +36,9 @@ class ProtocolRow:
     outcome: str
     scores: tuple  # running scores after this question, corrections applied
     corrections: str
+    # Where the question was read from, for an appeal: "пакет 0123456789ab, тема 3, вопрос 2 — ответ: Волга"
+    # (BattleSetUp.sources; the text as set up), "" for a battle whose themes were typed by hand.
+    source: str = ""
 
 
 def _seconds(ns: int) -> str:
@@ -77,7 +80,23 @@ def question_row(state: BattleState, question: Question, running: list[int]) -> 
     return ProtocolRow(theme=question.theme + 1, theme_name=theme.name, question=question.number + 1,
                        value_points=value, kind=kind, presses="; ".join(presses), answers="; ".join(answers),
                        outcome=OUTCOMES.get(question.outcome, question.outcome or ""), scores=tuple(running),
-                       corrections="; ".join(corrections))
+                       corrections="; ".join(corrections), source=question_source(state, question))
+
+
+def question_source(state: BattleState, question: Question) -> str:
+    """Which package, theme and question of it this question was read from, and the answer as set up."""
+    setup = state.setup
+    slot = question.theme  # themes are started in the setup's order: regular ones, then the spares
+    parts = []
+    sources = getattr(setup, "sources", ())
+    if slot < len(sources) and sources[slot]:
+        package_id, number = sources[slot]
+        parts.append(f"пакет / package {package_id}, тема / theme {number + 1}, вопрос / question {question.number + 1}")
+    if slot < len(setup.questions) and question.number < len(setup.questions[slot]):
+        answer = setup.questions[slot][question.number][1]
+        if answer:
+            parts.append(f"ответ / answer: {answer}")
+    return " — ".join(parts)
 
 
 def protocol_rows(state: BattleState) -> list[ProtocolRow]:

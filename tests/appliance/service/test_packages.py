@@ -169,3 +169,23 @@ def test_the_board_never_shows_an_answer_with_board_answer_never(tmp_path, memor
     play(session, clock, "announce")
     assert session.snapshot()["view"]["question"]["answer"] is None
     session.close()
+
+
+def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp_path, memory_battles):
+    from appliance.commands.protocol import to_csv, to_html
+    from appliance.rules.battle.protocol import protocol_notes, protocol_rows
+
+    session, packages, package_id, clock = sport_session(tmp_path, memory_battles)
+    session.command("setup", {**SETUP, "package": {"id": package_id, "themes": [3, 1]}}, "c1")
+    play(session, clock, "next", "next", "reading_done")
+    clock.now_ns = session.state.press_window_closes_ns
+    session.deadlines.run_due()
+    state = session.state
+    (row,) = protocol_rows(state)
+    assert row.theme_name == "Тема номер 4"
+    assert row.source == (f"пакет / package {package_id}, тема / theme 4, вопрос / question 1 — "
+                          "ответ / answer: Ответ 4.1")
+    html = to_html(state, [row], protocol_notes(state), "b1")
+    assert "1 Тема номер 4, 2 Тема номер 2" in html and f"(пакет / package {package_id})" in html
+    assert "Источник вопроса / Question from" in to_csv(state, [row]).splitlines()[0]
+    session.close()
