@@ -90,6 +90,17 @@ STRINGS = {
     "setup.package_played": ("уже сыграна", "played already"),
     "setup.package_will_play": ("Сыграем:", "The battle plays:"),
     "setup.package_spares": ("запасные:", "spares:"),
+    "written.sheets": ("Бланки письменного отбора", "Written-round answer sheets"),
+    "written.key": ("Ключ ведущего", "The host's key"),
+    "written.hint": ("Письменный отбор (2.2): {themes}; следующие несыгранные или номера тем через запятую",
+                     "Written round (2.2): {themes}; the next unplayed, or theme numbers separated by commas"),
+    "written.theme_numbers": ("Номера тем", "Theme numbers"),
+    "written.make": ("Сделать", "Make"),
+    "written.name": ("Фамилия, имя", "Name"),
+    "written.number": ("Номер участника", "Entrant number"),
+    "written.rules": ("Один ответ в клетке: два ответа — неверно; зачёркнутый или пустой ответ — 0 очков (2.2.2)",
+                      "One answer per box: two answers are wrong; a crossed-out or empty answer scores 0 (2.2.2)"),
+    "written.print": ("Печать", "Print"),
     "board.answer": ("Ответ:", "Answer:"),
     "reading.package": ("Пакет", "Package"),
     "reading.now": ("Читаем", "Reading"),
@@ -340,7 +351,36 @@ def preview(package_id):
         shown = _packages().preview(package_id)
     except PackageError as error:
         return _page(status=404, error={"code": error.code, **word_package_error(error, where_label=False)})
-    return render_template("packages/preview.html", package=shown, director="director" in current_app.blueprints)
+    return render_template("packages/preview.html", package=shown, director="director" in current_app.blueprints,
+                           written_hint=_text("written.hint", themes=counted("themes", 12, _language())))
+
+
+def _written(package_id: str):
+    """The written round's themes from the query: ``themes=1,2,3`` (from 1) or the next ``count`` unplayed."""
+    raw = request.args.get("themes", "").replace(" ", "")
+    count = request.args.get("count", "12")
+    themes = None
+    if raw:
+        if not all(part.isdigit() and 0 < int(part) <= 999 for part in raw.split(",")):
+            raise PackageFileError("package.no_such_theme", "theme numbers are whole numbers from 1",
+                                   theme=raw[:20], themes=0)
+        themes = [int(part) - 1 for part in raw.split(",")]
+    return _packages().written_round(package_id, themes=themes, count=int(count) if count.isdigit() else 12)
+
+
+@blueprint.route("/packages/<package_id>/written/<kind>")
+def written(package_id, kind):
+    """Youth-cup 2.2's written round from a package: the players' answer sheets (theme names and prices, no
+    texts) or the host's key (every question with its answer), printable on A4."""
+    if kind not in ("sheets", "key"):
+        abort(404)
+    try:
+        shown = _written(package_id)
+    except PackageError as error:
+        return _page(status=400, error={"code": error.code, **word_package_error(error, where_label=False)})
+    copies = request.args.get("copies", "1")
+    copies = min(int(copies), 200) if copies.isdigit() and int(copies) > 0 else 1
+    return render_template(f"packages/written_{kind}.html", round=shown, copies=range(copies))
 
 
 @blueprint.route("/packages/<package_id>/media/<path:path>")

@@ -115,6 +115,19 @@ class QuestionPackages:
         return {"theme": theme.name, "text": q.text, "answer": q.answer, "comment": q.comment, "source": q.source,
                 "author": q.author}
 
+    def written_round(self, package_id: str, *, themes: list[int] | None = None, count: int = 12) -> dict:
+        """The themes of a written round (youth-cup 2.2: 12 themes) for its answer sheets and the host's key:
+        the chosen themes, or the next ``count`` unplayed, each with every question (text, answer, comment)."""
+        chosen = self.battle_themes(package_id, themes=themes, count=count)["sources"]
+        package = self.package(package_id)
+        out = []
+        for _, number in chosen:
+            theme = package.themes[number]
+            out.append({"number": number, "name": theme.name, "questions": [
+                {"price_points": q.price_points, "text": q.text, "answer": q.answer, "comment": q.comment,
+                 "source": q.source} for q in theme.questions]})
+        return {"id": package_id, "title": package.title, "themes": out}
+
     # ---------------------------------------------------------- what was played
     def _played(self, by_tournament: bool = False) -> dict[str, dict[int, list[str]]]:
         """package id → theme number → the battles of this box that played it (from their setups); with

@@ -275,3 +275,28 @@ def test_the_host_alone_gets_the_question_text_and_the_board_gets_the_answer_onc
             closer.start()
         for closer in closers:
             closer.join()
+
+
+def test_the_written_round_prints_sheets_without_texts_and_the_hosts_key_with_answers(client):
+    """youth-cup 2.2: a written round of 12 themes; the sheets name themes and prices, the key has the answers."""
+    log_in(client)
+    package_id = re.search(r'data-package="(\w+)"', upload(client, "к.siq", sport_siq(14)).get_data(
+        as_text=True)).group(1)
+    preview = client.get(f"/packages/{package_id}", headers=BOX).get_data(as_text=True)
+    assert "Письменный отбор (2.2): 12 тем" in preview
+    sheets = client.get(f"/packages/{package_id}/written/sheets?copies=3", headers=BOX).get_data(as_text=True)
+    assert sheets.count('<section class="sheet">') == 3
+    assert "12. Тема номер 12" in sheets and "Тема номер 13" not in sheets
+    assert "Вопрос" not in sheets and "Ответ 1.1" not in sheets  # the players' sheet has no texts
+    key = client.get(f"/packages/{package_id}/written/key?themes=13, 2", headers=BOX).get_data(as_text=True)
+    assert key.index("Тема номер 13") < key.index("Тема номер 2")
+    assert "Вопрос 13.5 о теме 13." in key and "Ответ 2.3" in key
+    refused = client.get(f"/packages/{package_id}/written/key?themes=15", headers=BOX)
+    assert refused.status_code == 400 and "В пакете нет темы 15: в нём 14 тем" in refused.get_data(as_text=True)
+    small = re.search(r'data-package="(\w+)" class="added"', upload(client, "м.siq", sport_siq(3, "Малый")).get_data(
+        as_text=True)).group(1)
+    too_few = client.get(f"/packages/{small}/written/sheets", headers=BOX)
+    assert too_few.status_code == 400
+    assert "В пакете осталось несыгранных тем: 3, а нужно 12" in too_few.get_data(as_text=True)
+    client.delete_cookie("session")
+    assert client.get(f"/packages/{package_id}/written/key", headers=BOX).status_code == 302
