@@ -149,6 +149,9 @@ def desk() -> TournamentDesk:
             if battles is not None and hasattr(battles, "add_listener"):
                 battles.add_listener(opened.on_battle_event)
                 opened.reconcile(battles)
+            packages = getattr(getattr(hub, "services", None), "packages", None)
+            if packages is not None:  # a package's themes played per tournament, battles linked by the desk
+                packages.tournament_of = opened.box_battles
             app.extensions["svoyak.tournaments"] = opened
     return app.extensions["svoyak.tournaments"]
 
@@ -484,7 +487,9 @@ def play(tid, battle):
     session = getattr(hub, "session", None)
     if session is None or not hasattr(session, "command"):
         return _fail(ResultError("this box has no battle session running"))
-    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8))
+    package = request.form.get("package", "").strip()
+    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8),
+                       package={"id": package} if package else None)
     return redirect("/host")
 
 

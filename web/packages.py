@@ -264,6 +264,16 @@ def logged_in() -> bool:
     return "director" in current_app.blueprints and is_logged_in()
 
 
+@blueprint.app_context_processor
+def package_choices_global():
+    """``package_choices()`` for the director's «play on this box» form: the box's packages (titles only)."""
+    def package_choices() -> list[dict]:
+        packages = _packages()
+        return [] if packages is None else [{"id": entry["id"], "title": entry["title"]}
+                                            for entry in packages.entries()]
+    return {"package_choices": package_choices}
+
+
 @blueprint.before_request
 def require_login():
     if request.endpoint == "packages.login":

@@ -32,6 +32,9 @@ class QuestionPackages:
     def __init__(self, library: Library, battles=None):
         self.library = library
         self.battles = battles
+        # box battle id → tournament id, for battles linked to a tournament without a slot (the director's «play
+        # on this box»): the tournament desk's ``box_battles``, given where both are built
+        self.tournament_of = None
         # A package's id is the hash of its file, so what is read under an id never changes: kept once read
         # (the host's reading view asks for a question's comment on every view).
         self._read: dict[str, Package] = {}
@@ -135,6 +138,7 @@ class QuestionPackages:
         played: dict[str, dict[int, list[str]]] = {}
         if self.battles is None:
             return played
+        linked = self.tournament_of() if by_tournament and self.tournament_of is not None else {}
         for listed in self.battles.list():
             battle_id = listed["battle_id"]
             try:
@@ -144,9 +148,12 @@ class QuestionPackages:
             label = battle_id
             if by_tournament:
                 slot = getattr(setup, "slot", "") or ""
-                if not slot.startswith(TOURNAMENT_SLOT):
+                if slot.startswith(TOURNAMENT_SLOT):
+                    label = slot[len(TOURNAMENT_SLOT):].partition(":")[0]
+                elif battle_id in linked:
+                    label = linked[battle_id]
+                else:
                     continue
-                label = slot[len(TOURNAMENT_SLOT):].partition(":")[0]
             for source in getattr(setup, "sources", ()) or ():
                 if source:
                     package_id, theme_number = source

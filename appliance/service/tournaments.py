@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from appliance.errors import StoreError
+from appliance.errors import StoreError, SvoyakError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
@@ -287,11 +287,14 @@ class TournamentDesk:
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
             slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs))
 
-    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str) -> str:
+    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str,
+                    package: dict | None = None) -> str:
         """Set the drawn battle up on this box's live session (the host page shows it at once) and link it.
 
         The host page's setup takes names, so the players are named; the link maps them back to ids.
-        Returns the box's battle id.
+        ``package`` (``{id, themes?, spare?}``, as the host's setup takes it) gives the battle its themes from a
+        question package; a battle of the same theme pack already set up from it on this box (youth-cup 2.4: both
+        runs of a 1/16 slot play the same themes) gives its themes again. Returns the box's battle id.
         """
         state = self.state(tournament_id)
         setup = self.battle_setup(tournament_id, battle_id)
@@ -300,10 +303,38 @@ class TournamentDesk:
             names = [f"{name} ({p})" for name, p in zip(names, setup.players)]
         args = {"profile": setup.profile.name, "players": names, "mode": "buttons",
                 "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)]}
+        if package:
+            args["package"] = self._same_pack_themes(state, battle_id, package, setup.themes,
+                                                     getattr(session, "battles", None))
         session.command("setup", args, command_id)
         box_battle_id = session.battle_id
         self.submit(tournament_id, t.BattleLinked(self.clock(), battle_id, box_battle_id))
         return box_battle_id
+
+    @staticmethod
+    def _same_pack_themes(state, battle_id: str, package: dict, count: int, battles) -> dict:
+        """``package`` with the themes a battle of the same theme pack on this box took from it (youth-cup 2.4),
+        else as given (the next unplayed, or the director's choice)."""
+        if package.get("themes") is not None or battles is None:
+            return dict(package)
+        pack = state.battles[battle_id].theme_pack
+        for box_id, other in state.links.items():
+            spec = state.battles.get(other)
+            if other == battle_id or spec is None or not pack or spec.theme_pack != pack:
+                continue
+            try:
+                sources = battles.state(box_id).setup.sources
+            except (SvoyakError, LookupError):
+                continue
+            if len(sources) >= count and all(source and source[0] == package["id"] for source in sources):
+                return {"id": package["id"], "themes": [number for _, number in sources[:count]],
+                        "spare": [number for _, number in sources[count:]]}
+        return dict(package)
+
+    def box_battles(self) -> dict[str, str]:
+        """Box battle id → the tournament it was played for (the links; slot-linked battles name theirs)."""
+        return {box_id: tournament_id for tournament_id, state in list(self._states.items())
+                for box_id in state.links}
 
     def on_battle_event(self, box_battle_id: str, event, battle_state) -> None:
         """A listener for ``appliance.service.battles.Battles``: a linked battle that is over records its result.

@@ -292,3 +292,42 @@ def test_categories_show_their_titles_and_forms_read_like_forms(client):
     assert json.loads(client.get(f"/director/{tid}/export.json").data)["deadline"] == "2030-10-01T23:59+08:00"
     # Pages with a socket keep their pill.
     assert 'id="conn"' in client.get("/board").get_data(as_text=True)
+
+
+def test_the_director_plays_a_battle_on_this_box_with_themes_from_a_package(settings, recording_capture, tmp_path):
+    """The director's «play on this box» takes the next unplayed themes of a package; the package's preview then
+    marks them played in that tournament."""
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.packages import QuestionPackages
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+    from tests.appliance.packages.conftest import sport_siq
+    from tests.web.conftest import IDENTITY
+    from tests.web.conftest import PIN as BOX_PIN
+    from web.director import desk
+
+    battles = Battles(EventStore(tmp_path / "battles.sqlite"))
+    packages = QuestionPackages.in_folder(tmp_path / "packages", battles)
+    package_id = packages.add("кубок.siq", sport_siq(8))["id"]
+    session = Session(battles, BattleAdapter(packages=packages), capture=recording_capture, simulator=True)
+    session.start(timer_thread=False)
+    app = create_app(settings, Services(session=session, identity=IDENTITY, packages=packages))
+    with app.app_context():
+        tid = desk().create("northern-owl", "Сова", seed=3)
+        for i in range(36):
+            desk().register(tid, f"Игрок {i}")
+        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+        desk().draw(tid, seed=3)
+    client = app.test_client()
+    client.post("/director/login", data={"pin": BOX_PIN})
+    bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
+    assert f'<option value="{package_id}">Кубок двора</option>' in bracket
+    response = client.post(f"/director/{tid}/play/groups/01", data={"command_id": "play-1", "package": package_id})
+    assert response.status_code == 302
+    setup = session.state.setup
+    assert setup.theme_names[:2] == ("Тема номер 1", "Тема номер 2")
+    assert setup.sources[0] == (package_id, 0)
+    preview = packages.preview(package_id)
+    assert preview["themes"][0]["played_in_tournaments"] == [tid]
+    session.close()

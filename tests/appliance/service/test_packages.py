@@ -189,3 +189,23 @@ def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp
     assert "1 Тема номер 4, 2 Тема номер 2" in html and f"(пакет / package {package_id})" in html
     assert "Источник вопроса / Question from" in to_csv(state, [row]).splitlines()[0]
     session.close()
+
+
+def test_both_runs_of_a_slot_play_the_same_themes_of_the_package():
+    """youth-cup 2.4: the 1/16 is played in two runs on the same themes; the second run's battle takes the themes
+    the first run's battle of the same theme pack took from the package on this box."""
+    from appliance.service.tournaments import TournamentDesk
+
+    state = SimpleNamespace(
+        battles={"1-16/01": SimpleNamespace(theme_pack="1-16:1"), "1-16/07": SimpleNamespace(theme_pack="1-16:1"),
+                 "1-16/02": SimpleNamespace(theme_pack="1-16:2")},
+        links={"box-1": "1-16/01", "box-2": "1-16/02"})
+    battles = SimpleNamespace(state=lambda box_id: SimpleNamespace(setup=SimpleNamespace(sources={
+        "box-1": (("pkg", 4), ("pkg", 7), ("pkg", 9)), "box-2": (("pkg", 1), ("pkg", 2), ())}[box_id])))
+    same = TournamentDesk._same_pack_themes(state, "1-16/07", {"id": "pkg"}, 2, battles)
+    assert same == {"id": "pkg", "themes": [4, 7], "spare": [9]}
+    # Another pack, another package, or the director's own choice: as given.
+    assert TournamentDesk._same_pack_themes(state, "1-16/02", {"id": "pkg"}, 2, battles) == {"id": "pkg"}
+    assert TournamentDesk._same_pack_themes(state, "1-16/07", {"id": "other"}, 2, battles) == {"id": "other"}
+    chosen = {"id": "pkg", "themes": [0, 1]}
+    assert TournamentDesk._same_pack_themes(state, "1-16/07", chosen, 2, battles) == chosen
