@@ -234,6 +234,10 @@ def test_the_host_alone_gets_the_question_text_and_the_board_gets_the_answer_onc
         listed = host.sio.call("packages", {}, namespace="/host", timeout=5)
         assert listed["ok"] and listed["packages"][0]["themes"][0] == {"number": 0, "name": "Тема номер 1",
                                                                        "played": False}
+        refused = host.command("setup", "bad-1", profile="eurocup", players=["Аня", "Борис", "Вера"],
+                               themes=[{"name": "", "red": False}] * 4, package={"id": package_id, "themes": [1, 9]})
+        assert refused["ok"] is False and refused["error"]["code"] == "package.no_such_theme"
+        assert refused["error"]["ru"] == "В пакете нет темы 10: в нём 6 тем — Кубок двора"
         command("setup", profile="eurocup", players=["Аня", "Борис", "Вера"],
                 themes=[{"name": "", "red": False}] * 4, package={"id": package_id, "spare": [5]})
         command("next")  # the theme
