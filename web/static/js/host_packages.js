@@ -33,7 +33,7 @@
     $("package-how").hidden = !p;
     $("package-themes").hidden = !p;
     $("theme-list").classList.toggle("from-package", !!p);
-    if (!p) { $("package-themes").replaceChildren(); $("package-hint").textContent = ""; return; }
+    if (!p) { $("package-themes").replaceChildren(); $("package-hint").textContent = ""; nameRows(null); return; }
     const chosen = how() === "chosen";
     $("package-themes").replaceChildren(...p.themes.map((theme) => el("li", { class: theme.played ? "played" : "" },
       el("label", {}, el("select", { dataset: { theme: theme.number }, onchange: hint },
@@ -42,6 +42,17 @@
         el("option", { value: "spare" }, t("setup.package_spare"))),
         " " + (theme.number + 1) + ". " + theme.name + (theme.played ? " (" + t("setup.package_played") + ")" : "")))));
     hint();
+  }
+
+  /* The form's theme rows show the package's names (typed names would not be used); the red flags stay. */
+  function nameRows(names) {
+    [...$("theme-list").children].forEach((row, i) => {
+      const input = row.querySelector("input[name=theme]");
+      if (!input) return;
+      if (!input.dataset.placeholder) input.dataset.placeholder = input.placeholder;
+      input.disabled = !!names;
+      input.placeholder = names ? (names[i] || "—") : input.dataset.placeholder;
+    });
   }
 
   function picks(kind) {
@@ -57,14 +68,15 @@
     let regular = picks("play");
     if (how() === "next") regular = p.themes.filter((th) => !th.played && !spare.includes(th.number)).slice(0, count).map((th) => th.number);
     const names = (list) => list.map((n) => p.themes[n].name).join(", ");
+    nameRows(regular.map((n) => p.themes[n].name));
     $("package-hint").textContent = t("setup.package_will_play") + " " + (names(regular) || "—") +
       (spare.length ? "; " + t("setup.package_spares") + " " + names(spare) : "");
   }
 
   $("package").addEventListener("change", shapeThemes);
   document.querySelectorAll("input[name=package-how]").forEach((r) => r.addEventListener("change", shapeThemes));
-  for (const id of ["add-theme", "remove-theme"]) $(id).addEventListener("click", hint);
-  $("theme-count").addEventListener("change", hint);
+  // the rows change with the count and the regulation: say again what the battle plays
+  new MutationObserver(hint).observe($("theme-list"), { childList: true });
 
   document.addEventListener("svoyak:host-setup", (e) => {
     const p = chosenPackage();
