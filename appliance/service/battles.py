@@ -162,6 +162,18 @@ class Battles:
                  "scores": list(state.scores), "phase": state.phase, "is_over": state.is_over,
                  "slot": state.setup.slot, "run": state.setup.run, "seq": state.seq} for battle_id, state in items]
 
+    def last_at_ns(self) -> int:
+        """The time of the latest event of any battle (0: none): the battle timeline goes on after it."""
+        with self._lock:
+            return max((state.last_at_ns for state in self._states.values()), default=0)
+
+    def meta(self, key: str) -> str | None:
+        """A value the box keeps in the store beside the battles (the battle timeline), or None."""
+        return self.store.meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.store.set_meta(key, value)
+
     def standings(self, battle_id: str):
         return standings(self.state(battle_id))
 

@@ -4,8 +4,10 @@ One :class:`Session` per serving process wires the battle service (``Battles``: 
 cache), the capture link (``CaptureLink``: presses in, arm/disarm out) and the web (subscribers that receive
 numbered updates). Everything that changes the battle passes through :meth:`Session._submit` under one lock:
 
-1. the event is stamped (host commands with ``time.monotonic_ns()`` at receipt, presses keep their kernel
-   edge timestamp, expiries carry the deadline the engine set; design.md principle 3);
+1. the event is stamped on the battle timeline (``appliance/service/timeline.py``): host commands with
+   ``time.monotonic_ns()`` at receipt, presses with their kernel edge timestamp, each plus the timeline's
+   offset (0 unless the box rebooted mid-battle: CLOCK_MONOTONIC restarts at boot); expiries carry the
+   deadline the engine set (design.md principle 3);
 2. ``Battles.submit`` validates and appends it durably, or raises and nothing changes;
 3. the capture is told who is eligible and armed, derived from the new state;
 4. the deadlines of the new state (press window, answer countdown) are scheduled;
@@ -25,6 +27,7 @@ import copy
 import hmac
 import logging
 import secrets
+import sqlite3
 import threading
 import time
 from typing import Any, Callable
@@ -32,6 +35,7 @@ from typing import Any, Callable
 from appliance.errors import CaptureError, RulesError, StoreError, WebError
 from appliance.service.arguments import ArgumentRejected, check_arguments
 from appliance.service.battle_adapter import CommandError
+from appliance.service.timeline import STORE_KEY, Timeline, choose
 from appliance.service.timers import Deadlines
 from appliance.store import DuplicateCommandError
 
@@ -40,6 +44,8 @@ log = logging.getLogger(__name__)
 REMEMBERED_COMMANDS = 2048  # command ids kept for duplicate detection (a battle has a few hundred commands)
 BUTTON_TEST_REPLY_S = 2     # the capture answers a button test within this, or the link is taken as down
 SEAT_CODE_DIGITS = 4        # a seat's code, told by the host to its player (the web layer rate-limits guesses)
+# Capture event fields that are instants of the capture's clock (the others named *_ns are durations: gap_ns).
+CAPTURE_INSTANTS = ("t_ns", "arrival_ns", "armed_at_ns")
 
 
 class CommandRejected(WebError, ValueError):
@@ -102,15 +108,21 @@ class Session:
 
     ``battles``: the battle service. ``adapter``: engine-specific translation (events, view, capture plan,
     deadlines). ``capture``: a started ``CaptureLink`` or ``None`` (no buttons: host-only or "on claps").
-    ``clock``: monotonic nanoseconds. ``deadlines``: a :class:`Deadlines` (started by :meth:`start`).
+    ``clock``: the boot's monotonic nanoseconds (CLOCK_MONOTONIC, as the capture stamps its presses).
+    ``deadlines``: a :class:`Deadlines` on that same clock (started by :meth:`start`). ``boot_id``: this
+    boot's id (``timeline.current_boot_id()``); None: a new boot is told by the stored times alone.
+    :meth:`clock` is the battle timeline: ``clock`` plus the offset chosen at :meth:`start`.
     """
 
     def __init__(self, battles, adapter, capture=None, clock: Callable[[], int] = time.monotonic_ns,
-                 deadlines: Deadlines | None = None, simulator: bool = False) -> None:
+                 deadlines: Deadlines | None = None, simulator: bool = False, boot_id: str | None = None) -> None:
         self.battles = battles
         self.adapter = adapter
         self.capture = capture
-        self.clock = clock
+        self._raw_clock = clock
+        self._timeline = Timeline(boot_id)
+        self._offset_ns = 0  # the timeline's, read on every stamp (one addition)
+        self._since_ns = 0   # capture presses stamped before it came before this boot served (timeline.py)
         self.deadlines = deadlines or Deadlines(clock)
         self.simulator = simulator
         self._lock = threading.RLock()
@@ -139,6 +151,9 @@ class Session:
         timer (tests with a hand clock pass ``timer_thread=False`` and run the deadlines themselves:
         ``deadlines.run_due()``)."""
         with self._lock:
+            stored = Timeline.from_record(self.battles.meta(STORE_KEY))
+            self._adopt_timeline(choose(stored, self._timeline.boot_id, self._raw_clock(), self.battles.last_at_ns()),
+                                 stored)
             self._capture_connected = bool(self.capture is not None and self.capture.connected)
             resumable = self.adapter.resumable(self.battles)
             self._battle_list = self.adapter.battle_list(self.battles, resumable)
@@ -179,6 +194,29 @@ class Session:
         builds a new, filtered ``changes`` dict).
         """
         self._subscribers.append(callback)
+
+    def clock(self) -> int:
+        """Now on the battle timeline, in ns: the boot's monotonic clock plus the timeline's offset."""
+        return self._raw_clock() + self._offset_ns
+
+    @property
+    def timeline(self) -> Timeline:
+        return self._timeline
+
+    def _adopt_timeline(self, timeline: Timeline, stored: Timeline | None) -> None:
+        """Take ``timeline`` (the one of this boot, or one raised past a battle ahead of it) and store it unless
+        ``stored`` is it already, so a restart within the same boot takes the same offset. A store that cannot
+        keep it is logged: this process still stamps on it, and a restart would choose again from the stored
+        times (still monotone)."""
+        if timeline.offset_ns != self._offset_ns:
+            log.warning("battle timeline: offset %d ns (boot %s): the battles' times go on after the last stored "
+                        "event", timeline.offset_ns, timeline.boot_id)
+        self._timeline, self._offset_ns, self._since_ns = timeline, timeline.offset_ns, timeline.since_ns
+        if timeline != stored:
+            try:
+                self.battles.set_meta(STORE_KEY, timeline.record())
+            except (StoreError, OSError, sqlite3.Error) as error:
+                log.error("battle timeline not stored: %s", error)
 
     # ------------------------------------------------------------------ reads
     def snapshot(self) -> dict:
@@ -353,7 +391,11 @@ class Session:
                         return
                     if self._battle_id is None or message.get("status") not in self.FORWARDED_PRESSES:
                         return
-                    press = {"player": int(message["player"]) - 1, "t_ns": int(message["t_ns"]), "source": "button"}
+                    t_ns = int(message["t_ns"]) + self._offset_ns  # the kernel edge, on the battle timeline
+                    if t_ns < self._since_ns:  # pressed while the box was booting: no round of ours was armed
+                        log.info("capture press before this boot's battle timeline, not a signal: %s", message)
+                        return
+                    press = {"player": int(message["player"]) - 1, "t_ns": t_ns, "source": "button"}
                     self._submit([self.adapter.press_event(self._state, press)], command_id=None)
                 elif kind in ("status", "fault", "reset_button", "reset_button_held"):
                     if kind == "status":
@@ -361,8 +403,11 @@ class Session:
                             "mode", "factory", "precision", "degraded", "simulator", "stuck")}
                     if kind == "reset_button":
                         self._capture_plan = None  # the box went local: re-arm with our own eligible set
-                    self._after_change(event={"type": f"Capture_{kind}",
-                                              **{k: v for k, v in message.items() if k not in ("type", "event")}})
+                    event = {k: v for k, v in message.items() if k not in ("type", "event")}
+                    for key in CAPTURE_INSTANTS:
+                        if isinstance(event.get(key), int):
+                            event[key] += self._offset_ns  # the pages see one clock: the battle timeline
+                    self._after_change(event={"type": f"Capture_{kind}", **event})
         except (RulesError, StoreError, CommandRejected, KeyError, ValueError) as error:
             # A press the rules refuse changes nothing; it is logged and the box keeps serving.
             log.info("capture event %s refused: %s", message, error)
@@ -407,6 +452,9 @@ class Session:
         self._battle_id = battle_id
         self._announcement = None
         self._state = self.battles.state(battle_id)
+        # a battle ahead of the timeline (imported from another box): the timeline goes on after it
+        self._adopt_timeline(self._timeline.continued_after(self._raw_clock(), self._state.last_at_ns),
+                             self._timeline)
         self._battle_list = self.adapter.battle_list(self.battles, battle_id)
         if self._phones_enabled:
             self._new_seat_codes()  # new seats, maybe new people in them: last battle's phones do not carry over
@@ -498,8 +546,10 @@ class Session:
         self._announcement = self.adapter.announcement(before, self._state, events, self._announcement)
         self._after_change(event=self.adapter.event_dict(events[-1]))
 
-    def _on_deadline(self, key: str, at_ns: int) -> None:
+    def _on_deadline(self, key: str, raw_ns: int) -> None:
+        """``Deadlines``' callback: ``raw_ns`` is on the boot's clock, the deadline on the battle timeline."""
         with self._lock:
+            at_ns = raw_ns + self._offset_ns
             if self._battle_id is None:
                 return
             current = self.adapter.deadlines(self._state)
@@ -524,10 +574,10 @@ class Session:
                    if (key, at_ns) not in self._fired}
             self._fired &= set(self.adapter.deadlines(self._state).items())
             self.deadlines.keep_only(due)
-            pending = self.deadlines.pending()
+            pending = self.deadlines.pending()  # on the boot's clock: the timeline's offset taken off
             for key, at_ns in due.items():
-                if pending.get(key) != at_ns:
-                    self.deadlines.set(key, at_ns, self._on_deadline)
+                if pending.get(key) != at_ns - self._offset_ns:
+                    self.deadlines.set(key, at_ns - self._offset_ns, self._on_deadline)
         # A fresh view every time, never mutated after: the update carries its values without a copy, and
         # a later update cannot change an earlier one (tests/appliance/service/test_session.py).
         new_view = self._build_view()

@@ -23,12 +23,14 @@ def build_session(settings: Settings):
     from appliance.service.battles import Battles
     from appliance.service.capture_link import CaptureLink
     from appliance.service.session import Session
+    from appliance.service.timeline import current_boot_id
     from appliance.store import open_store
 
     battles = Battles(open_store(settings.data_dir))
     packages = build_packages(settings, battles)
     adapter = BattleAdapter(packages=packages, board_answer=settings.board_answer)
-    session = Session(battles, adapter, simulator=settings.simulator)
+    # the boot tells a restart of this process (the same offset) from a power cut (the timeline goes on)
+    session = Session(battles, adapter, simulator=settings.simulator, boot_id=current_boot_id())
     link = CaptureLink(settings.capture_socket, on_event=session.on_capture_event,
                        heartbeat_ms=settings.capture_heartbeat_ms, timeout_ms=settings.capture_link_timeout_ms,
                        on_connection=session.on_capture_connection, client_name="appliance")

@@ -248,6 +248,27 @@ class EventStore:
             row = self._connection.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return int(row[0])
 
+    def meta(self, key: str) -> str | None:
+        """A value the box keeps beside its streams (table ``meta``), or None; e.g. the battle timeline's offset
+        (docs/battle-log.md)."""
+        with self._lock:
+            row = self._connection.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store ``value`` under ``key`` durably (one transaction; returns once committed)."""
+        if key == "schema_version":
+            raise ValueError("the schema version is the store's own")
+        with self._lock:
+            connection = self._connection
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+
     def merge_file(self, path: str | Path) -> int:
         """Copy the streams of another store file (any schema; e.g. the old ``tournaments.sqlite``) that this
         store lacks, in one transaction; returns how many events were copied. Streams already here are kept
