@@ -209,3 +209,15 @@ def test_both_runs_of_a_slot_play_the_same_themes_of_the_package():
     assert TournamentDesk._same_pack_themes(state, "1-16/07", {"id": "other"}, 2, battles) == {"id": "other"}
     chosen = {"id": "pkg", "themes": [0, 1]}
     assert TournamentDesk._same_pack_themes(state, "1-16/07", chosen, 2, battles) == chosen
+
+
+def test_the_reading_view_goes_back_with_an_undo(tmp_path, memory_battles):
+    """The position is the engine's: an undone «next» takes the reading view back to the question before."""
+    session, packages, package_id, clock = sport_session(tmp_path, memory_battles)
+    session.command("setup", {**SETUP, "package": {"id": package_id}}, "c1")
+    play(session, clock, "next", "next")
+    assert session.snapshot()["view"]["reading"]["current"]["number"] == 1
+    play(session, clock, "undo", "undo")  # the reading, then the price
+    reading = session.snapshot()["view"]["reading"]
+    assert reading["current"] is None and reading["next"]["text"] == "Вопрос 1.1 о теме 1."
+    session.close()
