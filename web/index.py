@@ -9,7 +9,8 @@ blueprint = Blueprint("index", __name__)
 STRINGS = {}
 
 # Screens registered by other modules that the start page links to: (blueprint, endpoint, string key).
-LINKED_SCREENS = (("director", "director.home", "nav.director"),)
+LINKED_SCREENS = (("director", "director.home", "nav.director"), ("rooms", "rooms.station", "rooms.nav_room"),
+                  ("rooms", "rooms.lobby", "rooms.lobby"))
 
 
 @blueprint.route("/")

@@ -41,13 +41,15 @@ class ArgumentRejected(WebError, ValueError):
 
 
 # The kinds an argument may be (checked by _check below)
-WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE, PACKAGE = (
-    "whole", "text", "flag", "optional_flag", "names", "themes", "profile", "mode", "package")
+WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE, OPTIONAL_WHOLES, PACKAGE = (
+    "whole", "text", "flag", "optional_flag", "names", "themes", "profile", "mode", "optional_wholes", "package")
 
 # command -> {argument: (kind, required)}
 COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
     "setup": {"profile": (PROFILE, True), "players": (NAMES, True), "themes": (THEMES, True),
               "mode": (MODE, False), "set_aside": (TEXT, False),
+              # a tournament battle assigned to this box (docs/rooms.md): its slot, run and the stage's cuts
+              "slot": (TEXT, False), "run": (WHOLE, False), "runs": (WHOLE, False), "cuts": (OPTIONAL_WHOLES, False),
               "package": (PACKAGE, False)},
     # a battle of this box becomes the live one again; set_aside names the unfinished live one it replaces
     "resume": {"battle": (TEXT, True), "set_aside": (TEXT, False),
@@ -167,6 +169,14 @@ def _check(key: str, kind: str, value: Any) -> None:
             _check_length(f"{key}.{field}", numbers)
             for number in numbers:
                 _check(f"{key}.{field}", WHOLE, number)
+    elif kind == OPTIONAL_WHOLES:
+        if value is None:
+            return
+        if not isinstance(value, list):
+            raise wrong("a list of whole numbers or null")
+        _check_length(key, value)
+        for item in value:
+            _check(key, WHOLE, item)
     else:  # pragma: no cover - the table above names only the kinds handled here
         raise AssertionError(f"no check for argument kind {kind!r}")
 

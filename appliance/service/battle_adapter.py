@@ -312,7 +312,7 @@ class BattleAdapter:
             at_ns=at_ns, profile=profile, players=names, themes=count,
             red_themes=tuple(i for i, theme in enumerate(themes[:count]) if theme.get("red")),
             theme_names=theme_names, questions=questions, sources=sources,
-            mode=str(args.get("mode", "buttons")))
+            mode=str(args.get("mode", "buttons")), **_slot_fields(args))
 
     def resumable(self, battles) -> str | None:
         """The newest battle, to show after a restart (the log is the truth): one in play resumes, a finished
@@ -792,3 +792,16 @@ class BattleAdapter:
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
         }
+
+
+def _slot_fields(args: dict) -> dict:
+    """A tournament battle assigned to this box (docs/rooms.md): its slot, run and the stage's cuts."""
+    fields: dict = {}
+    if args.get("slot"):
+        fields["slot"] = str(args["slot"])
+    for key in ("run", "runs"):
+        if args.get(key) is not None:
+            fields[key] = int(args[key])
+    if args.get("cuts") is not None:
+        fields["cuts"] = tuple(int(cut) for cut in args["cuts"])
+    return fields

@@ -1,0 +1,93 @@
+"""nats-server configuration for a hub or a station, as text (pure; docs/rooms.md "Credentials").
+
+The client port listens on loopback only: the box's own web process is its only client. A hub also listens for
+leaf nodes on every address; each station authenticates as its own user, whose permissions allow exactly what
+the hub's ``DESK`` stream needs to source the station's stream (the JetStream API of the station's own domain,
+the delivery and flow-control subjects) plus its own desk requests and its own KV bucket. A box without a user
+(a stranger on the same Wi-Fi) is refused at the leaf port; a station cannot publish under another's subjects.
+
+>>> text = hub_config("/tmp/js", {"room2": "secret"}, client_port=0, leaf_port=7422, app_password="x")
+>>> 'domain: "hub"' in text, '"svoyak.desk.room2.>"' in text, "room3" in text
+(True, True, False)
+"""
+
+from __future__ import annotations
+
+import json
+
+from appliance.service.rooms import protocol
+
+APP_USER = "app"
+
+
+def _q(value: str) -> str:
+    return json.dumps(value)  # a quoted nats-conf string: no variable interpolation, escapes kept
+
+
+def station_permissions(box_id: str) -> dict:
+    """What a station's leaf connection may send to the hub (publish) and receive from it (subscribe)."""
+    return {
+        "publish": {"allow": [
+            "$JS.S.>",           # the messages its stream delivers to the DESK source consumer
+            "$JSC.R.>",          # replies to the hub's JetStream API requests on its domain
+            "$JS.FC.>",          # flow control of the source consumer
+            protocol.desk_subject(box_id, ">"),
+            f"$JS.{protocol.HUB_DOMAIN}.API.STREAM.INFO.KV_{protocol.room_bucket(box_id)}",
+            f"$JS.{protocol.HUB_DOMAIN}.API.DIRECT.GET.KV_{protocol.room_bucket(box_id)}.>",
+            f"$JS.{protocol.HUB_DOMAIN}.API.DIRECT.GET.KV_{protocol.room_bucket(box_id)}",
+        ]},
+        "subscribe": {"allow": [
+            f"$JS.{protocol.box_domain(box_id)}.API.>",
+            "$JS.FC.>",
+            f"{protocol.inbox_prefix(box_id)}.>",
+        ]},
+    }
+
+
+# A link that went down without a word (a cable pulled, Wi-Fi gone) leaves TCP retransmitting with backoff: after
+# a one-minute cut the old connection woke up only ~50 s after the link returned (bench). Pings every 5 s, three
+# missed, drop it within ~20 s, and the leaf reconnects as soon as the link is back. (Every 2 s dropped live links
+# of six busy stations on a loaded 2-core machine.)
+PINGS = 'ping_interval: "5s"\nping_max: 3\n'
+
+
+def _jetstream(store_dir: str, domain: str, max_file_mb: int) -> str:
+    return (f"jetstream {{ store_dir: {_q(store_dir)}, domain: {_q(domain)}, max_file_store: {max_file_mb}MB, "
+            f"max_memory_store: 16MB }}\n")
+
+
+def hub_config(store_dir: str, stations: dict[str, str], client_port: int, leaf_port: int, app_password: str,
+               leaf_host: str = "0.0.0.0", ports_dir: str = "", max_file_mb: int = 1024) -> str:
+    """The hub's server: domain ``hub``, client port on loopback, leaf port open to paired stations only."""
+    users = [{"user": APP_USER, "password": app_password}]
+    for box_id, password in sorted(stations.items()):
+        users.append({"user": protocol.check_box_id(box_id), "password": password,
+                      "permissions": station_permissions(box_id)})
+    lines = [
+        "server_name: hub\n",
+        PINGS,
+        f"listen: {_q(f'127.0.0.1:{client_port or -1}')}\n",
+        _jetstream(store_dir, protocol.HUB_DOMAIN, max_file_mb),
+        f"leafnodes {{ listen: {_q(f'{leaf_host}:{leaf_port or -1}')} }}\n",
+        f"authorization {{ users: {json.dumps(users, ensure_ascii=False)} }}\n",
+    ]
+    if ports_dir:
+        lines.append(f"ports_file_dir: {_q(ports_dir)}\n")
+    return "".join(lines)
+
+
+def station_config(box_id: str, store_dir: str, client_port: int, hub_leaf_url: str, user: str, password: str,
+                   ports_dir: str = "", max_file_mb: int = 1024) -> str:
+    """A station's server: its own domain, client port on loopback, a leaf connection to the hub."""
+    host_port = hub_leaf_url.split("://", 1)[-1]
+    url = f"nats-leaf://{user}:{password}@{host_port}"
+    lines = [
+        f"server_name: {_q(protocol.check_box_id(box_id))}\n",
+        PINGS,
+        f"listen: {_q(f'127.0.0.1:{client_port or -1}')}\n",
+        _jetstream(store_dir, protocol.box_domain(box_id), max_file_mb),
+        f"leafnodes {{ remotes: [ {{ url: {_q(url)} }} ] }}\n",
+    ]
+    if ports_dir:
+        lines.append(f"ports_file_dir: {_q(ports_dir)}\n")
+    return "".join(lines)

@@ -1,0 +1,141 @@
+"""Where the rooms meet the tournament desk: claims, a station's result entering by itself, conflicts.
+
+A station's battle is linked by its slot (``tournament:<id>:<battle>``) and names its players as the desk
+names them (:func:`player_names`, the same rule as «Играть на этом боксе»). Its result enters through the desk's
+one way in, under the command id ``rooms:<box>:<battle>``, so a hub that replays its stream enters nothing twice.
+A result already on the desk from elsewhere (typed by hand, or another box) is never overwritten: the pair is
+kept as a conflict the director settles.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from appliance.rules import tournament as t
+from appliance.rules.tournament.battle_driver import result_from_battle
+from appliance.rules.tournament.errors import TournamentError
+from appliance.service.rooms.protocol import SlotTakenError
+from appliance.service.tournaments import SLOT_PREFIX
+
+
+def player_names(state, players) -> list[str]:
+    names = [state.entrants[p].name for p in players]
+    if len(set(names)) != len(names):
+        names = [f"{name} ({p})" for name, p in zip(names, players)]
+    return names
+
+
+def parse_slot(slot: str) -> tuple[str, str] | None:
+    if not slot.startswith(SLOT_PREFIX):
+        return None
+    tournament_id, _, battle_id = slot[len(SLOT_PREFIX):].partition(":")
+    return (tournament_id, battle_id) if tournament_id and battle_id else None
+
+
+class ResultEntry:
+    def __init__(self, desk, station_names) -> None:
+        """``desk()``: the box's TournamentDesk; ``station_names()``: ``{box_id: name}``."""
+        self.desk = desk
+        self.station_names = station_names
+        self._lock = threading.Lock()
+        self.conflicts: dict[tuple[str, str], dict] = {}
+        self.refused: list[dict] = []
+        self.entered = 0
+
+    # --- claims ----------------------------------------------------------------------------------------------------
+    def claim(self, box: str, tournament_id: str, battle_id: str) -> dict:
+        """Give the slot to ``box`` unless another box has it: ``{"ok": True}`` or ``{"ok": False, "holder"}``."""
+        desk = self.desk()
+        with self._lock:
+            try:
+                state = desk.state(tournament_id)
+            except LookupError:
+                return {"ok": False, "error": "unknown tournament"}
+            if battle_id not in state.battles:
+                return {"ok": False, "error": "unknown battle"}
+            if battle_id in state.results:
+                return {"ok": False, "error": "the battle already has a result"}
+            room, holder = state.assignments.get(battle_id, ("", ""))
+            if holder and holder != box:
+                names = self.station_names()
+                return {"ok": False, "holder": names.get(holder, holder), "holder_id": holder}
+            if holder != box:
+                desk.assign(tournament_id, battle_id, self.station_names().get(box, box), box)
+        return {"ok": True}
+
+    def check_free(self, box: str, tournament_id: str, battle_id: str) -> None:
+        answer = self.claim(box, tournament_id, battle_id)
+        if not answer["ok"]:
+            raise SlotTakenError(f"battle {battle_id} is held by {answer.get('holder')}", answer.get("holder", ""))
+
+    # --- assignments -------------------------------------------------------------------------------------------------
+    def assignments_for(self, box: str) -> list[dict]:
+        """The battles assigned to ``box`` with no result yet, ready to start: players, profile, themes."""
+        desk = self.desk()
+        out = []
+        for item in desk.list():
+            state = desk.state(item["id"])
+            for battle_id, (room, holder) in state.assignments.items():
+                if holder != box or battle_id in state.results:
+                    continue
+                try:
+                    setup = desk.battle_setup(item["id"], battle_id, at_ns=0)
+                except TournamentError:
+                    continue  # its players are not known yet
+                spec = state.battles[battle_id]
+                out.append({"tournament": item["id"], "title": state.title, "battle": battle_id,
+                            "stage": spec.stage, "room": room, "profile": setup.profile.name,
+                            "players": player_names(state, setup.players), "ids": list(setup.players),
+                            "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)],
+                            "cuts": None if setup.cuts is None else list(setup.cuts), "slot": setup.slot,
+                            "run": setup.run, "runs": setup.runs})
+        return out
+
+    # --- results -----------------------------------------------------------------------------------------------------
+    def result_of(self, box: str, battle: str, battle_state):
+        linked = parse_slot(getattr(battle_state.setup, "slot", "") or "")
+        if linked is None:
+            return None
+        tournament_id, battle_id = linked
+        state = self.desk().state(tournament_id)
+        players = t.battle_players(state, battle_id) or ()
+        ids = dict(zip(player_names(state, players), players))
+        return tournament_id, battle_id, result_from_battle(battle_state, battle_id, source="box",
+                                                            log_id=f"{box}/{battle}", ids=ids)
+
+    def enter(self, box: str, battle: str, battle_state) -> None:
+        """A station's finished battle: its result enters the desk, or waits beside another as a conflict."""
+        desk = self.desk()
+        try:
+            found = self.result_of(box, battle, battle_state)
+        except (LookupError, TournamentError):
+            return
+        if found is None:
+            return
+        tournament_id, battle_id, result = found
+        with self._lock:
+            existing = desk.state(tournament_id).results.get(battle_id)
+            if existing == result:
+                return
+            if existing is not None and existing.log_id != result.log_id:
+                self.conflicts[(tournament_id, battle_id)] = {
+                    "tournament": tournament_id, "battle": battle_id, "box": box, "box_battle": battle,
+                    "station": result, "desk": existing}
+                return
+            try:
+                desk.submit(tournament_id, t.BattleResultRecorded(desk.clock(), result),
+                            command_id=f"rooms:{box}:{battle}")
+                self.entered += 1
+            except TournamentError as error:
+                self.refused.append({"tournament": tournament_id, "battle": battle_id, "box": box,
+                                     "why": str(error)})
+
+    def settle(self, tournament_id: str, battle_id: str, take_station: bool) -> None:
+        """The director's answer to a conflict: the station's result replaces the desk's, or is set aside."""
+        with self._lock:
+            conflict = self.conflicts.pop((tournament_id, battle_id), None)
+        if conflict is None or not take_station:
+            return
+        desk = self.desk()
+        desk.submit(tournament_id, t.BattleResultRecorded(desk.clock(), conflict["station"]),
+                    command_id=f"rooms:{conflict['box']}:{conflict['box_battle']}:settled")

@@ -1,0 +1,152 @@
+"""A box's role in the rooms and its credentials, kept in ``data_dir/rooms/rooms.json`` (0600).
+
+``standalone`` (the default, today's box), ``hub`` or ``station``. A hub keeps the stations it paired, each
+with its own password, and the pairing code it shows (short-lived). A station keeps the hub's leaf URL and its
+own user and password. Changing the role rewrites this file; nothing is reflashed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import secrets
+import threading
+import time
+from pathlib import Path
+
+from appliance.service.rooms import protocol
+from appliance.service.rooms.protocol import PairingError, RoomsError
+
+ROLES = ("standalone", "hub", "station")
+PAIRING_CODE_DIGITS = 6
+PAIRING_CODE_TTL_S = 600
+PAIRING_TRIES = 10  # wrong codes before the code is void (a stranger cannot try them all)
+
+
+class RoleError(RoomsError, ValueError):
+    """An unknown role, or a change the box cannot make now."""
+
+
+@dataclasses.dataclass
+class Station:
+    box_id: str
+    name: str
+    password: str
+
+
+class Roles:
+    """The role file; thread-safe; every change written durably before it is used."""
+
+    def __init__(self, folder: Path, clock=time.monotonic) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / "rooms.json"
+        self.clock = clock
+        self._lock = threading.Lock()
+        self.data = {"role": "standalone", "box_id": "", "name": "", "app_password": "", "stations": {},
+                     "hub": {}}
+        if self.path.exists():
+            try:
+                self.data.update(json.loads(self.path.read_text()))
+            except ValueError as error:
+                raise RoleError(f"{self.path} is not JSON: {error}") from None
+        self._code: tuple[str, float] | None = None
+        self._tries = 0
+
+    @property
+    def role(self) -> str:
+        return self.data["role"]
+
+    @property
+    def box_id(self) -> str:
+        return self.data["box_id"]
+
+    @property
+    def name(self) -> str:
+        return self.data["name"] or self.data["box_id"]
+
+    def stations(self) -> dict[str, Station]:
+        return {box: Station(box, info["name"], info["password"]) for box, info in self.data["stations"].items()}
+
+    def _save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".tmp")
+        with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
+            json.dump(self.data, file, ensure_ascii=False, indent=1)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, self.path)
+
+    def set_role(self, role: str, name: str = "", box_id: str = "") -> None:
+        """Become ``role``. A station must then pair (:meth:`paired`); a hub keeps its stations."""
+        if role not in ROLES:
+            raise RoleError(f"role {role!r}: standalone, hub or station")
+        with self._lock:
+            self.data["role"] = role
+            if name.strip():
+                self.data["name"] = name.strip()[:40]
+            if box_id:
+                self.data["box_id"] = protocol.check_box_id(box_id)
+            if not self.data["box_id"]:
+                self.data["box_id"] = "box-" + secrets.token_hex(3)
+            if not self.data["app_password"]:
+                self.data["app_password"] = secrets.token_hex(16)
+            self._save()
+
+    def remember(self, key: str, value) -> None:
+        with self._lock:
+            self.data[key] = value
+            self._save()
+
+    # --- the hub side of pairing -------------------------------------------------------------------------------
+    def new_code(self) -> str:
+        """A fresh pairing code (the previous one is void), valid for :data:`PAIRING_CODE_TTL_S`."""
+        code = f"{secrets.randbelow(10 ** PAIRING_CODE_DIGITS):0{PAIRING_CODE_DIGITS}d}"
+        with self._lock:
+            self._code = (code, self.clock() + PAIRING_CODE_TTL_S)
+            self._tries = 0
+        return code
+
+    def current_code(self) -> tuple[str, float] | None:
+        with self._lock:
+            if self._code and self._code[1] > self.clock():
+                return self._code[0], self._code[1] - self.clock()
+        return None
+
+    def pair(self, code: str, box_id: str, name: str) -> Station:
+        """A station that gives the current code gets its own user and password (a repeat gets the same)."""
+        import hmac
+
+        protocol.check_box_id(box_id)
+        with self._lock:
+            if self.data["role"] != "hub":
+                raise PairingError("this box is not a hub")
+            current = self._code if self._code and self._code[1] > self.clock() else None
+            if current is None or not hmac.compare_digest(str(code).strip().encode(), current[0].encode()):
+                self._tries += 1
+                if self._tries >= PAIRING_TRIES:
+                    self._code = None
+                raise PairingError("wrong or stale pairing code")
+            stations = self.data["stations"]
+            if box_id in stations:
+                stations[box_id]["name"] = name.strip()[:40] or box_id
+            else:
+                stations[box_id] = {"name": name.strip()[:40] or box_id, "password": secrets.token_hex(16)}
+            self._save()
+            info = stations[box_id]
+        return Station(box_id, info["name"], info["password"])
+
+    def forget(self, box_id: str) -> None:
+        with self._lock:
+            self.data["stations"].pop(box_id, None)
+            self._save()
+
+    # --- the station side ----------------------------------------------------------------------------------------
+    def paired(self, leaf_url: str, user: str, password: str, hub_web: str) -> None:
+        with self._lock:
+            self.data["hub"] = {"leaf_url": leaf_url, "user": user, "password": password, "web": hub_web}
+            self._save()
+
+    @property
+    def hub(self) -> dict:
+        return self.data["hub"]

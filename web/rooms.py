@@ -1,0 +1,285 @@
+"""The rooms' pages: the hub's rooms view and pairing, the station's assigned battle, the hall's lobby board.
+
+The rooms service (``appliance.service.rooms.service.Rooms``) is started when the app is built, with the app's
+tournament desk and live session; a standalone box starts nothing. Pages refresh themselves every few
+seconds (no script needed); the director's pages take the director's login (the box's PIN).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from flask import Blueprint, current_app, g, jsonify, redirect, render_template, request, url_for
+
+from appliance.errors import SvoyakError
+from appliance.service.rooms.protocol import PairingError, RoomsError, SlotTakenError
+
+blueprint = Blueprint("rooms", __name__, template_folder="templates")
+LOBBY_STANDINGS = 16  # lines of each tournament's table on the hall's board
+
+STRINGS = {
+    "rooms.title": ("Комнаты", "Rooms"),
+    "rooms.nav_room": ("Бой этой комнаты", "This room's battle"),
+    "rooms.role": ("Роль бокса", "The box's role"),
+    "rooms.role.standalone": ("Один бокс", "Standalone"),
+    "rooms.role.hub": ("Стол (хаб)", "Desk (hub)"),
+    "rooms.role.station": ("Комната (станция)", "Room (station)"),
+    "rooms.name": ("Название бокса", "The box's name"),
+    "rooms.save_role": ("Сменить роль", "Change role"),
+    "rooms.pair": ("Подключить станцию", "Pair a station"),
+    "rooms.code": ("Код для станции", "Code for the station"),
+    "rooms.code_hint": ("Введите на станции этот код и адрес стола; код действует 10 минут.",
+                        "Type this code and the desk's address on the station; the code lasts 10 minutes."),
+    "rooms.address": ("Адрес стола", "Desk address"),
+    "rooms.stations": ("Станции", "Stations"),
+    "rooms.none": ("Станций пока нет.", "No stations yet."),
+    "rooms.online": ("на связи", "online"),
+    "rooms.offline": ("нет связи", "offline"),
+    "rooms.never": ("ещё не выходила на связь", "not heard from yet"),
+    "rooms.since": ("уже", "for"),
+    "rooms.playing": ("Идёт бой", "Playing"),
+    "rooms.last": ("Последний результат", "Last result"),
+    "rooms.idle": ("Боя нет", "No battle"),
+    "rooms.events": ("{count} {count:событие|события|событий}", "{count} {count:event|events}"),
+    "rooms.assign": ("Отдать бой станции", "Give a battle to a station"),
+    "rooms.battle": ("Бой", "Battle"),
+    "rooms.give": ("Отдать", "Give"),
+    "rooms.conflicts": ("Два результата одного боя", "Two results for one battle"),
+    "rooms.conflict_hint": ("Станция сыграла бой, у которого на столе уже есть результат. Выберите, какой оставить.",
+                            "A station played a battle that already has a result on the desk. Choose which stays."),
+    "rooms.take_station": ("Оставить результат станции", "Keep the station's result"),
+    "rooms.keep_desk": ("Оставить результат стола", "Keep the desk's result"),
+    "rooms.station_result": ("Станция", "Station"),
+    "rooms.desk_result": ("Стол", "Desk"),
+    "rooms.error": ("Ошибка связи комнат", "Rooms link error"),
+    "rooms.rebuilding": ("Стол собирается заново из журнала комнат", "The desk is rebuilding from the rooms' log"),
+    "rooms.lobby": ("Все комнаты", "Every room"),
+    "rooms.table": ("Таблица турнира", "Tournament table"),
+    "rooms.place": ("Место", "Place"),
+    "rooms.player": ("Игрок", "Player"),
+    "rooms.score": ("Очки", "Score"),
+    "rooms.assigned": ("Бой для этой комнаты", "The battle for this room"),
+    "rooms.no_assignment": ("Стол пока не дал этой комнате боя.", "The desk has given this room no battle yet."),
+    "rooms.start": ("Начать", "Start"),
+    "rooms.players": ("Игроки", "Players"),
+    "rooms.stage": ("Этап", "Stage"),
+    "rooms.themes": ("Темы", "Themes"),
+    "rooms.red": ("красная", "red"),
+    "rooms.pair_station": ("Подключиться к столу", "Connect to the desk"),
+    "rooms.hub_link": ("Стол", "Desk"),
+    "rooms.hub_seen": ("стол отвечал", "desk answered"),
+    "rooms.hub_unseen": ("стол пока не отвечал", "the desk has not answered yet"),
+    "rooms.backlog": ("{count} {count:событие ждёт|события ждут|событий ждут} отправки",
+                      "{count} {count:event waits|events wait} to be sent"),
+    "rooms.taken": ("Этот бой уже у другого бокса: {holder}", "This battle is held by another box: {holder}"),
+    "rooms.refused": ("Не получилось: {why}", "Could not: {why}"),
+}
+
+
+def rooms():
+    return current_app.extensions.get("svoyak.rooms")
+
+
+@blueprint.record_once
+def _start(state) -> None:
+    """Build and start the rooms service with the app's session and desk (a standalone box starts nothing).
+
+    Started with the app, not on a first request: a station that reboots republishes before anyone looks.
+    """
+    app = state.app
+    hub = app.extensions.get("svoyak.hub")
+    session = getattr(hub, "session", None)
+    if session is None or not hasattr(session, "battles"):
+        return
+    from appliance.service.rooms.service import Rooms
+
+    def desk():
+        from web import director
+
+        with app.app_context():
+            return director.desk()
+
+    service = Rooms(app.config["SVOYAK_SETTINGS"], session, desk)
+    app.extensions["svoyak.rooms"] = service
+    service.start()
+
+
+@blueprint.before_request
+def _require_login():
+    if request.endpoint in ("rooms.pair_api", "rooms.lobby", "rooms.lobby_json"):
+        return None
+    from web import director
+
+    return director.require_pin()
+
+
+def _word(key: str, **values) -> str:
+    catalogue = current_app.extensions["svoyak.catalogue"]
+    text = catalogue.text(key, getattr(g, "language", "ru"))
+    return text.format(**values) if values else text
+
+
+def _refusal(error: SvoyakError) -> str:
+    if isinstance(error, SlotTakenError):
+        return _word("rooms.taken", holder=error.holder or "?")
+    return _word("rooms.refused", why=str(error))
+
+
+# --- the hub -----------------------------------------------------------------------------------------------------------
+@blueprint.route("/director/rooms")
+def desk_rooms():
+    from web import director
+
+    service = rooms()
+    waiting = []
+    if service is not None and service.role == "hub":
+        for item in director.desk().list():
+            view = director.desk().view(item["id"])
+            for stage in view["stages"]:
+                for battle in stage.get("battles", []):
+                    if not battle.get("lines"):
+                        waiting.append({"tournament": item["id"], "title": item["title"], "battle": battle["id"],
+                                        "room": battle.get("room", "")})
+    return render_template("rooms/desk.html", service=service, waiting=waiting,
+                           code=service.roles.current_code() if service else None,
+                           address=request.host, note=request.args.get("note", ""))
+
+
+@blueprint.route("/director/rooms.json")
+def desk_rooms_json():
+    service = rooms()
+    if service is None:
+        return jsonify({"role": "standalone"})
+    return jsonify({"role": service.role, "box": service.roles.box_id, "error": service.error,
+                    "rooms": service.rooms_view(), "conflicts": len(service.conflicts()),
+                    "entered": getattr(service.results, "entered", 0),
+                    **(service.hub.counts() if service.hub is not None else {}),
+                    "backlog": service.station.backlog() if service.station else 0})
+
+
+@blueprint.route("/director/rooms/lags.json", methods=["POST"])
+def take_lags():
+    """Bench only: how long each station event took from its box's commit stamp to the hub's copy (ns), since
+    the last call. Meaningful only when the boxes share one clock (one machine, network namespaces)."""
+    hub = getattr(rooms(), "hub", None)
+    lags = []
+    if hub is not None:
+        while hub.lags_ns:
+            lags.append(hub.lags_ns.popleft())
+    return jsonify({"lags_ns": lags})
+
+
+@blueprint.post("/director/rooms/role")
+def set_role():
+    service = rooms()
+    try:
+        service.set_role(request.form.get("role", ""), request.form.get("name", ""))
+    except SvoyakError as error:
+        return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
+    return redirect(url_for("rooms.desk_rooms"))
+
+
+@blueprint.post("/director/rooms/code")
+def new_code():
+    rooms().roles.new_code()
+    return redirect(url_for("rooms.desk_rooms"))
+
+
+@blueprint.route("/director/rooms/code.json", methods=["POST"])
+def new_code_json():
+    return jsonify({"code": rooms().roles.new_code()})
+
+
+@blueprint.post("/director/rooms/assign")
+def assign():
+    service = rooms()
+    box = request.form.get("box", "")
+    tournament, _, battle = request.form.get("battle_key", "").partition("|")
+    try:
+        service.results.check_free(box, request.form.get("tournament", tournament),
+                                   request.form.get("battle", battle))
+        service.hub.publish_assignments()
+    except SvoyakError as error:
+        return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
+    return redirect(url_for("rooms.desk_rooms"))
+
+
+@blueprint.post("/director/rooms/settle")
+def settle():
+    rooms().results.settle(request.form.get("tournament", ""), request.form.get("battle", ""),
+                           request.form.get("take") == "station")
+    return redirect(url_for("rooms.desk_rooms"))
+
+
+@blueprint.post("/rooms/pair")
+def pair_api():
+    """A station pairs: ``{code, box_id, name}`` in, its leaf URL and credentials out (the code is the key)."""
+    data = request.get_json(silent=True) or {}
+    try:
+        answer = rooms().pair_station(str(data.get("code", "")), str(data.get("box_id", "")),
+                                      str(data.get("name", "")), request.host.split(":")[0])
+    except (PairingError, RoomsError, AttributeError) as error:
+        return jsonify({"ok": False, "error": str(error)}), 403
+    return jsonify({"ok": True, **answer})
+
+
+# --- the station -------------------------------------------------------------------------------------------------------
+@blueprint.route("/room")
+def station():
+    service = rooms()
+    return render_template("rooms/station.html", service=service, note=request.args.get("note", ""),
+                           assignments=service.assignments() if service else [])
+
+
+@blueprint.route("/room.json")
+def station_json():
+    service = rooms()
+    return jsonify({"role": service.role, "assignments": service.assignments(), "error": service.error,
+                    "backlog": service.station.backlog() if service.station else 0,
+                    "ready": bool(service.station and service.station.ready)})
+
+
+@blueprint.post("/room/pair")
+def station_pair():
+    try:
+        rooms().pair_with_hub(request.form.get("hub", ""), request.form.get("code", ""),
+                              request.form.get("name", ""))
+    except SvoyakError as error:
+        return redirect(url_for("rooms.station", note=_refusal(error)))
+    return redirect(url_for("rooms.station"))
+
+
+@blueprint.post("/room/start")
+def station_start():
+    try:
+        rooms().start_assigned(request.form.get("tournament", ""), request.form.get("battle", ""),
+                               request.form.get("command_id") or secrets.token_hex(8))
+    except SvoyakError as error:
+        if request.is_json or request.accept_mimetypes.best == "application/json":
+            return jsonify({"ok": False, "error": _refusal(error)}), 409
+        return redirect(url_for("rooms.station", note=_refusal(error)))
+    if request.accept_mimetypes.best == "application/json":
+        return jsonify({"ok": True, "battle": rooms().session.battle_id})
+    return redirect("/host")
+
+
+# --- the hall ------------------------------------------------------------------------------------------------------------
+@blueprint.route("/lobby")
+def lobby():
+    from web import director
+
+    service = rooms()
+    tournaments = []
+    if service is not None and service.role == "hub":
+        for item in director.desk().list():
+            view = director.desk().view(item["id"])
+            tournaments.append({"id": item["id"], "title": item["title"],
+                                "standings": view.get("standings", [])[:LOBBY_STANDINGS]})
+    return render_template("rooms/lobby.html", rooms_view=service.rooms_view() if service else [],
+                           tournaments=tournaments)
+
+
+@blueprint.route("/lobby.json")
+def lobby_json():
+    service = rooms()
+    return jsonify({"rooms": service.rooms_view() if service else []})
