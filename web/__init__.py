@@ -19,7 +19,7 @@ from flask import Flask, g, request
 
 from appliance.config import Settings
 from appliance.words import format_counts
-from web import events, wire
+from web import events, names, wire
 from web.strings import LANGUAGES, default_catalogue
 from web.sync import Hub, Services
 
@@ -43,7 +43,7 @@ LANGUAGE_COOKIE = "svoyak_lang"
 def create_app(settings: Settings, services: Services | None = None):
     """Build the Flask app and its SocketIO server (threading mode) for ``settings``.
 
-    ``services`` (session, identity) default to the box's own, built from ``settings``
+    ``services`` (session, identity, tournament desk, PIN guard) default to the box's own, built from ``settings``
     (:func:`web.sync.build_services`); tests pass their own. Returns the Flask app; the SocketIO server is
     ``app.extensions["socketio"]`` and the hub ``app.extensions["svoyak.hub"]``.
     """
@@ -52,6 +52,9 @@ def create_app(settings: Settings, services: Services | None = None):
     if services is None:
         from web.sync import build_services
         services = build_services(settings)
+    else:
+        from web.sync import complete
+        complete(services, settings)
 
     app = Flask(__name__)
     identity = getattr(services, "identity", None)
@@ -74,6 +77,7 @@ def create_app(settings: Settings, services: Services | None = None):
     hub = Hub(socketio, services, settings, catalogue)
     app.extensions["svoyak.hub"] = hub
     app.extensions["svoyak.catalogue"] = catalogue
+    app.extensions["svoyak.tournaments"] = services.desk
 
     @app.before_request
     def pick_language():
@@ -99,10 +103,12 @@ def create_app(settings: Settings, services: Services | None = None):
                 "language": language,
                 "strings": catalogue.for_language(language),
                 "events": events.CLIENT_NAMES,
+                "names": names.CLIENT_NAMES,
                 "protocol": events.PROTOCOL_VERSION,
                 "simulator": settings.simulator,
             },
             "simulator": settings.simulator,
+            **names.TEMPLATE_NAMES,
         }
 
     for module in modules:

@@ -10,7 +10,8 @@ Director pages need the box's host PIN: the login form checks it through the hos
 keeps the login in Flask's signed session (the app's secret key: random per process unless the app has one, so the
 cookie cannot be made from the PIN). ``/table/<id>`` is public.
 
-A refused command is shown on the page of its form, Russian first, then English (``web/director_errors.py``), with
+A refused command is shown on the page of its form, Russian first, then English, worded from its stable ``code``
+and ``params`` by the desk's one catalogue (``appliance/service/tournament_refusals.py``), with
 what was typed kept in the fields.
 """
 
@@ -19,20 +20,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
 
 from flask import (Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, session,
                    url_for)
 
 from appliance.errors import SvoyakError
-from appliance.rules.tournament import ResultError, list_formats, load_format
-from appliance.service.tournaments import TournamentDesk, UnknownTournamentError
-from web.director_errors import DeskInputError, word
-from web.host import PinGuard
+from appliance.service.tournament_refusals import word
+from appliance.service.tournaments import DeskInputError, TournamentDesk, UnknownTournamentError
+from web.guard import PinGuard
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
 SESSION_KEY = "director"  # in Flask's signed session: a digest of the PIN logged in with (a new PIN logs out)
-_open_lock = threading.Lock()
 
 STRINGS = {
     "director.title": ("Турнирный стол", "Tournament desk"),
@@ -137,23 +135,9 @@ NEXT_WORDS = {
 
 
 def desk() -> TournamentDesk:
-    """The app's tournament desk, opened on first use from ``data_dir`` (the app factory is the root)."""
-    app = current_app
-    with _open_lock:
-        if "svoyak.tournaments" not in app.extensions:
-            # Results of battles played on this box flow in; battles that ended while no desk was open too.
-            hub = app.extensions.get("svoyak.hub")
-            battles = getattr(getattr(hub, "session", None), "battles", None)
-            # One store for battles and tournaments: the battles' own, when this app has a session.
-            opened = TournamentDesk.open(app.config["SVOYAK_SETTINGS"].data_dir, store=getattr(battles, "store", None))
-            if battles is not None and hasattr(battles, "add_listener"):
-                battles.add_listener(opened.on_battle_event)
-                opened.reconcile(battles)
-            packages = getattr(getattr(hub, "services", None), "packages", None)
-            if packages is not None:  # a package's themes played per tournament, battles linked by the desk
-                packages.tournament_of = opened.box_battles
-            app.extensions["svoyak.tournaments"] = opened
-    return app.extensions["svoyak.tournaments"]
+    """The app's tournament desk: built once by the composition root (``web.sync.build_services``), linked there
+    to this box's battles, and handed over in :class:`web.sync.Services`."""
+    return current_app.extensions["svoyak.hub"].services.desk
 
 
 def _pin() -> str:
@@ -184,12 +168,9 @@ def _login_digest(pin: str) -> str:
 
 
 def _guard() -> PinGuard:
-    """The host page's PIN guard: one count of wrong PINs per address for ``/host`` and the director login."""
-    hub = current_app.extensions.get("svoyak.hub")
-    guard = getattr(getattr(hub, "namespaces", {}).get("/host"), "guard", None)
-    if guard is None:  # an app without the host screen: a guard of its own, same policy
-        guard = current_app.extensions.setdefault("svoyak.pin_guard", PinGuard())
-    return guard
+    """The box's one guard of the host PIN (``Services.pin_guard``): ``/host`` and the director login count
+    wrong PINs together."""
+    return current_app.extensions["svoyak.hub"].services.pin_guard
 
 
 def is_logged_in() -> bool:
@@ -288,8 +269,8 @@ def home():
 
 
 def _home(**extra):
-    presets = [(name, load_format(name)) for name in list_formats()]
-    titles = {name: _word((fmt.title_ru, fmt.title_en)) for name, fmt in presets}
+    presets = desk().presets()
+    titles = {fmt["name"]: _word((fmt["title_ru"], fmt["title_en"])) for fmt in presets}
     tournaments = [{**item, "format_title": titles.get(item["format"], item["format"]),
                     "next_words": _word(NEXT_WORDS.get(item["next"], (item["next"], item["next"])))}
                    for item in desk().list()]
@@ -304,7 +285,8 @@ def _seed(text: str) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise DeskInputError(f"seed {text!r} is not a whole number") from None
+        raise DeskInputError(f"seed {text[:40]!r} is not a whole number", code="input.seed",
+                             params={"seed": text}) from None
 
 
 @blueprint.post("/director/new")
@@ -314,7 +296,8 @@ def create():
         if part.strip():
             key, _, value = part.partition("=")
             value = value.strip()
-            changes[key.strip()] = int(value) if value.lstrip("-").isdigit() else value
+            # A number as such; anything else (a 5,000-digit "number" too) goes as typed and the format refuses it.
+            changes[key.strip()] = int(value) if value.lstrip("-").isdigit() and len(value) <= 18 else value
     tid = desk().create(request.form.get("preset", ""), request.form.get("title", ""),
                         _seed(request.form.get("seed")), changes=changes)
     return redirect(url_for("director.registration", tid=tid))
@@ -323,28 +306,22 @@ def create():
 @blueprint.post("/director/import")
 def import_tournament():
     """Restore a tournament from a JSON export (its ``events``), e.g. moved from another box."""
-    import json
-
     upload = request.files.get("file")
-    try:
-        data = json.loads(upload.read().decode("utf-8") if upload else request.get_data(as_text=True))
-    except (ValueError, UnicodeDecodeError) as error:
-        return _fail(ResultError(f"not a JSON export: {error}"))
-    tid = desk().import_events(data.get("events", []) if isinstance(data, dict) else data)
+    tid = desk().import_json(upload.read() if upload else request.get_data())
     return redirect(url_for("director.overview", tid=tid))
 
 
 def _page(template: str, tid: str, **extra):
-    view = desk().view(tid)
-    state = desk().state(tid)
-    rejected = [r for r in desk().rejected if r[0] == tid]
+    view = desk().page(tid)
+    fmt = view["rules"]
+    rejected = [{"battle": battle, "box_battle": box_battle, **word(error)}
+                for rejected_tid, battle, box_battle, error in desk().rejected if rejected_tid == tid]
     extra.setdefault("form", {})
     if template == "director/registration.html":
         extra.setdefault("check", _field_check(tid))
-    categories = {c.id: _word((c.title_ru, c.title_en)) for c in state.fmt.registration.categories}
-    return render_template(template, tid=tid, view=view, fmt=state.fmt, state=state, rejected=rejected,
-                           categories=categories, next_words=_word(NEXT_WORDS.get(view["next"]["kind"], ("", ""))),
-                           **extra)
+    categories = {c["id"]: _word((c["title_ru"], c["title_en"])) for c in fmt["registration"]["categories"]}
+    return render_template(template, tid=tid, view=view, fmt=fmt, rejected=rejected, categories=categories,
+                           next_words=_word(NEXT_WORDS.get(view["next"]["kind"], ("", ""))), **extra)
 
 
 @blueprint.route("/director/<tid>/")
@@ -369,10 +346,11 @@ def registration(tid):
                     return _fail(error, form={**form.to_dict(), "bulk": "\n".join(lines[number:])}, note=note)
         else:
             rank = form.get("team_rank", "").strip()
-            if rank and not rank.isdigit():
-                raise DeskInputError(f"team rank {rank!r} is not a whole number")
+            if rank and (not rank.isdigit() or len(rank) > 9):
+                raise DeskInputError(f"team rank {rank[:40]!r} is not a whole number", code="input.team_rank",
+                                     params={"rank": rank})
             desk().register(tid, form.get("name", ""), form.get("team", ""), form.get("category", ""),
-                            int(rank or 0), late=bool(form.get("late")), command_id=form.get("command_id") or None)
+                            int(rank or 0), late=bool(form.get("late")), command_id=_command_id(form))
         return redirect(url_for("director.registration", tid=tid))
     return _page("director/registration.html", tid)
 
@@ -388,7 +366,7 @@ def _field_check(tid: str) -> dict | None:
     if check is None:
         return None
     stage = check["stage"]
-    return {**check, "title": _word((stage.title_ru, stage.title_en)),
+    return {**check, "title": _word((stage["title_ru"], stage["title_en"])),
             "problem": word(check["problem"]) if check["problem"] is not None else None}
 
 
@@ -458,37 +436,28 @@ def assign(tid, battle):
 
 @blueprint.route("/director/<tid>/battle/<path:battle>", methods=["GET", "POST"])
 def battle_result(tid, battle):
-    from appliance.rules.tournament import battle_players
-
-    players = battle_players(desk().state(tid), battle) or ()
+    players = desk().battle(tid, battle)["players"]
     if request.method == "POST":
         lines = [{"player": p, "score": request.form.get(f"score-{p}", ""), "place": request.form.get(f"place-{p}"),
                   "right_points": request.form.get(f"right-{p}"), "right_answers": request.form.get(f"count-{p}"),
                   "absent": request.form.get(f"absent-{p}")} for p in players]
-        desk().record_result(tid, battle, lines, command_id=request.form.get("command_id") or None)
+        desk().record_result(tid, battle, lines, command_id=_command_id(request.form))
         return redirect(url_for("director.bracket", tid=tid) + f"#b-{battle}")
     return _result_page(tid, battle)
 
 
 def _result_page(tid: str, battle: str, **extra):
-    from appliance.rules.tournament import StageError, battle_players
-
-    spec = desk().state(tid).battles.get(battle)
-    if spec is None:
-        raise StageError(f"no battle {battle!r}")
-    return _page("director/result.html", tid, battle=spec, players=battle_players(desk().state(tid), battle) or (),
-                 command_id=secrets.token_hex(8), **extra)
+    spec = desk().battle(tid, battle)
+    return _page("director/result.html", tid, battle=spec, players=spec["players"], command_id=secrets.token_hex(8),
+                 **extra)
 
 
 @blueprint.post("/director/<tid>/play/<path:battle>")
 def play(tid, battle):
     """Put the drawn battle on this box's host page; its result comes back when it is over."""
-    hub = current_app.extensions.get("svoyak.hub")
-    session = getattr(hub, "session", None)
-    if session is None or not hasattr(session, "command"):
-        return _fail(ResultError("this box has no battle session running"))
+    session = current_app.extensions["svoyak.hub"].services.session
     package = request.form.get("package", "").strip()
-    desk().play_on_box(tid, battle, session, request.form.get("command_id") or secrets.token_hex(8),
+    desk().play_on_box(tid, battle, session, _command_id(request.form) or secrets.token_hex(8),
                        package={"id": package} if package else None)
     return redirect("/host")
 
@@ -497,34 +466,34 @@ def play(tid, battle):
 def battle_setup(tid, battle):
     """What the host page needs to play this battle on this box: profile, players (ids and names), themes, red
     themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back to the desk."""
-    setup = desk().battle_setup(tid, battle)
-    names = {p: e.name for p, e in desk().state(tid).entrants.items()}
-    return jsonify({"profile": setup.profile.name, "players": list(setup.players),
-                    "names": [names[p] for p in setup.players], "themes": setup.themes,
-                    "red_themes": list(setup.red_themes), "cuts": None if setup.cuts is None else list(setup.cuts),
-                    "slot": setup.slot, "run": setup.run, "runs": setup.runs})
+    return jsonify(desk().setup_view(tid, battle))
 
 
 @blueprint.route("/director/<tid>/sheets/<stage>", methods=["GET", "POST"])
 def sheets(tid, stage):
     if request.method == "POST":
-        data = request.get_json(silent=True) or request.form
+        data = request.get_json(silent=True) if request.is_json else request.form
+        data = data if hasattr(data, "get") else {}  # a JSON body that is not an object: nothing typed
         player = str(data.get("player", "")).strip()
         if player.isdigit():
             player = f"p{int(player):03d}"  # the sheet carries the player's number
-        line = desk().enter_sheet(tid, stage, player, str(data.get("marks", "")),
-                                  command_id=data.get("command_id") or None)
+        line = desk().enter_sheet(tid, stage, player, str(data.get("marks", "")), command_id=_command_id(data))
         if request.is_json:
-            return jsonify({"ok": True, "player": player, "name": desk().state(tid).entrants[player].name,
+            return jsonify({"ok": True, "player": player, "name": desk().names(tid)[player],
                             "score": line.score, "right_points": line.right_points})
         return redirect(url_for("director.sheets", tid=tid, stage=stage))
     return _sheets_page(tid, stage)
 
 
 def _sheets_page(tid: str, stage: str, **extra):
-    fmt_stage = desk().state(tid).fmt.stage(stage)
-    return _page("director/sheets.html", tid, stage=fmt_stage,
-                 marks_length=fmt_stage.themes * len(fmt_stage.theme_values), **extra)
+    fmt_stage = desk().stage(tid, stage)
+    return _page("director/sheets.html", tid, stage=fmt_stage, marks_length=fmt_stage["marks"], **extra)
+
+
+def _command_id(data) -> str | None:
+    """A form's or JSON body's command id: text of at most 100 characters, else none (the command still runs once)."""
+    value = data.get("command_id")
+    return value if isinstance(value, str) and 0 < len(value) <= 100 else None
 
 
 @blueprint.post("/director/<tid>/close/<stage>")

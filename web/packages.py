@@ -247,9 +247,7 @@ def _digest(pin: str) -> str:
 
 def _guard():
     """The host page's PIN guard (wrong PINs here, on /host and at the director's login count together)."""
-    from web.director import _guard as director_guard
-
-    return director_guard()
+    return current_app.extensions["svoyak.hub"].services.pin_guard
 
 
 def logged_in() -> bool:

@@ -15,7 +15,7 @@ from flask import Blueprint, render_template, request
 
 from appliance.service.session import CommandRejected
 from web import events
-from web.host import PinGuard
+from web.guard import PinGuard
 from web.sync import SyncNamespace
 
 blueprint = Blueprint("player", __name__)

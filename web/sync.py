@@ -19,28 +19,53 @@ from appliance.config import Settings
 from appliance.errors import PackageError, RulesError, StoreError, SvoyakError
 from appliance.service.session import CommandRejected
 from web import events
+from web.guard import PinGuard
 
 log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass
 class Services:
-    """What the web layer is given: the live session, the box's identity (PIN, hotspot) and its question
-    packages (:class:`appliance.service.packages.QuestionPackages`; None: the package pages say so)."""
+    """What the web layer is given: the live session, the box's identity (PIN, hotspot), the tournament desk and
+    the one guard of the host PIN (shared by ``/host`` and the director's login), and the question packages
+    (:class:`appliance.service.packages.QuestionPackages`; None: the package pages say so).
+
+    ``desk`` and ``pin_guard`` left ``None`` (tests that bring only a session) are completed by
+    :func:`complete`, so every app has exactly one of each.
+    """
 
     session: Any
     identity: Any
+    desk: Any = None
+    pin_guard: PinGuard | None = None
     packages: Any = None
 
 
 def build_services(settings: Settings) -> Services:
-    """The box's own services: event store, battles, capture link, session; started."""
+    """The box's own services: event store, battles, capture link, session (started), tournament desk, PIN guard."""
     from appliance.service.identity import load_or_create
-    from appliance.service.wiring import build_session
+    from appliance.service.wiring import build_desk, build_session
 
     identity = load_or_create(settings)
     session = build_session(settings)
-    return Services(session=session, identity=identity, packages=session.adapter.packages)
+    desk = build_desk(settings, session.battles)
+    packages = session.adapter.packages
+    packages.tournament_of = desk.box_battles  # a package's themes played per tournament, through the desk's links
+    return Services(session=session, identity=identity, desk=desk, pin_guard=PinGuard(), packages=packages)
+
+
+def complete(services: Services, settings: Settings) -> Services:
+    """Fill in what ``services`` lacks: the desk over ``data_dir`` (linked to the session's battles, if it has
+    any) and the PIN guard."""
+    from appliance.service.wiring import build_desk
+
+    if services.desk is None:
+        services.desk = build_desk(settings, getattr(services.session, "battles", None))
+    if services.pin_guard is None:
+        services.pin_guard = PinGuard()
+    if services.packages is not None and getattr(services.desk, "box_battles", None) is not None:
+        services.packages.tournament_of = services.desk.box_battles  # played per tournament (desk's links)
+    return services
 
 
 def is_local(address: str | None) -> bool:

@@ -12,7 +12,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("log", help="battle log in JSON Lines (docs/battle-log.md), - for standard input, or the "
                                     "box's SQLite event store (then --battle)")
     parser.add_argument("--battle", help="with an SQLite store: the battle id (default: the newest battle)")
-    parser.add_argument("--questions", action="store_true", help="include every question in the output")
+    parser.add_argument("--questions", action="store_true",
+                        help="add every question's protocol row (presses, gaps, rulings, corrections)")
 
 
 def is_sqlite(path: str) -> bool:
@@ -83,7 +84,13 @@ def replay_file(file, source: str):
 
 
 def result_dict(header: dict, state, include_questions: bool = False) -> dict:
-    from appliance.rules.battle import snapshot, standings
+    """The result, and the battle as the pages show it: the one battle view (BattleAdapter.view, docs/socketio-
+    events.md "view"), at the last event. ``include_questions`` adds the protocol's rows (svoyak protocol)."""
+    import dataclasses
+
+    from appliance.rules.battle import standings
+    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.battle_adapter import BattleAdapter
 
     table = standings(state)
     return {
@@ -98,7 +105,8 @@ def result_dict(header: dict, state, include_questions: bool = False) -> dict:
                        "placement_points": line.placement_points, "absent": line.absent} for line in table.lines],
         "shootout": table.to_dict()["shootout"],
         "unresolved_ties": table.to_dict()["unresolved_ties"],
-        "state": snapshot(state, with_questions=include_questions),
+        "view": BattleAdapter().view(state, header.get("battle_id") or "", state.last_at_ns),
+        **({"protocol": [dataclasses.asdict(row) for row in protocol_rows(state)]} if include_questions else {}),
     }
 
 

@@ -31,6 +31,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from appliance.rules.tournament import events, formats, simulate
+    from appliance.service.tournament_view import report
 
     if args.action == "presets":
         for name in formats.list_formats():
@@ -55,7 +56,7 @@ def run(args) -> int:
         changes[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value.strip()
     log, state = simulate.simulate(args.preset, args.players, args.seed, rooms=max(1, args.rooms),
                                    battle_player=player, changes=changes)
-    data = simulate.report(state)
+    data = report(state)
     data["battle_engine"] = simulate.engine_used(args.outline)
     if args.events:
         data["events"] = [events.to_dict(event) for event in log]

@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 from appliance.errors import WebError
+from appliance.service.battle_adapter import HostCommand
 
 MAX_TEXT_CHARS = 500        # a name, a theme, a reason or a claim: a line of text, not a document
 MAX_LIST_ITEMS = 64         # players or themes in a setup: a battle has a handful
@@ -56,18 +57,22 @@ COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
               "package": (PACKAGE, False)},
     "phones": {"enabled": (FLAG, True)},
     "button_test": {"on": (FLAG, False)},
-    "next": {"name": (TEXT, False)},
-    "reading_done": {}, "resume_reading": {}, "point": {}, "right": {}, "wrong": {}, "short_form": {},
-    "clarify": {}, "time": {}, "announce": {}, "undo": {},
-    "pick": {"player": (WHOLE, True)},
-    "extend": {"extra_ms": (WHOLE, False)},
-    "withdraw": {"reason": (TEXT, False)},
-    "claps": {"on": (FLAG, False)},
-    "correct": {"question": (WHOLE, False), "player": (WHOLE, True), "correct": (FLAG, True),
-                "reason": (TEXT, False)},
-    "appeal": {"player": (WHOLE, True), "question": (WHOLE, False), "claim": (TEXT, False)},
-    "appeal_decide": {"appeal": (WHOLE, True), "accepted": (FLAG, True), "correct": (OPTIONAL_FLAG, False)},
+    # the battle's host commands, by name (battle_adapter.HostCommand; every one has its line here)
+    HostCommand.NEXT: {"name": (TEXT, False)},
+    HostCommand.READING_DONE: {}, HostCommand.RESUME_READING: {}, HostCommand.POINT: {}, HostCommand.RIGHT: {},
+    HostCommand.WRONG: {}, HostCommand.SHORT_FORM: {}, HostCommand.CLARIFY: {}, HostCommand.TIME: {},
+    HostCommand.ANNOUNCE: {}, HostCommand.UNDO: {},
+    HostCommand.PICK: {"player": (WHOLE, True)},
+    HostCommand.EXTEND: {"extra_ms": (WHOLE, False)},
+    HostCommand.WITHDRAW: {"reason": (TEXT, False)},
+    HostCommand.CLAPS: {"on": (FLAG, False)},
+    HostCommand.CORRECT: {"question": (WHOLE, False), "player": (WHOLE, True), "correct": (FLAG, True),
+                          "reason": (TEXT, False)},
+    HostCommand.APPEAL: {"player": (WHOLE, True), "question": (WHOLE, False), "claim": (TEXT, False)},
+    HostCommand.APPEAL_DECIDE: {"appeal": (WHOLE, True), "accepted": (FLAG, True),
+                                "correct": (OPTIONAL_FLAG, False)},
 }
+assert set(HostCommand) <= set(COMMANDS), "a host command without its arguments"
 
 
 def check_arguments(name: str, args: Any) -> dict:

@@ -8,6 +8,7 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from appliance.rules import battle as engine
@@ -17,10 +18,50 @@ from appliance.words import format_counts
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
 
-# Host commands the page offers, in the order the page lists them. Each builds events from the state.
-HOST_COMMANDS = ("next", "reading_done", "resume_reading", "point", "pick", "right", "wrong", "short_form",
-                 "clarify", "extend", "time", "withdraw", "announce", "undo", "claps", "correct", "appeal",
-                 "appeal_decide")
+
+
+class HostCommand(engine.Choice):
+    """The host's battle commands, in the order the page lists them (the wire carries the value: a member is its
+    word). Each builds its events from the state (``_BUILDERS``); the pages get these names from
+    :func:`page_names` (web/names.py), never spell them."""
+
+    NEXT = "next"  # the next theme, or the next price and its reading (one gesture, eurocup 2.5)
+    READING_DONE = "reading_done"
+    RESUME_READING = "resume_reading"
+    POINT = "point"
+    PICK = "pick"  # on claps: point to a player by hand (mubc 4.4)
+    RIGHT = "right"
+    WRONG = "wrong"
+    SHORT_FORM = "short_form"
+    CLARIFY = "clarify"
+    EXTEND = "extend"
+    TIME = "time"
+    WITHDRAW = "withdraw"
+    ANNOUNCE = "announce"
+    UNDO = "undo"
+    CLAPS = "claps"
+    CORRECT = "correct"
+    APPEAL = "appeal"
+    APPEAL_DECIDE = "appeal_decide"
+
+
+HOST_COMMANDS = tuple(HostCommand)
+
+
+def page_names() -> dict[str, dict[str, str]]:
+    """Every battle name the pages use, by its Python name: ``window.SVOYAK.names`` (web/names.py renders it),
+    so a page writes ``names.commands.NEXT`` or ``names.outcomes.QUEUED``, and a name changes here or nowhere."""
+    groups = {"commands": HostCommand, "outcomes": engine.PressOutcome, "phases": engine.Phase,
+              "reading": engine.Reading, "question_outcomes": engine.QuestionOutcome, "modes": engine.Mode,
+              "sources": engine.PressSource, "deadlines": Deadline}
+    return {group: {member.name: member.value for member in names} for group, names in groups.items()}
+
+
+class Deadline(engine.Choice):
+    """The deadlines the service runs for a battle (``BattleAdapter.deadlines``, the view's ``deadlines``)."""
+
+    PRESS_WINDOW = "press_window"  # fed to the engine as PressWindowExpired (eurocup 2.11.3)
+    ANSWER = "answer"  # shown; the host judges (eurocup 2.8)
 
 # The engine's refusals, worded for people: one short line per refusal code (``BattleRuleError.code``, listed in
 # ``appliance.rules.battle.errors.REFUSAL_CODES`` and docs/battle-engine.md), Russian then English, formatted
@@ -37,6 +78,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
                      "{count} {count:player|players}; this regulation plays {min}-{max}"),
     "duplicate_player_name": ("У двух игроков одно имя", "Two players have the same name"),
     "bad_theme_count": ("Нужна хотя бы одна тема", "A battle needs at least one theme"),
+    "too_many_themes": ("Тем {themes}, а в этом регламенте не больше {max}",
+                        "{themes} themes; this regulation sets up at most {max}"),
     "bad_theme_names": ("Названия тем — текст", "Theme names are text"),
     "bad_red_themes": ("Красные темы — разные номера от 1 до {themes}", "Red themes are distinct numbers 1-{themes}"),
     "no_red_themes": ("В этом регламенте нет красных тем", "This regulation has no red themes"),
@@ -47,12 +90,14 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "bad_absent_players": ("Отсутствующие — номера игроков от 1 до {players}",
                            "Absent players are numbers 1-{players}"),
     "nobody_present": ("Нет ни одного игрока", "Nobody is present"),
-    "bad_spare_themes": ("Запасных тем — 0 или больше", "Spare themes: 0 or more"),
+    "bad_spare_themes": ("Запасных тем — от 0 до {max}", "Spare themes: 0 to {max}"),
     "bad_cuts": ("Места отсечения — от 1 до {players}", "Cut places are 1-{players}"),
-    "bad_run": ("Неверный номер прогона", "Wrong run number"),
+    "bad_run": ("Неверный номер прогона (прогонов — не больше {max})", "Wrong run number (at most {max} runs)"),
     "last_run": ("Прогон {run} из {runs} — последний", "Run {run} of {runs} is the last"),
     "unknown_mode": ("Нет такого режима", "No such mode"),
     "no_fallback_mode": ("В этом регламенте нет игры без кнопок", "This regulation has no play without buttons"),
+    "unknown_rules_version": ("Бой записан более новой версией программы (правила версии {version})",
+                              "The battle was recorded by a newer version (rules version {version})"),
     "bad_timestamp": ("Неверная отметка времени", "Wrong timestamp"),
     "stamped_before_last_event": ("Команда пришла со старым временем", "The command is stamped before the last event"),
     "already_set_up": ("Бой уже начат", "The battle is already set up"),
@@ -97,6 +142,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "no_clarify": ("В этом регламенте нет «Уточните»", "This regulation has no \"clarify\""),
     "no_extension": ("В этом регламенте нет доп. времени", "This regulation gives no extra time"),
     "bad_extension": ("Доп. время — положительное число мс", "Extra time is a positive number of ms"),
+    "extension_too_long": ("Продлить время можно не больше чем на {max_s} с", "Extra time is at most {max_s} s"),
     "bad_ruling": ("Решение — «Плюс» или «Минус»", "A ruling is right or wrong"),
     "answerer_not_pointed": ("Время на ответ пойдёт, когда укажете отвечающего",
                              "The answer time starts when you point to the answerer"),
@@ -136,6 +182,10 @@ REFUSALS: dict[str, tuple[str, str]] = {
                            "An appeal is lodged after its theme, before the next one"),
     "appeal_after_question": ("Оспорить можно после вопроса, до следующего",
                               "An answer is disputed after its question, before the next one"),
+    "appeal_before_ruling": ("Оспорить ответ можно, когда ведущий его оценил",
+                             "An answer can be disputed once the host has judged it"),
+    "appeal_decided_ruling_final": ("По этому ответу апелляция уже решена — решение окончательно",
+                                    "An appeal on this answer is decided: the decision is final"),
     "no_such_appeal": ("Нет открытых апелляций", "No open appeal"),
     "appeal_already_decided": ("Апелляция уже решена", "This appeal is decided already"),
     "bad_appeal_decision": ("Решение по апелляции — принять или отклонить", "An appeal is accepted or rejected"),
@@ -224,11 +274,97 @@ class CommandError(ValueError):
         self.params = {"argument": argument} if argument else {}
 
 
-def _int(args: dict, key: str) -> int:
-    value = args.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+def _int(args: dict, key: str, default: int | None = None) -> int:
+    """``args[key]`` as a whole number (a JSON 3.0 too); ``default`` if absent. Any size passes here: the engine
+    bounds every figure by the profile and refuses by code; only what is no whole number at all (Infinity, NaN,
+    text, a bool) is a bad command."""
+    value = args.get(key, default) if default is not None else args.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or (isinstance(value, float) and not (math.isfinite(value) and value.is_integer())):
         raise CommandError(f"{key} must be a whole number, not {value!r}")
     return int(value)
+
+
+def _next(state, args: dict, at_ns: int) -> list:
+    if state.phase == engine.Phase.BETWEEN_THEMES:
+        return [ev.ThemeStarted(at_ns=at_ns, name=_text(args, "name"))]
+    value = state.expected_value()
+    if value is None:  # let the engine say why (a question is on, the battle is over...)
+        return [ev.PriceAnnounced(at_ns=at_ns, value_points=10)]
+    # Announcing the price and starting to read are one gesture of the host (eurocup 2.5).
+    return [ev.PriceAnnounced(at_ns=at_ns, value_points=value), ev.ReadingStarted(at_ns=at_ns)]
+
+
+def _extend(state, args: dict, at_ns: int) -> list:
+    default_ms = state.profile.answer_limit_ms or 3000  # one more answer time, unless the host says how long
+    extra_ms = _int(args, "extra_ms") if args.get("extra_ms") else default_ms
+    return [ev.AnswerTimeExtended(at_ns=at_ns, extra_ms=extra_ms)]
+
+
+def _claps(state, args: dict, at_ns: int) -> list:
+    on = _bool(args, "on", None)
+    claps = on if on is not None else state.mode != engine.Mode.CLAPS  # no "on": toggle
+    return [ev.ModeChanged(at_ns=at_ns, mode=engine.Mode.CLAPS if claps else engine.Mode.BUTTONS)]
+
+
+def _correct(state, args: dict, at_ns: int) -> list:
+    return [ev.RulingCorrected(at_ns=at_ns, question=_int(args, "question", len(state.questions) - 1),
+                               player=_int(args, "player"), correct=_bool(args, "correct", False),
+                               reason=_text(args, "reason"))]
+
+
+def _appeal(state, args: dict, at_ns: int) -> list:
+    return [ev.AppealLodged(at_ns=at_ns, player=_int(args, "player"),
+                            question=_int(args, "question", len(state.questions) - 1), claim=_text(args, "claim"))]
+
+
+def _appeal_decide(state, args: dict, at_ns: int) -> list:
+    return [ev.AppealDecided(at_ns=at_ns, appeal=_int(args, "appeal"), accepted=_bool(args, "accepted", False),
+                             correct=_bool(args, "correct", None))]  # correct None: the question is voided
+
+
+# What each host command stands for: HostCommand -> (state, args, at_ns) -> events.
+_BUILDERS = {
+    HostCommand.NEXT: _next,
+    HostCommand.READING_DONE: lambda state, args, at_ns: [ev.ReadingFinished(at_ns=at_ns)],
+    HostCommand.RESUME_READING: lambda state, args, at_ns: [ev.ReadingResumed(at_ns=at_ns)],
+    HostCommand.POINT: lambda state, args, at_ns: [
+        ev.AnswererPointed(at_ns=at_ns, player=state.answerer if state.answerer is not None else -1)],
+    HostCommand.PICK: lambda state, args, at_ns: [ev.AnswererPointed(at_ns=at_ns, player=_int(args, "player"))],
+    HostCommand.RIGHT: lambda state, args, at_ns: [ev.AnswerJudged(at_ns=at_ns, correct=True)],
+    HostCommand.WRONG: lambda state, args, at_ns: [ev.AnswerJudged(at_ns=at_ns, correct=False)],
+    HostCommand.SHORT_FORM: lambda state, args, at_ns: [ev.ShortFormGiven(at_ns=at_ns)],
+    HostCommand.CLARIFY: lambda state, args, at_ns: [ev.ClarificationRequested(at_ns=at_ns)],
+    HostCommand.EXTEND: _extend,
+    HostCommand.TIME: lambda state, args, at_ns: [ev.TimeCalled(at_ns=at_ns)],
+    HostCommand.WITHDRAW: lambda state, args, at_ns: [
+        ev.QuestionWithdrawn(at_ns=at_ns, reason=_text(args, "reason"))],
+    HostCommand.ANNOUNCE: lambda state, args, at_ns: [ev.AnswerAnnounced(at_ns=at_ns)],
+    HostCommand.UNDO: lambda state, args, at_ns: [ev.ActionUndone(at_ns=at_ns)],
+    HostCommand.CLAPS: _claps,
+    HostCommand.CORRECT: _correct,
+    HostCommand.APPEAL: _appeal,
+    HostCommand.APPEAL_DECIDE: _appeal_decide,
+}
+assert set(_BUILDERS) == set(HostCommand)
+
+
+def _bool(args: dict, key: str, default: bool | None) -> bool | None:
+    """``args[key]``: true, false (or null where ``default`` is None), else a bad command ("false" is no false)."""
+    value = args.get(key, default)
+    if value is None and default is None:
+        return None
+    if not isinstance(value, bool):
+        raise CommandError(f"{key} is true or false, not {value!r}")
+    return value
+
+
+def _text(args: dict, key: str) -> str:
+    """``args[key]``, a string ("" if absent), else a bad command."""
+    value = args.get(key, "")
+    if not isinstance(value, str):
+        raise CommandError(f"{key} is text, not {value!r}")
+    return value
 
 
 class BattleAdapter:
@@ -256,8 +392,8 @@ class BattleAdapter:
                         "themes": profile.themes_usual,
                         "theme_counts": list(profile.themes_counts),
                         "red_themes": profile.questions_red_theme_multiplier != 1,
-                        "appeals": profile.corrections_appeals != "none",
-                        "host_corrections": profile.corrections_host != "never",
+                        "appeals": profile.corrections_appeals != engine.Appeals.NONE,
+                        "host_corrections": profile.corrections_host != engine.HostCorrections.NEVER,
                         # what the tools panel says each regulation allows (words keyed by the policy, not the name)
                         "corrections_policy": profile.corrections_host,
                         "appeals_policy": profile.corrections_appeals,
@@ -312,7 +448,7 @@ class BattleAdapter:
             at_ns=at_ns, profile=profile, players=names, themes=count,
             red_themes=tuple(i for i, theme in enumerate(themes[:count]) if theme.get("red")),
             theme_names=theme_names, questions=questions, sources=sources,
-            mode=str(args.get("mode", "buttons")), **_slot_fields(args))
+            mode=str(args.get("mode", engine.Mode.BUTTONS)), **_slot_fields(args))
 
     def resumable(self, battles) -> str | None:
         """The newest battle, to show after a restart (the log is the truth): one in play resumes, a finished
@@ -347,57 +483,10 @@ class BattleAdapter:
     # ------------------------------------------------------------ commands
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
         """The events one host command stands for (the engine then accepts or refuses them all)."""
-        if name == "next":
-            if state.phase == "between_themes":
-                return [ev.ThemeStarted(at_ns=at_ns, name=str(args.get("name", "")))]
-            value = state.expected_value()
-            if value is None:  # let the engine say why (a question is on, the battle is over...)
-                return [ev.PriceAnnounced(at_ns=at_ns, value_points=10)]
-            # Announcing the price and starting to read are one gesture of the host (eurocup 2.5).
-            return [ev.PriceAnnounced(at_ns=at_ns, value_points=value), ev.ReadingStarted(at_ns=at_ns)]
-        if name == "reading_done":
-            return [ev.ReadingFinished(at_ns=at_ns)]
-        if name == "resume_reading":
-            return [ev.ReadingResumed(at_ns=at_ns)]
-        if name == "point":
-            return [ev.AnswererPointed(at_ns=at_ns, player=state.answerer if state.answerer is not None else -1)]
-        if name == "pick":
-            return [ev.AnswererPointed(at_ns=at_ns, player=_int(args, "player"))]
-        if name in ("right", "wrong"):
-            return [ev.AnswerJudged(at_ns=at_ns, correct=name == "right")]
-        if name == "short_form":
-            return [ev.ShortFormGiven(at_ns=at_ns)]
-        if name == "clarify":
-            return [ev.ClarificationRequested(at_ns=at_ns)]
-        if name == "extend":
-            return [ev.AnswerTimeExtended(at_ns=at_ns, extra_ms=int(args.get("extra_ms") or
-                                                                    state.profile.answer_limit_ms or 3000))]
-        if name == "time":
-            return [ev.TimeCalled(at_ns=at_ns)]
-        if name == "withdraw":
-            return [ev.QuestionWithdrawn(at_ns=at_ns, reason=str(args.get("reason", "")))]
-        if name == "announce":
-            return [ev.AnswerAnnounced(at_ns=at_ns)]
-        if name == "undo":
-            return [ev.ActionUndone(at_ns=at_ns)]
-        if name == "claps":
-            on = args.get("on")
-            mode = ("claps" if on else "buttons") if on is not None else (
-                "buttons" if state.mode == "claps" else "claps")
-            return [ev.ModeChanged(at_ns=at_ns, mode=mode)]
-        if name == "correct":
-            question = args.get("question", len(state.questions) - 1)
-            return [ev.RulingCorrected(at_ns=at_ns, question=int(question), player=_int(args, "player"),
-                                       correct=bool(args.get("correct")), reason=str(args.get("reason", "")))]
-        if name == "appeal":
-            question = args.get("question", len(state.questions) - 1)
-            return [ev.AppealLodged(at_ns=at_ns, player=_int(args, "player"), question=int(question),
-                                    claim=str(args.get("claim", "")))]
-        if name == "appeal_decide":
-            correct = args.get("correct")
-            return [ev.AppealDecided(at_ns=at_ns, appeal=_int(args, "appeal"), accepted=bool(args.get("accepted")),
-                                     correct=None if correct is None else bool(correct))]
-        raise CommandError(f"unknown command {name!r}")
+        build = _BUILDERS.get(name) if isinstance(name, str) else None  # a HostCommand is its name
+        if build is None:
+            raise CommandError(f"unknown command {name!r}")
+        return build(state, args, at_ns)
 
     def starts_question(self, events: list) -> bool:
         """Whether these events start a question (its price or its reading): the button test must be over."""
@@ -411,40 +500,42 @@ class BattleAdapter:
 
     def press_event(self, state, press: dict) -> ev.ButtonPressed:
         """A press from the capture (kernel edge time ``t_ns``) or a phone (stamped at receipt)."""
-        return ev.ButtonPressed(at_ns=int(press["t_ns"]), player=int(press["player"]),
+        # whole numbers or a bad command (a ValueError the session logs): the engine bounds their range
+        return ev.ButtonPressed(at_ns=_int(press, "t_ns"), player=_int(press, "player"),
                                 source="phone" if press.get("source") == "phone" else "button")
 
     def press_counted(self, state, player: int, at_ns: int) -> bool:
         """Whether the press of ``player`` at ``at_ns``, just applied to ``state``, counts (answers or waits)."""
         question = state.current_question
         return question is not None and any(
-            press.player == player and press.at_ns == at_ns and press.outcome in ("answerer", "queued")
+            press.player == player and press.at_ns == at_ns and press.outcome in engine.COUNTED_OUTCOMES
             for press in question.presses)
 
     def expiry_event(self, state, key: str, at_ns: int):
         """The event a passed deadline stands for (``None``: only refresh the view)."""
-        if key == "press_window":
+        if key == Deadline.PRESS_WINDOW:
             return ev.PressWindowExpired(at_ns=at_ns)  # eurocup 2.11.3: nobody signalled in time
         return None  # the answer countdown: the host judges (eurocup 2.8), "Время" becomes available
 
     def deadlines(self, state) -> dict[str, int]:
         """The state's running deadlines: the press window (fed to the engine) and the answer countdown."""
         out = {}
-        if state.press_window_closes_ns is not None:
-            out["press_window"] = state.press_window_closes_ns
-        if state.answer_deadline_ns is not None:
-            out["answer"] = state.answer_deadline_ns
+        # the first instant after each deadline: a signal at the deadline itself is in time (eurocup 2.5, 2.8)
+        if state.press_window_over_ns is not None:
+            out[Deadline.PRESS_WINDOW] = state.press_window_over_ns
+        if state.answer_time_up_ns is not None:
+            out[Deadline.ANSWER] = state.answer_time_up_ns
         return out
 
     def capture_plan(self, state, battle_id: str) -> tuple:
         """What the capture must do now: ``("arm", eligible, round_id)`` or ``("disarm",)``."""
         question = state.current_question
-        if not state.buttons_armed or question is None:
+        if not engine.buttons_armed(state) or question is None:
             return ("disarm",)
         # A new round whenever the set of players in play changes (a wrong answer, a pointing).
         round_id = f"{battle_id}/q{question.index}/r{len(question.rulings)}" + (
             "/p" if question.pointed_ns is not None else "")
-        return ("arm", tuple(state.eligible_players), round_id)
+        return ("arm", tuple(engine.eligible_players(state)), round_id)
 
     def event_dict(self, event) -> dict:
         data = engine.event_to_dict(event)
@@ -460,10 +551,12 @@ class BattleAdapter:
 
     # ------------------------------------------------------------ undo, said before and after
     # The host command that does a host action again (after an undo, one tap takes the undo back).
-    REDO_COMMANDS = {"ThemeStarted": "next", "PriceAnnounced": "next", "ReadingStarted": "next",
-                     "ReadingFinished": "reading_done", "ReadingResumed": "resume_reading", "AnswererPointed": "point",
-                     "ShortFormGiven": "short_form", "ClarificationRequested": "clarify", "AnswerTimeExtended": "extend",
-                     "TimeCalled": "time", "QuestionWithdrawn": "withdraw", "AnswerAnnounced": "announce"}
+    REDO_COMMANDS = {"ThemeStarted": HostCommand.NEXT, "PriceAnnounced": HostCommand.NEXT,
+                     "ReadingStarted": HostCommand.NEXT, "ReadingFinished": HostCommand.READING_DONE,
+                     "ReadingResumed": HostCommand.RESUME_READING, "AnswererPointed": HostCommand.POINT,
+                     "ShortFormGiven": HostCommand.SHORT_FORM, "ClarificationRequested": HostCommand.CLARIFY,
+                     "AnswerTimeExtended": HostCommand.EXTEND, "TimeCalled": HostCommand.TIME,
+                     "QuestionWithdrawn": HostCommand.WITHDRAW, "AnswerAnnounced": HostCommand.ANNOUNCE}
 
     def _action(self, event, before) -> dict:
         """A host action as the page words it: its type, whose turn it was, the price, the ruling."""
@@ -476,9 +569,9 @@ class BattleAdapter:
             question.value_points if question is not None else None), "correct": getattr(event, "correct", None)}
         command = self.REDO_COMMANDS.get(name)
         if name == "AnswerJudged":
-            command = "right" if event.correct else "wrong"
-        elif name == "AnswererPointed" and before is not None and before.mode == "claps":
-            command = "pick"
+            command = HostCommand.RIGHT if event.correct else HostCommand.WRONG
+        elif name == "AnswererPointed" and before is not None and before.mode == engine.Mode.CLAPS:
+            command = HostCommand.PICK
         action["redo"] = command  # None: taken back for good (a correction is made again from its form)
         return action
 
@@ -585,15 +678,16 @@ class BattleAdapter:
 
     def _probe_args(self, state) -> dict[str, dict]:
         """The arguments :meth:`allowed` tries the commands that need some with (the rest take none)."""
-        eligible = state.eligible_players
+        eligible = engine.eligible_players(state)
         last = state.last_question
         ruling = last.rulings[-1] if last is not None and last.rulings else None
         open_appeals = [i for i, appeal in enumerate(state.appeals) if not appeal.decided]
         return {
-            "pick": {"player": eligible[0] if eligible else 0},
-            "correct": {"player": ruling.player if ruling else 0, "correct": not ruling.effective if ruling else True},
-            "appeal": {"player": ruling.player if ruling else 0},
-            "appeal_decide": {"appeal": open_appeals[0] if open_appeals else -1, "accepted": True},
+            HostCommand.PICK: {"player": eligible[0] if eligible else 0},
+            HostCommand.CORRECT: {"player": ruling.player if ruling else 0,
+                                  "correct": not ruling.effective if ruling else True},
+            HostCommand.APPEAL: {"player": ruling.player if ruling else 0},
+            HostCommand.APPEAL_DECIDE: {"appeal": open_appeals[0] if open_appeals else -1, "accepted": True},
         }
 
     def _question_rows(self, state) -> list[dict]:
@@ -732,7 +826,7 @@ class BattleAdapter:
         shown = question or last
         profile = state.profile
         answered = question.answered if question else frozenset()
-        eligible = set(state.eligible_players)
+        eligible = set(engine.eligible_players(state))
         players = [{
             "index": i, "name": name, "score": state.scores[i], "led": LED_COLOURS[i % len(LED_COLOURS)],
             "eligible": i in eligible, "answered": i in answered, "answering": state.answerer == i,
@@ -745,14 +839,14 @@ class BattleAdapter:
                 presses.append({"player": press["player"], "t_ns": press["at_ns"],
                                 "gap_ms": press["gap_ns"] / 1e6, "source": press["source"],
                                 "outcome": press["outcome"]})
-        deadlines = {"press_window": None, "answer": None}
+        deadlines = {Deadline.PRESS_WINDOW: None, Deadline.ANSWER: None}
         if state.press_window_closes_ns is not None and question is not None:
             opened = max(question.reading_finished_ns or 0, question.reopened_ns or 0)
-            deadlines["press_window"] = {"at_ns": state.press_window_closes_ns,
+            deadlines[Deadline.PRESS_WINDOW] = {"at_ns": state.press_window_closes_ns,
                                          "total_ms": (state.press_window_closes_ns - opened) / 1e6}
         if state.answer_deadline_ns is not None and question is not None:
             started = question.pointed_ns or question.answer_deadline_ns - profile.answer_limit_ms * 10**6
-            deadlines["answer"] = {"at_ns": state.answer_deadline_ns,
+            deadlines[Deadline.ANSWER] = {"at_ns": state.answer_deadline_ns,
                                    "total_ms": max(1.0, (state.answer_deadline_ns - started) / 1e6)}
         theme = state.theme
         standings_rows = None
@@ -768,7 +862,7 @@ class BattleAdapter:
         standings_rows = rows
         return {
             "battle": {"id": battle_id, "profile": profile.name, "profile_title": profile.title,
-                       "finished": state.is_over, "on_claps": state.mode == "claps", "phase": state.phase,
+                       "finished": state.is_over, "on_claps": state.mode == engine.Mode.CLAPS, "phase": state.phase,
                        "shootout": table.shootout is not None and not state.is_over},
             "players": players,
             "themes": themes,

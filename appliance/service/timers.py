@@ -26,7 +26,9 @@ from typing import Callable
 log = logging.getLogger(__name__)
 
 Callback = Callable[[str, int], None]
-MAX_WAIT_S = 3600.0  # one wait at most (then it looks again): a far deadline must not overflow Condition.wait
+# The longest the thread sleeps at once: a deadline further away (or one no clock can reach) is looked at again
+# after this, so no value given to ``set`` can make ``Condition.wait`` overflow and kill the thread.
+MAX_WAIT_S = 60.0
 
 
 class Deadlines:
@@ -40,7 +42,12 @@ class Deadlines:
         self._closed = False
 
     def set(self, key: str, at_ns: int, callback: Callback) -> None:
-        """Run ``callback(key, at_ns)`` once the clock reaches ``at_ns`` (at once if already past)."""
+        """Run ``callback(key, at_ns)`` once the clock reaches ``at_ns`` (at once if already past).
+
+        ``at_ns`` is a whole number of ns (a bool or a float is a bug of the caller: TypeError); however far
+        away, it never stops the thread (it just never comes)."""
+        if type(at_ns) is not int:
+            raise TypeError(f"a deadline is a whole number of ns, not {at_ns!r}")
         with self._changed:
             self._due[key] = (at_ns, callback)
             self._changed.notify()
@@ -94,13 +101,17 @@ class Deadlines:
             self._thread.join(timeout=2)
 
     def _serve(self) -> None:
+        # No deadline can stop this loop: every wait is capped (MAX_WAIT_S), ``set`` takes whole ns only, and a
+        # failing callback is logged by run_due. A bug of the loop itself (its clock) is left to end the thread:
+        # the watchdog then stops pinging and systemd restarts the service (appliance/service/notify.py).
         while True:
             with self._changed:
                 if self._closed:
                     return
                 next_ns = min((at_ns for at_ns, _ in self._due.values()), default=None)
-                wait_s = None if next_ns is None else min(MAX_WAIT_S, max(0.0, (next_ns - self._clock()) / 1e9))
+                # in whole ns first, then capped: a deadline 10**30 ns away is one wait() accepts
+                wait_s = None if next_ns is None else min(MAX_WAIT_S, max(0, next_ns - self._clock()) / 1e9)
                 if wait_s is None or wait_s > 0:
-                    self._changed.wait(timeout=wait_s)
+                    self._changed.wait(timeout=MAX_WAIT_S if wait_s is None else wait_s)
                     continue
             self.run_due()

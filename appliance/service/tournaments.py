@@ -15,9 +15,11 @@ battle is over, its standings become the tournament result (:meth:`TournamentDes
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime
 import io
 import json
+import re
 import secrets
 import threading
 import time
@@ -28,17 +30,88 @@ from appliance.errors import StoreError, SvoyakError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
-from appliance.rules.tournament.simulate import report, stage_cuts
+from appliance.service import tournament_view
 from appliance.store import TOURNAMENT, DuplicateCommandError, EventStore, open_store
 
 SLOT_PREFIX = "tournament:"
 
 
+@dataclasses.dataclass(frozen=True)
+class BattleSlot:
+    """The tournament battle a box battle plays, as its ``BattleSetUp.slot`` names it (``tournament:<id>:<battle>``;
+    tournament ids hold no ``:``).
+
+    >>> BattleSlot.parse("tournament:t1-ab:1-27/04"), str(BattleSlot("t1-ab", "1-27/04"))
+    (BattleSlot(tournament='t1-ab', battle='1-27/04'), 'tournament:t1-ab:1-27/04')
+    >>> BattleSlot.parse("") is None and BattleSlot.parse("league:x") is None
+    True
+    """
+
+    tournament: str
+    battle: str
+
+    @classmethod
+    def parse(cls, slot: str) -> "BattleSlot | None":
+        """The slot a battle's setup names, or ``None`` for a battle of no tournament."""
+        if not slot.startswith(SLOT_PREFIX):
+            return None
+        tournament, _, battle = slot[len(SLOT_PREFIX):].partition(":")
+        return cls(tournament, battle)
+
+    def __str__(self) -> str:
+        return f"{SLOT_PREFIX}{self.tournament}:{self.battle}"
+
+
 class UnknownTournamentError(StoreError, LookupError):
-    """No tournament with this id in the log."""
+    """No tournament with this id in the log (``code`` ``tournament.unknown``, ``params`` ``{"tid"}``)."""
+
+    def __init__(self, message: str, *, code: str = "tournament.unknown", params: dict | None = None) -> None:
+        super().__init__(message)
+        self.code, self.params = code, dict(params or {})
+
+
+class DeskInputError(SvoyakError, ValueError):
+    """A field typed on a desk form that is not what it says (a seed that is not a whole number...): a refusal
+    with a ``code`` of :data:`appliance.service.tournament_refusals.DESK_CODES` and its ``params``."""
+
+    def __init__(self, message: str, *, code: str, params: dict | None = None) -> None:
+        super().__init__(message)
+        self.code, self.params = code, dict(params or {})
 
 
 Listener = Callable[[str, object, t.TournamentState], None]
+
+# A tournament id is part of the pages' URLs: desk-made ids are ``t<n>-<hex>``; an imported one is held to this.
+TOURNAMENT_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def _storable(event):
+    """``event`` once its JSON form passes the same checks a restart applies to the log (a seed or a score of 5,000
+    digits, a name that is not text are refused as ``event.field``): what the log stores, the desk can replay."""
+    try:
+        t.from_dict(t.to_dict(event))
+    except TournamentError as error:
+        if error.code != "import.field":
+            raise
+        raise ResultError(f"{type(event).__name__}: {error.params.get('field')} cannot be stored",
+                          code="event.field", params={"type": type(event).__name__,
+                                                      "field": error.params.get("field", ""),
+                                                      "expected": error.params.get("expected", "")}) from None
+    return event
+
+
+def _checked(state: t.TournamentState) -> t.TournamentState:
+    """``state`` once every view the pages show has been built from it; a log that replays but cannot be shown
+    (a record the field checks let through, a format the engine cannot rank) is refused as ``import.log``."""
+    try:
+        tournament_view.page_view(state)
+        t.next_step(state)
+    except TournamentError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ArithmeticError) as error:
+        raise ResultError(f"the log replays but its tournament cannot be shown: {error!r}"[:300],
+                          code="import.log") from None
+    return state
 
 
 class TournamentDesk:
@@ -59,9 +132,15 @@ class TournamentDesk:
         self._lock = threading.RLock()
         self._states: dict[str, t.TournamentState] = {}
         self._listeners: list[Listener] = []
-        self.rejected: list[tuple[str, str, str, str]] = []  # (tournament, battle, box battle, why) for the page
+        # Box results the engine refused, for the desk page: (tournament, battle, box battle, the refusal).
+        self.rejected: list[tuple[str, str, str, TournamentError]] = []
+        self.broken: dict[str, str] = {}  # tournament id -> why its stored log no longer replays (not shown)
         for tournament_id in store.stream_ids(TOURNAMENT):
-            self._states[tournament_id] = t.replay(store.events(TOURNAMENT, tournament_id))
+            try:
+                self._states[tournament_id] = _checked(t.replay(store.events(TOURNAMENT, tournament_id)))
+            except (TournamentError, StoreError) as error:
+                # One bad log (stored before imports were checked whole) must not take the desk down with it.
+                self.broken[tournament_id] = str(error)
 
     @classmethod
     def open(cls, data_dir: str | Path, store: EventStore | None = None) -> "TournamentDesk":
@@ -87,7 +166,7 @@ class TournamentDesk:
             state = self.state(tournament_id)
             if command_id and self.store.command(TOURNAMENT, command_id) is not None:
                 return state
-            new = t.apply(state, event)
+            new = t.apply(state, _storable(event))
             try:
                 self.store.append(TOURNAMENT, tournament_id, [event], command_id=command_id, result=result)
             except DuplicateCommandError:
@@ -113,7 +192,12 @@ class TournamentDesk:
         try:
             return self._states[tournament_id]
         except KeyError:
-            raise UnknownTournamentError(f"no tournament {tournament_id!r}") from None
+            raise UnknownTournamentError(f"no tournament {tournament_id!r}",
+                                         code="tournament.unknown", params={"tid": tournament_id}) from None
+
+    def names(self, tournament_id: str) -> dict[str, str]:
+        """Player id -> name, for pages that echo a player (a written sheet just typed)."""
+        return {p: e.name for p, e in self.state(tournament_id).entrants.items()}
 
     def list(self) -> list[dict]:
         with self._lock:
@@ -133,11 +217,12 @@ class TournamentDesk:
             fmt = with_changes(fmt, changes)
         tournament_id = tournament_id or f"t{len(self._states) + 1}-{secrets.token_hex(3)}"
         if tournament_id in self._states:
-            raise StageError(f"tournament {tournament_id!r} exists")
+            raise StageError(f"tournament {tournament_id!r} exists",
+                             code="tournament.exists", params={"tid": tournament_id})
         event = t.TournamentCreated(self.clock(), tournament_id, title.strip() or fmt.title_ru, fmt.source["data"],
                                     self.seed_source() if seed is None else seed)
         with self._lock:
-            new = t.apply(t.TournamentState(), event)
+            new = t.apply(t.TournamentState(), _storable(event))
             self.store.append(TOURNAMENT, tournament_id, [event], command_id=command_id,
                               result={"tournament_id": tournament_id}, expected_seq=1)
             self._states[tournament_id] = new
@@ -191,7 +276,8 @@ class TournamentDesk:
             if stage_id is None:
                 step = t.next_step(state)
                 if step.kind != "draw":
-                    raise StageError(f"nothing to draw now; the desk waits for: {step.kind} {step.stage}")
+                    raise StageError(f"nothing to draw now; the desk waits for: {step.kind} {step.stage}",
+                                     code="draw.nothing", params={"step": step.kind, "stage": step.stage})
                 stage_id = step.stage
             event = t.plan_draw(state, stage_id, self.seed_source() if seed is None else seed, self.clock())
             self.submit(tournament_id, event, command_id)
@@ -205,7 +291,7 @@ class TournamentDesk:
         """Deal the battles that have no room yet over ``rooms``, in order (the director edits any after)."""
         names = [room.strip() for room in rooms if room.strip()]
         if not names:
-            raise StageError("name at least one room")
+            raise StageError("name at least one room", code="rooms.none")
         state = self.state(tournament_id)
         waiting = [b for b in sorted(state.battles.values(), key=lambda b: (state.fmt.index(b.stage), b.round, b.index))
                    if not b.room and b.id not in state.assignments and b.id not in state.results]
@@ -227,7 +313,8 @@ class TournamentDesk:
                     str(line["player"]), score, place, right_points=int(line.get("right_points") or max(score, 0)),
                     right_answers=int(line.get("right_answers") or 0), absent=bool(line.get("absent"))))
         except (KeyError, TypeError, ValueError) as error:
-            raise ResultError(f"battle {battle_id}: each line needs a player and a whole-number score ({error})") from None
+            raise ResultError(f"battle {battle_id}: each line needs a player and a whole-number score ({error})",
+                              code="result.scores", params={"battle": battle_id}) from None
         self.submit(tournament_id, t.BattleResultRecorded(
             self.clock(), t.BattleResult(battle_id, tuple(parsed), source=source, log_id=log_id)), command_id)
 
@@ -246,22 +333,37 @@ class TournamentDesk:
                   detail: str = "", command_id: str | None = None) -> None:
         self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail), command_id)
 
+    def import_json(self, data: bytes | str) -> str:
+        """Restore a tournament from a JSON export file (its ``events``) or a bare list of events."""
+        try:
+            parsed = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+        except (ValueError, UnicodeDecodeError, RecursionError) as error:
+            raise ResultError(f"not a JSON export: {error}", code="import.json", params={"error": str(error)}) from None
+        return self.import_events(parsed.get("events", []) if isinstance(parsed, dict) else parsed)
+
     def import_events(self, events: list) -> str:
         """Restore a tournament from its events (an ``export_json`` file's ``events``, or another box's log).
 
-        The whole log is replayed first; a log that does not replay is refused and nothing is stored.
+        Validated whole before anything is stored: every record checked field by field (``import.field``), the
+        log replayed through the engine, and every view the pages show built once from the result; only then is
+        it appended. A log that fails anywhere is refused with its code and nothing is stored.
         """
-        try:
-            parsed = [e if not isinstance(e, dict) else t.from_dict(e) for e in events]
-        except (TypeError, KeyError) as error:
-            raise ResultError(f"not a tournament log: {error}") from None
-        if not parsed or not isinstance(parsed[0], t.TournamentCreated):
-            raise ResultError("a tournament log starts with TournamentCreated")
-        state = t.replay(parsed)
-        tournament_id = state.tournament_id
+        if not isinstance(events, (list, tuple)) or not events:
+            raise ResultError("a tournament log is a non-empty list of events", code="import.log")
+        parsed = [event if isinstance(event, tuple(t.EVENTS.values())) else t.from_dict(event, number=number)
+                  for number, event in enumerate(events, 1)]
+        if not isinstance(parsed[0], t.TournamentCreated):
+            raise ResultError("a tournament log starts with TournamentCreated", code="import.log")
+        tournament_id = parsed[0].tournament_id
+        if not TOURNAMENT_ID.fullmatch(tournament_id):
+            raise ResultError(f"tournament id {tournament_id[:40]!r} is not 1-64 letters, digits, '-', '_' or '.'",
+                              code="import.field", params={"number": 1, "type": "TournamentCreated",
+                                                           "field": "tournament_id", "expected": "id"})
+        state = _checked(t.replay(parsed))
         with self._lock:
             if tournament_id in self._states:
-                raise StageError(f"tournament {tournament_id!r} is already on this box")
+                raise StageError(f"tournament {tournament_id!r} is already on this box", code="import.exists",
+                                 params={"tid": tournament_id})
             self.store.append(TOURNAMENT, tournament_id, parsed, expected_seq=1)  # all of them or none
             self._states[tournament_id] = state
         return tournament_id
@@ -274,18 +376,19 @@ class TournamentDesk:
         state = self.state(tournament_id)
         spec = state.battles.get(battle_id)
         if spec is None:
-            raise StageError(f"no battle {battle_id!r}")
+            raise StageError(f"no battle {battle_id!r}", code="battle.unknown", params={"battle": battle_id})
         players = t.battle_players(state, battle_id)
         if players is None:
-            raise StageError(f"battle {battle_id}: its players are not known yet")
+            raise StageError(f"battle {battle_id}: its players are not known yet",
+                             code="battle.not_ready", params={"battle": battle_id})
         stage = state.fmt.stage(spec.stage)
-        cuts = stage_cuts(state.fmt, stage)
+        cuts = t.stage_cuts(state.fmt, stage)
         return engine.BattleSetUp(
             at_ns=self.clock() if at_ns is None else at_ns, profile=engine.load_profile(state.fmt.profile_for(stage)),
             players=tuple(players), themes=len(spec.themes),
             red_themes=tuple(i for i, (colour, _v) in enumerate(spec.themes) if colour == "red"),
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
-            slot=f"{SLOT_PREFIX}{tournament_id}:{battle_id}", run=spec.run, runs=max(spec.run, stage.runs))
+            slot=str(BattleSlot(tournament_id, battle_id)), run=spec.run, runs=max(spec.run, stage.runs))
 
     def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str,
                     package: dict | None = None) -> str:
@@ -296,6 +399,8 @@ class TournamentDesk:
         question package; a battle of the same theme pack already set up from it on this box (youth-cup 2.4: both
         runs of a 1/16 slot play the same themes) gives its themes again. Returns the box's battle id.
         """
+        if session is None or not hasattr(session, "command"):
+            raise ResultError("this box has no battle session running", code="box.no_session")
         state = self.state(tournament_id)
         setup = self.battle_setup(tournament_id, battle_id)
         names = [state.entrants[p].name for p in setup.players]
@@ -344,10 +449,10 @@ class TournamentDesk:
         """
         if not battle_state.is_over:
             return
-        slot = getattr(battle_state.setup, "slot", "") or ""
+        slot = BattleSlot.parse(getattr(battle_state.setup, "slot", "") or "")
         ids = None
-        if slot.startswith(SLOT_PREFIX):
-            tournament_id, _, battle_id = slot[len(SLOT_PREFIX):].partition(":")
+        if slot is not None:
+            tournament_id, battle_id = slot.tournament, slot.battle
         else:
             found = [(tid, state.links[box_battle_id]) for tid, state in list(self._states.items())
                      if box_battle_id in state.links]
@@ -370,7 +475,7 @@ class TournamentDesk:
             self.submit(tournament_id, t.BattleResultRecorded(self.clock(), result))
         except TournamentError as error:
             # The director is told on the desk page (the result stays in the battle log); the battle goes on.
-            self.rejected.append((tournament_id, battle_id, box_battle_id, str(error)))
+            self.rejected.append((tournament_id, battle_id, box_battle_id, error))
 
     def reconcile(self, battles) -> None:
         """Record the results of linked box battles that ended while this desk was not listening."""
@@ -382,25 +487,44 @@ class TournamentDesk:
 
     # --- views and exports -------------------------------------------------------------------------------------
     def view(self, tournament_id: str) -> dict:
-        """Everything the director's and public pages show: stages, battles, advancement, standings, next step."""
+        """Everything the director's and public pages show: stages, battles, advancement, standings, next step
+        (:func:`appliance.service.tournament_view.desk_view`)."""
+        return tournament_view.desk_view(self.state(tournament_id))
+
+    def page(self, tournament_id: str) -> dict:
+        """:meth:`view` plus what only the director's pages read: entrants' categories, the format as ``rules``."""
+        return tournament_view.page_view(self.state(tournament_id))
+
+    @staticmethod
+    def presets() -> list[dict]:
+        """The shipped presets as plain dicts (titles, stages, registration) for the new-tournament form."""
+        return tournament_view.presets_view()
+
+    def battle(self, tournament_id: str, battle_id: str) -> dict:
+        """One drawn battle as a dict (id, stage, rule, themes, seats, players once known, lines once played)."""
         state = self.state(tournament_id)
-        data = report(state)
-        step = t.next_step(state)
-        data["next"] = {"kind": step.kind, "stage": step.stage, "battles": list(step.battles),
-                        "tie": None if step.tie is None else {
-                            "id": step.tie.id, "players": list(step.tie.players), "slots": step.tie.slots,
-                            "reason": step.tie.reason, "shootout": step.tie.shootout, "rule": step.tie.rule}}
-        data["names"] = {p: e.name for p, e in state.entrants.items()}
-        data["teams"] = {p: e.team for p, e in state.entrants.items()}
-        data["withdrawn"] = [p for p, e in state.entrants.items() if e.withdrawn]
-        data["registration_closed"] = state.registration_closed
-        data["deadline"] = state.deadline
-        return data
+        if battle_id not in state.battles:
+            raise StageError(f"no battle {battle_id!r}", code="battle.unknown", params={"battle": battle_id})
+        return tournament_view.battle_view(state, battle_id)
+
+    def stage(self, tournament_id: str, stage_id: str) -> dict:
+        """One stage of the tournament's format as a dict (titles, rule, kind; a written round's marks)."""
+        return tournament_view.stage_view(self.state(tournament_id).fmt.stage(stage_id))
+
+    def setup_view(self, tournament_id: str, battle_id: str) -> dict:
+        """What a host page needs to play this battle on a box, as JSON: profile, players (ids and names), themes,
+        red themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back."""
+        setup = self.battle_setup(tournament_id, battle_id)
+        entrants = self.state(tournament_id).entrants
+        return {"profile": setup.profile.name, "players": list(setup.players),
+                "names": [entrants[p].name for p in setup.players], "themes": setup.themes,
+                "red_themes": list(setup.red_themes), "cuts": None if setup.cuts is None else list(setup.cuts),
+                "slot": setup.slot, "run": setup.run, "runs": setup.runs}
 
     def field_check(self, tournament_id: str) -> dict | None:
         """The first stage's needs against the field, for the registration page, before anything is drawn.
 
-        ``{"stage", "have", "least", "most", "rule", "problem"}``: ``have`` players would play the first stage if
+        ``{"stage", "have", "least", "most", "rule", "problem"}`` (``stage`` as a dict): ``have`` players would play the first stage if
         registration closed now (late joiners of later stages not counted: irkutsk 1.4), the stage needs
         ``least``..``most`` (``most`` is ``None`` when battles are added as needed), and ``problem`` is the
         :class:`DrawError` (or :class:`StageError`) the first draw would raise now, or ``None``. A dry run of
@@ -430,7 +554,7 @@ class TournamentDesk:
             t.plan_draw(closed, stage.id, 0, self.clock())
         except (DrawError, StageError) as error:
             problem = error
-        return {"stage": stage, "have": len(players), "least": least, "most": most,
+        return {"stage": tournament_view.stage_view(stage), "have": len(players), "least": least, "most": most,
                 "rule": stage.rule or state.fmt.regulation, "problem": problem}
 
     def export_json(self, tournament_id: str) -> str:

@@ -1,7 +1,8 @@
-"""The composition of the serving process's services: event store, battles, capture link, live session.
+"""The composition of the serving process's services: event store, battles, capture link, live session, desk.
 
-``build_session(settings)`` is called once, by the web app factory's default services, in the process that
-serves (the gunicorn worker: threads are never started before a fork).
+``build_session(settings)`` and ``build_desk(settings, battles)`` are called once, by the web app factory's
+default services (``web.sync.build_services``), in the process that serves (the gunicorn worker: threads are
+never started before a fork).
 """
 
 from __future__ import annotations
@@ -48,3 +49,17 @@ def build_packages(settings: Settings, battles=None):
 
     return QuestionPackages.in_folder(settings.data_dir / "packages", battles,
                                       limits=Limits(upload_bytes=settings.package_upload_mb * MB))
+
+
+def build_desk(settings: Settings, battles=None):
+    """The tournament desk over ``data_dir``, listening to ``battles`` (the session's :class:`Battles`, or
+    ``None`` on an app without battles): results of linked battles played on this box flow in, and battles that
+    ended while no desk listened are recorded now."""
+    from appliance.service.tournaments import TournamentDesk
+
+    # One store for battles and tournaments: the battles' own when there are battles, else data_dir's.
+    desk = TournamentDesk.open(settings.data_dir, store=getattr(battles, "store", None))
+    if battles is not None:
+        battles.add_listener(desk.on_battle_event)
+        desk.reconcile(battles)
+    return desk

@@ -331,3 +331,88 @@ def test_the_director_plays_a_battle_on_this_box_with_themes_from_a_package(sett
     preview = packages.preview(package_id)
     assert preview["themes"][0]["played_in_tournaments"] == [tid]
     session.close()
+
+
+def test_broken_imports_store_nothing_and_every_page_still_answers(client, settings):
+    # Issue 10: "team_rank": null was accepted and /director/ answered 500 for every tournament, even after a
+    # restart; a failed import left its first event. Each import below is validated whole and refused with its
+    # code; the log holds exactly what it held before, and every page still answers.
+    from appliance.rules import tournament as t
+    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+
+    login(client)
+    kept = new_tournament(client, "mubc", 8)
+    desk = client.application.extensions["svoyak.tournaments"]
+
+    def stored(app_desk):  # what the store holds, read through the desk's own export
+        return [item["id"] for item in app_desk.list()], len(json.loads(app_desk.export_json(kept))["events"])
+
+    before = stored(desk)
+    log, state = simulate("mubc", 9, 5, battle_player=play_battle_outline)
+    good = [t.to_dict(e) for e in log]
+    created = good[0]
+
+    def edited(index, **fields):
+        events = [dict(e) for e in good]
+        events[index] = {**events[index], **fields}
+        return events
+
+    registered = next(i for i, e in enumerate(good) if e["type"] == "PlayerRegistered")
+    broken = {
+        "import.field": [
+            edited(registered, team_rank=None),                       # the null that took /director/ down
+            edited(registered, team_rank=10 ** 300),                  # past SQLite's INTEGER
+            edited(registered, name=["А"]),
+            edited(registered, surprise=1),
+            edited(0, at_ns="1"),
+            edited(0, tournament_id="../x"),
+            [created, {"type": "PlayerRegistered", "v": 1, "at_ns": 2, "player_id": "p1"}],  # no name
+            [created, "PlayerRegistered"],
+        ],
+        "import.event": [[created, {"type": "PlayerRegisteredTwice", "v": 1, "at_ns": 2}],
+                         [created, {**good[1], "v": 2}]],
+        "registration.no_player": [[created, {"type": "PlayerWithdrew", "v": 1, "at_ns": 2, "player_id": "p9"}]],
+        "import.log": [[], [good[1]], {"events": 5}],
+        "format.field": [edited(0, format_data={**created["format_data"], "surprise": 1})],
+        "import.exists": [json.loads(desk.export_json(kept))["events"]],
+    }
+    for code, bodies in broken.items():
+        for body in bodies:
+            reply = client.post("/director/import", data=json.dumps(body), content_type="application/json",
+                                headers={"Accept": "application/json"})
+            assert reply.status_code == 400 and reply.get_json()["code"] == code, (code, body)
+    digits = json.dumps(edited(registered, team_rank=0)).replace('"team_rank": 0', '"team_rank": ' + "9" * 5000)
+    for raw in (b"not json", b"[" * 100_000 + b"]" * 100_000, "[]".encode("utf-16"), digits.encode()):
+        reply = client.post("/director/import", data=raw, content_type="application/json",
+                            headers={"Accept": "application/json"})
+        assert reply.status_code == 400 and reply.get_json()["code"] in ("import.json", "import.log")
+    assert stored(desk) == before
+    for page in ("/director/", f"/director/{kept}/", f"/director/{kept}/registration", f"/director/{kept}/bracket",
+                 f"/director/{kept}/print", f"/table/{kept}", f"/table/{kept}.json"):
+        assert client.get(page).status_code == 200, page
+    # After a restart (a new app over the same data directory) the same, and the good log still imports.
+    again = create_app(settings, Services(session=FakeSession(), identity=client.application.extensions[
+        "svoyak.hub"].services.identity))
+    with again.test_client() as restarted:
+        login(restarted)
+        reopened = restarted.application.extensions["svoyak.tournaments"]
+        assert stored(reopened) == before and reopened.broken == {}
+        assert restarted.get("/director/").status_code == 200
+        assert restarted.post("/director/import", data=json.dumps({"events": good}),
+                              content_type="application/json").status_code == 302
+        assert restarted.get(f"/director/{state.tournament_id}/").status_code == 200
+
+
+def test_the_composition_root_builds_one_desk_and_one_pin_guard_and_the_pages_share_them(settings, tmp_path):
+    import dataclasses
+
+    from web.sync import build_services
+
+    services = build_services(dataclasses.replace(settings, capture_socket=str(tmp_path / "capture.sock")))
+    try:
+        app = create_app(settings, services)
+        hub = app.extensions["svoyak.hub"]
+        assert app.extensions["svoyak.tournaments"] is services.desk and services.desk is not None
+        assert hub.namespaces["/host"].guard is services.pin_guard is not None
+    finally:
+        services.session.close()

@@ -1,14 +1,17 @@
-"""The desk's refusals are worded from the engine's real sentences: each case below makes the engine (or the desk)
-refuse for real and checks the catalogue knows it by its code, Russian filled in, nothing left unformatted."""
+"""The desk's refusals are worded by their stable code: each case below makes the engine (or the desk) refuse for
+real and checks the one catalogue words it by that code, Russian filled in from the params, nothing unformatted."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from appliance.errors import SvoyakError
+from appliance.rules.tournament.errors import REFUSAL_CODES
+from appliance.service.tournament_refusals import DESK_CODES, REFUSALS, word
 from appliance.service.tournaments import TournamentDesk
 from appliance.store import EventStore
-from web.director_errors import CATALOGUE, word
 
 
 @pytest.fixture
@@ -63,18 +66,79 @@ def test_the_irkutsk_shortfall_reads_with_its_numbers_and_rule(desk):
     assert words["ru"] == "Игроков 18, а нужно не меньше 27, чтобы заполнить 9 боёв по 3 и более (irkutsk 2.1-2.2)"
 
 
-def test_an_unknown_refusal_still_reads_russian_first_and_keeps_the_engine_sentence():
+def test_a_refusal_whose_params_lack_a_figure_still_reads_russian_first_and_keeps_the_engine_sentence():
     from appliance.rules.tournament.errors import StageError
 
-    words = word(StageError("something the catalogue has not met"))
-    assert words["code"] == "StageError"
-    assert words["ru"] == "Этап: отказ: something the catalogue has not met"
+    words = word(StageError("something the catalogue has not met", code="battle.unknown"))
+    assert words["code"] == "battle.unknown"
+    assert words["ru"] == "Команда не выполнена: something the catalogue has not met"
 
 
-def test_every_catalogue_entry_formats_with_its_own_pattern_groups():
-    import re
+def test_every_catalogue_line_formats_with_the_params_its_code_documents():
+    for code, (ru, en) in REFUSALS.items():
+        meaning = REFUSAL_CODES.get(code) or DESK_CODES[code]
+        documented = set(re.findall(r"\w+", meaning.partition("params:")[2]))
+        used = set(re.findall(r"{(\w+)[}:]", ru + en))  # figures and the counts worded by appliance.words
+        assert used <= documented, code
 
-    for code, (_cls, pattern, ru, en) in CATALOGUE.items():
-        groups = set(re.compile(pattern).groupindex)
-        used = set(re.findall(r"{(\w+)}", ru + en))
-        assert used <= groups, code
+
+def test_a_huge_field_is_refused_by_code_without_repeating_it(desk):
+    from appliance.service.tournaments import DeskInputError
+
+    words = word(DeskInputError("x", code="input.seed", params={"seed": "9" * 200_000 + "x"}))
+    assert words["code"] == "input.seed" and len(words["ru"]) < 400
+
+
+def test_junk_numbers_on_the_desk_forms_are_worded_refusals(tmp_path, settings):
+    import types
+
+    from tests.web.test_director import PIN, FakeSession
+    from web import create_app
+    from web.sync import Services
+
+    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10, box_name="b")
+    with create_app(settings, Services(session=FakeSession(), identity=identity)).test_client() as client:
+        client.post("/director/login", data={"pin": PIN})
+        tid = client.post("/director/new", data={"preset": "irkutsk"}).headers["Location"].split("/")[2]
+        huge = "9" * 5000
+        for path, data, code in (
+                ("/director/new", {"preset": "mubc", "seed": huge + "x"}, "input.seed"),
+                ("/director/new", {"preset": "mubc", "changes": f"swiss.rounds = {huge}"}, "format.type"),
+                (f"/director/{tid}/registration", {"name": "А", "team": "Т", "category": "team", "team_rank": huge},
+                 "input.team_rank")):
+            reply = client.post(path, data=data)
+            assert reply.status_code == 400 and f'data-code="{code}"' in reply.get_data(as_text=True), path
+
+
+def test_junk_json_on_the_sheet_entry_is_a_worded_refusal(settings):
+    import types
+
+    from tests.web.test_director import PIN, FakeSession
+    from web import create_app
+    from web.sync import Services
+
+    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10, box_name="b")
+    with create_app(settings, Services(session=FakeSession(), identity=identity)).test_client() as client:
+        client.post("/director/login", data={"pin": PIN})
+        tid = client.post("/director/new", data={"preset": "youth-cup"}).headers["Location"].split("/")[2]
+        client.post(f"/director/{tid}/registration", data={"bulk": "\n".join(f"Игрок {i}" for i in range(40))})
+        client.post(f"/director/{tid}/draw", data={"stage": "written", "seed": "1"})
+        headers = {"Accept": "application/json"}
+        for body in ([1, 2], "marks", {"player": "1", "marks": "+" * 60, "command_id": {"x": 1}},
+                     {"player": ["1"], "marks": None}):
+            reply = client.post(f"/director/{tid}/sheets/written", json=body, headers=headers)
+            assert reply.status_code in (200, 400), body
+            data = reply.get_json()
+            assert data["ok"] or (data["code"] and data["ru"]), body
+
+
+def test_counts_in_refusals_take_the_one_plural_rule():
+    from appliance.rules.tournament.errors import DrawError
+
+    def too_few(battles):
+        return word(DrawError("x", code="draw.too_few", params={"players": 2, "battles": battles, "size": 3,
+                                                                "needed": 3 * battles, "rule": ""}))
+
+    assert [too_few(n)["ru"].split("заполнить ")[1] for n in (1, 2, 5, 21)] == [
+        "1 бой по 3 и более", "2 боя по 3 и более", "5 боёв по 3 и более", "21 бой по 3 и более"]
+    assert too_few(1)["en"] == "2 players, but 1 battle of at least 3 need 3"

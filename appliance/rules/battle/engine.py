@@ -24,9 +24,21 @@ import dataclasses
 from typing import Callable
 
 from appliance.rules.battle import events as ev
+from appliance.rules.battle import queries
+from appliance.rules.battle.choices import (Appeals, CorrectionKind, HostCorrections, Mode, OutsideWindow,
+                                            PressOutcome, QuestionOutcome, Reading, TieBreak)
 from appliance.rules.battle.errors import BattleRuleError
+from appliance.rules.battle.queries import press_outcome
+from appliance.rules.battle.standings import standings
 from appliance.rules.battle.state import (NEVER_NS, UNDO_DEPTH, Appeal, BattleState, Correction, Press, Question, Ruling, Theme,
                                           Undone)
+from appliance.rules.battle.versions import RULES_VERSIONS
+
+# The latest timestamp taken: CLOCK_MONOTONIC after 146 years of uptime. Any deadline set from it (hours at most)
+# stays a 64-bit integer, for the store, the timers and the pages.
+MAX_AT_NS = 2**62
+RUNS_MAX = 8  # runs of one battle slot (youth-cup 2.4 plays the 1/16 in two): the bound on BattleSetUp.runs
+
 
 def replace(obj, **changes):
     """``dataclasses.replace`` for the engine's own frozen records, without re-running ``__init__`` (the
@@ -78,6 +90,9 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
         refuse("players", "duplicate_player_name", "two players have the same name")
     if isinstance(event.themes, bool) or not isinstance(event.themes, int) or event.themes < 1:
         refuse("themes", "bad_theme_count", f"a battle needs at least one theme, not {event.themes!r}")
+    if event.themes > profile.themes_max:  # the profile's bound: no number reaches the view or the store unbounded
+        refuse("themes", "too_many_themes", f"{event.themes} themes; this profile sets up at most {profile.themes_max}",
+               themes=event.themes, max=profile.themes_max)
     red = event.red_themes
     if any(isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < event.themes for t in red) \
             or len(set(red)) != len(red):
@@ -104,29 +119,49 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
                players=len(players))
     if len(players) - len(set(absent)) < 1:
         refuse("absent", "nobody_present", "nobody is present")
-    if event.spare_themes is not None and (isinstance(event.spare_themes, bool)
-                                           or not isinstance(event.spare_themes, int) or event.spare_themes < 0):
-        refuse("tie_break", "bad_spare_themes", "spare_themes is a number of themes, 0 or more")
+    if event.spare_themes is not None and (type(event.spare_themes) is not int
+                                           or not 0 <= event.spare_themes <= profile.themes_max):
+        refuse("tie_break", "bad_spare_themes", f"spare_themes is a number of themes, 0 to {profile.themes_max}",
+               max=profile.themes_max)
     if event.cuts is not None and any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c < len(players)
                                       for c in event.cuts):
         refuse("tie_break", "bad_cuts", f"cuts are places 1-{len(players) - 1} after which the ranking must be strict",
                players=len(players))
-    if not (isinstance(event.run, int) and isinstance(event.runs, int) and 1 <= event.run <= event.runs):
-        refuse("runs", "bad_run", "run must be between 1 and runs")
+    if not (type(event.run) is int and type(event.runs) is int and 1 <= event.run <= event.runs <= RUNS_MAX):
+        refuse("runs", "bad_run", f"run must be between 1 and runs, and runs at most {RUNS_MAX}", max=RUNS_MAX)
     if event.mode not in ev.MODES:
         refuse("fallback", "unknown_mode", f"mode {event.mode!r} is not one of {', '.join(ev.MODES)}",
                modes=list(ev.MODES))
-    if event.mode == "claps" and not profile.corrections_fallback_without_buttons:
+    if event.mode == Mode.CLAPS and not profile.corrections_fallback_without_buttons:
         refuse("fallback", "no_fallback_mode", "this regulation has no play without buttons")
-    if isinstance(event.at_ns, bool) or not isinstance(event.at_ns, int) or event.at_ns < 0:
+    if type(event.at_ns) is not int or not 0 <= event.at_ns <= MAX_AT_NS:
         refuse("players", "bad_timestamp", "at_ns is a CLOCK_MONOTONIC timestamp in ns, 0 or more")
-    return BattleState(setup=event, profile=profile, players=players, scores=(0,) * len(players), mode=event.mode,
-                       seq=1, last_at_ns=event.at_ns)
+    rules = RULES_VERSIONS.get(event.rules_version) if type(event.rules_version) is int else None
+    if rules is None:  # a log from a newer engine: say so rather than play it by other rules
+        raise BattleRuleError("battle setup", f"rules version {event.rules_version!r} is not one this engine knows "
+                              f"({', '.join(map(str, RULES_VERSIONS))})", event=event, code="unknown_rules_version",
+                              params={"version": event.rules_version, "known": list(RULES_VERSIONS)})
+    return _settled(BattleState(setup=event, profile=profile, players=players, scores=(0,) * len(players),
+                                mode=Mode(event.mode), rules=rules, seq=1, last_at_ns=event.at_ns))
+
+
+def _settled(state: BattleState) -> BattleState:
+    """``state``, just built by this module and not yet seen by anyone, with what the rules say of it stored on
+    it (queries.py): the phase, whether the battle is over, the next price. Records hold values, not rules."""
+    fields = state.__dict__
+    fields["phase"], fields["is_over"], fields["next_value_points"] = queries.conclusions(state)
+    return state
 
 
 # ------------------------------------------------------------------------------------------------ helpers
 def _with_question(state: BattleState, question: Question, **changes) -> BattleState:
-    return replace(state, questions=state.questions[:-1] + (question,), **changes)
+    new = object.__new__(BattleState)  # replace(state, questions=..., **changes), inlined: every press comes here
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields["questions"] = state.questions[:-1] + (question,)
+    if changes:
+        fields.update(changes)
+    return new
 
 
 def _end_question(state: BattleState, question: Question, outcome: str, at_ns: int, scores: tuple) -> BattleState:
@@ -134,48 +169,11 @@ def _end_question(state: BattleState, question: Question, outcome: str, at_ns: i
                        scores_after=scores)
     state = _with_question(state, question, scores=scores)
     theme = state.theme
-    if theme is not None and theme.shootout and state.profile.shootout_method == "shootout_question":
+    if theme is not None and theme.shootout and state.profile.shootout_method == TieBreak.SHOOTOUT_QUESTION:
         # northern-owl 3.3: single questions until the first answer; the theme closes once the tie is broken.
-        from appliance.rules.battle.standings import standings
-
         if standings(state).shootout is None:
             state = replace(state, themes=state.themes[:-1] + (replace(theme, closed=True),))
     return state
-
-
-def press_outcome(state: BattleState, question: Question, player: int, at_ns: int) -> str:
-    """How the rules take a press by ``player`` at ``at_ns`` during ``question`` (see ``PRESS_OUTCOMES``)."""
-    profile = state.profile
-    if player not in question.participants:
-        return "not_playing"  # absent (mubc 3.5) or outside a shoot-out
-    if player in question.answered or player == question.answerer:
-        return "answered"  # one answer per player per question (eurocup 2.9, irkutsk 3.6)
-    for locked, until in question.locked:
-        if locked == player and at_ns < until:
-            return "locked"
-    opens = {"price_announced": question.announced_ns, "reading_started": question.reading_started_ns,
-             "reading_finished": question.reading_finished_ns}[profile.presses_open_at]
-    if opens is None or at_ns < opens:
-        return "early"
-    after_reset = question.answerer is not None and profile.presses_during_answer == "queue" \
-        and question.pointed_ns is not None and at_ns >= question.pointed_ns
-    if question.window_closes_ns is not None and at_ns >= question.window_closes_ns and not after_reset:
-        # timestamps decide, not arrival (eurocup 2.5, 2.9). A signal after the host's reset during an answer is
-        # never late: its deadline is 7 s after the later of "wrong" and the end of reading (eurocup 2.9,
-        # youth-cup прил. 9), and "wrong" has not come yet.
-        return "late"
-    if question.answerer is not None:
-        if question.pointed_ns is None and question.answerer_press_ns is not None \
-                and at_ns < question.answerer_press_ns \
-                and (question.reopened_ns is None or at_ns >= question.reopened_ns):
-            return "answerer"  # it arrived later but happened first: the earliest edge wins
-        if after_reset:
-            return "queued"  # eurocup 2.6, 2.9: after the host's reset a signal counts as the next one
-        return "blocked" if profile.presses_blocker else "during_answer"
-    if question.reopened_ns is not None and at_ns < question.reopened_ns:
-        # irkutsk 3.4: presses before "Минус" do not count; northern-owl 3.9: before "неверно"
-        return "blocked" if profile.presses_blocker else "during_answer"
-    return "answerer"
 
 
 # ------------------------------------------------------------------------------------------------ handlers
@@ -198,8 +196,6 @@ def _theme_started(state: BattleState, event: ev.ThemeStarted) -> BattleState:
         theme = Theme(index=index, name=name, red=number in setup.red_themes, shootout=False,
                       participants=state.present_players, started_ns=event.at_ns)
     else:
-        from appliance.rules.battle.standings import standings
-
         call = standings(state).shootout
         if call is None:
             _refuse(state, "tie_break", "no_shootout_needed",
@@ -227,9 +223,7 @@ def _price_announced(state: BattleState, event: ev.PriceAnnounced) -> BattleStat
                 f"the next question of this theme is worth {expected}, not {value}", event, value=value,
                 expected=expected)
     participants = theme.participants
-    if theme.shootout and state.profile.shootout_method == "shootout_question":
-        from appliance.rules.battle.standings import standings
-
+    if theme.shootout and state.profile.shootout_method == TieBreak.SHOOTOUT_QUESTION:
         call = standings(state).shootout
         if call is None:
             _refuse(state, "tie_break", "tie_broken", "the tie is broken: no more shoot-out questions", event)
@@ -249,20 +243,20 @@ def _open_question(state: BattleState, event: ev.Event, key: str = "question_end
 
 def _reading_started(state: BattleState, event: ev.ReadingStarted) -> BattleState:
     question = _open_question(state, event)
-    if question.reading != "not_started":
+    if question.reading != Reading.NOT_STARTED:
         _refuse(state, "press_open", "reading_already_started", "the reading has already started", event,
                 question=question.index)
     if question.answerer is not None:
         _refuse(state, "press_open", "press_before_reading",
                 "someone signalled before the reading: rule on the answer first", event, question=question.index,
                 answerer=question.answerer)
-    return _with_question(state, replace(question, reading="reading", reading_started_ns=event.at_ns))
+    return _with_question(state, replace(question, reading=Reading.READING, reading_started_ns=event.at_ns))
 
 
 def _window_after(state: BattleState, question: Question) -> int | None:
     """When the press window closes: the later of the end of reading and the last "wrong" plus their windows
     (eurocup 2.5, 2.9; irkutsk 3.4; northern-owl 3.10). None while the question is still being read."""
-    if question.reading != "finished":
+    if question.reading != Reading.FINISHED:
         return None
     profile = state.profile
     closes = question.reading_finished_ns + profile.presses_window_after_reading_ms * 1_000_000
@@ -273,30 +267,38 @@ def _window_after(state: BattleState, question: Question) -> int | None:
 
 def _reading_finished(state: BattleState, event: ev.ReadingFinished) -> BattleState:
     question = _open_question(state, event)
-    if question.reading != "reading":
+    if question.reading != Reading.READING:
         _refuse(state, "stop_reading",
-                {"interrupted": "reading_interrupted", "finished": "reading_already_finished"}.get(
+                {Reading.INTERRUPTED: "reading_interrupted", Reading.FINISHED: "reading_already_finished"}.get(
                     question.reading, "reading_not_started"),
                 f"the question is not being read (reading {question.reading})", event, question=question.index,
                 reading=question.reading)
-    question = replace(question, reading="finished", reading_finished_ns=event.at_ns)
+    question = replace(question, reading=Reading.FINISHED, reading_finished_ns=event.at_ns)
     return _with_question(state, replace(question, window_closes_ns=_window_after(state, question)))
 
 
 def _reading_resumed(state: BattleState, event: ev.ReadingResumed) -> BattleState:
     question = _open_question(state, event)
-    if question.reading != "interrupted" or question.answerer is not None:
+    if question.reading != Reading.INTERRUPTED or question.answerer is not None:
         _refuse(state, "resume_reading", "resume_not_allowed",
                 "reading resumes only after an interrupted question's wrong answer", event, question=question.index)
-    return _with_question(state, replace(question, reading="reading"))
+    return _with_question(state, replace(question, reading=Reading.READING))
 
 
 def _check_player(state: BattleState, event: ev.Event, player: object) -> int:
-    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < len(state.players):
+    if type(player) is not int or not 0 <= player < len(state.players):  # a bool is no player
         _refuse(state, "players", "no_such_player",
                 f"there is no player {player!r}; players are 0-{len(state.players) - 1}", event,
                 players=len(state.players))
     return player  # type: ignore[return-value]
+
+
+# The members a press meets, bound once (every press comes here; on Python 3.11 an Enum attribute costs about
+# twice a module global).
+_BUTTONS, _CLAPS, _READING, _INTERRUPTED = Mode.BUTTONS, PressOutcome.CLAPS, Reading.READING, Reading.INTERRUPTED
+_ANSWERER, _BEATEN, _QUEUED, _EARLY, _BLOCKED = (PressOutcome.ANSWERER, PressOutcome.BEATEN, PressOutcome.QUEUED,
+                                                 PressOutcome.EARLY, PressOutcome.BLOCKED)
+_LOCKOUT = OutsideWindow.LOCKOUT
 
 
 def _button_pressed(state: BattleState, event: ev.ButtonPressed) -> BattleState:
@@ -308,30 +310,31 @@ def _button_pressed(state: BattleState, event: ev.ButtonPressed) -> BattleState:
     question = state.current_question
     if question is None:
         return state  # between questions a press means nothing (eurocup 2.5): recorded in the log only
-    if state.mode != "buttons":
-        outcome = "claps"  # mubc 4.4: the host points; stray presses are kept for the protocol only
+    if state.mode != _BUTTONS:
+        outcome = _CLAPS  # mubc 4.4: the host points; stray presses are kept for the protocol only
     else:
         outcome = press_outcome(state, question, player, event.at_ns)
-    press = Press(player=player, at_ns=event.at_ns, source=event.source, outcome=outcome)
+    press = object.__new__(Press)  # Press(...) without the frozen __init__'s setattr per field (the hot path)
+    press.__dict__.update(player=player, at_ns=event.at_ns, source=event.source, outcome=outcome)
     presses = question.presses + (press,)
     changes: dict = {"presses": presses}
     profile = state.profile
-    if outcome == "answerer":
+    if outcome == _ANSWERER:
         if question.answerer is not None:  # an earlier edge arrived late: it takes the turn back
-            presses = tuple(replace(p, outcome="beaten") if p.player == question.answerer
+            presses = tuple(replace(p, outcome=_BEATEN) if p.player == question.answerer
                             and p.at_ns == question.answerer_press_ns else p for p in presses)
             changes["presses"] = presses
         changes.update(answerer=player, answerer_press_ns=event.at_ns, pointed_ns=None, answer_deadline_ns=None,
                        queue=())
-        if question.reading == "reading" and profile.presses_stop_reading:
-            changes["reading"] = "interrupted"  # eurocup 2.7, irkutsk 3.3, northern-owl 3.6
-    elif outcome == "queued":
+        if question.reading == _READING and profile.presses_stop_reading:
+            changes["reading"] = _INTERRUPTED  # eurocup 2.7, irkutsk 3.3, northern-owl 3.6
+    elif outcome == _QUEUED:
         if all(queued != player for _, queued in question.queue):
             changes["queue"] = tuple(sorted(question.queue + ((event.at_ns, player),)))
-    elif outcome == "early" and profile.presses_outside_window == "lockout":
+    elif outcome == _EARLY and profile.presses_outside_window == _LOCKOUT:
         until = event.at_ns + profile.presses_lockout_ms * 1_000_000 if profile.presses_lockout_ms else NEVER_NS
         changes["locked"] = question.locked + ((player, until),)
-    elif outcome == "blocked":
+    elif outcome == _BLOCKED:
         changes["locked"] = question.locked + ((player, NEVER_NS),)
     return _with_question(state, replace(question, **changes))
 
@@ -341,7 +344,7 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
     player = _check_player(state, event, event.player)
     profile = state.profile
     changes: dict = {}
-    if state.mode == "buttons":
+    if state.mode == Mode.BUTTONS:
         if question.answerer is None:
             _refuse(state, "during_answer", "nobody_signalled", "nobody has signalled", event, player,
                     question=question.index)
@@ -361,15 +364,16 @@ def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleSt
             _refuse(state, "one_answer", "already_answered", f"{state.players[player]} may not answer this question",
                     event, player, question=question.index)
         closes = question.window_closes_ns
-        if question.answerer is None and closes is not None and event.at_ns >= closes:
+        if question.answerer is None and closes is not None \
+                and event.at_ns >= closes + state.rules.deadline_in_time_ns:
             # a clap counts within the same window as a signal: after it the question is over
             _refuse(state, "fallback", "press_window_closed",
                     f"the press window closed {(event.at_ns - closes) / 1e9:.1f} s ago; "
                     "on claps too a player is pointed to only within it", event, player,
                     late_ms=(event.at_ns - closes) // 1_000_000, question=question.index)
         changes.update(answerer=player, answerer_press_ns=event.at_ns)
-        if question.reading == "reading" and profile.presses_stop_reading:
-            changes["reading"] = "interrupted"
+        if question.reading == Reading.READING and profile.presses_stop_reading:
+            changes["reading"] = Reading.INTERRUPTED
     changes.update(pointed_ns=event.at_ns, answer_deadline_ns=_answer_deadline(state, event.at_ns))
     return _with_question(state, replace(question, **changes))
 
@@ -392,7 +396,7 @@ def _short_form_given(state: BattleState, event: ev.ShortFormGiven) -> BattleSta
     if not state.profile.answer_short_form:
         _refuse(state, "short_form", "no_short_form", "this regulation gives no short form of the question", event)
     question = _answering(state, event)
-    if question.reading != "interrupted":
+    if question.reading != Reading.INTERRUPTED:
         _refuse(state, "short_form", "short_form_not_interrupted",
                 "the short form is given only when the reading was interrupted", event, question=question.index)
     # eurocup 2.8: the 3 s count from the short form
@@ -413,6 +417,11 @@ def _answer_time_extended(state: BattleState, event: ev.AnswerTimeExtended) -> B
     if isinstance(event.extra_ms, bool) or not isinstance(event.extra_ms, int) or event.extra_ms <= 0:
         _refuse(state, "extension", "bad_extension",
                 f"an extension is a positive number of ms, not {event.extra_ms!r}", event)
+    limit_ms = state.profile.answer_extension_max_ms
+    if event.extra_ms > limit_ms:  # «по своему усмотрению» (northern-owl 3.7), within the profile's bound
+        _refuse(state, "extension", "extension_too_long",
+                f"an extension is at most {limit_ms} ms, not {event.extra_ms}", event, max_ms=limit_ms,
+                max_s=limit_ms // 1000)
     base = question.answer_deadline_ns if question.answer_deadline_ns is not None else event.at_ns
     return _with_question(state, replace(question, answer_deadline_ns=base + event.extra_ms * 1_000_000))
 
@@ -426,12 +435,12 @@ def _judge(state: BattleState, event: ev.Event, question: Question, correct: boo
     scores = tuple(scores)
     question = replace(question, rulings=question.rulings + (ruling,))
     if correct:
-        return _end_question(state, question, "right", event.at_ns, scores)
-    if question.shootout and state.profile.shootout_method == "shootout_question":
-        return _end_question(state, question, "first_answer", event.at_ns, scores)  # northern-owl 3.3
+        return _end_question(state, question, QuestionOutcome.RIGHT, event.at_ns, scores)
+    if question.shootout and state.profile.shootout_method == TieBreak.SHOOTOUT_QUESTION:
+        return _end_question(state, question, QuestionOutcome.FIRST_ANSWER, event.at_ns, scores)  # northern-owl 3.3
     answered = question.answered
     if all(p in answered for p in question.participants):
-        return _end_question(state, question, "all_wrong", event.at_ns, scores)  # eurocup 2.11.2
+        return _end_question(state, question, QuestionOutcome.ALL_WRONG, event.at_ns, scores)  # eurocup 2.11.2
     question = replace(question, answerer=None, answerer_press_ns=None, pointed_ns=None, answer_deadline_ns=None,
                        reopened_ns=event.at_ns)
     # the window is recomputed at every "wrong": 7 s after the later of "wrong" and the end of reading (2.9)
@@ -462,7 +471,8 @@ def _time_called(state: BattleState, event: ev.TimeCalled) -> BattleState:
             _refuse(state, "answer_limit", "answerer_not_pointed",
                     "the answer time starts when the host points to the answerer", event, answerer=question.answerer,
                     question=question.index)
-        if deadline is not None and event.at_ns < deadline:
+        if deadline is not None and event.at_ns < deadline + state.rules.deadline_in_time_ns:
+            # eurocup 2.8 «с задержкой не более 3 секунд»: an answer at the 3rd second is in time (version 2)
             _refuse(state, "answer_limit", "answer_time_running",
                     f"the answer time runs {(deadline - event.at_ns) / 1e9:.1f} s more", event,
                     remaining_ms=(deadline - event.at_ns) // 1_000_000, question=question.index)
@@ -475,11 +485,12 @@ def _window_over(state: BattleState, event: ev.Event, question: Question) -> Bat
     if closes is None:
         _refuse(state, "window_after_reading", "window_not_started",
                 "the press window has not started: the reading has not ended", event, question=question.index)
-    if event.at_ns < closes:
+    if event.at_ns < closes + state.rules.deadline_in_time_ns:
+        # irkutsk 3.4, northern-owl 3.10 «в течение 5 секунд»: the window is over only after its last instant
         _refuse(state, "window_after_reading", "window_open",
                 f"the press window is open {(closes - event.at_ns) / 1e9:.1f} s more", event,
                 remaining_ms=(closes - event.at_ns) // 1_000_000, question=question.index)
-    return _end_question(state, question, "unanswered", event.at_ns, state.scores)  # eurocup 2.11.3
+    return _end_question(state, question, QuestionOutcome.UNANSWERED, event.at_ns, state.scores)  # eurocup 2.11.3
 
 
 def _press_window_expired(state: BattleState, event: ev.PressWindowExpired) -> BattleState:
@@ -505,11 +516,12 @@ def _question_withdrawn(state: BattleState, event: ev.QuestionWithdrawn) -> Batt
         barrier = correction_barrier(state, question.index)
         if barrier is not None:  # withdrawing a played question revises its rulings
             _refuse(state, "corrections", _barrier_code(state), barrier, event, question=question.index)
+    _refuse_if_appeal_decided(state, event, question.index)  # in play too: mubc 4.2 disputes come during play
     old = question
     question = replace(question, withdrawn=True, withdrawn_reason=event.reason if isinstance(event.reason, str) else "")
     scores = _rescored(state.scores, old, question)
     if not question.is_over:
-        return _end_question(state, question, "withdrawn", event.at_ns, scores)
+        return _end_question(state, question, QuestionOutcome.WITHDRAWN, event.at_ns, scores)
     return _with_question(state, question, scores=scores)
 
 
@@ -574,13 +586,14 @@ def _correct(state: BattleState, event: ev.Event, index: int, player: int, corre
     if not question.is_over and correct:
         # the answer was right after all: the question ends (eurocup 2.11.1)
         state = replace(state, questions=state.questions[:index] + (question,) + state.questions[index + 1:])
-        return _end_question(state, question, "right", event.at_ns, scores)
-    if question.is_over and question.outcome in ("right", "all_wrong", "unanswered"):
+        return _end_question(state, question, QuestionOutcome.RIGHT, event.at_ns, scores)
+    if question.is_over and question.outcome in (QuestionOutcome.RIGHT, QuestionOutcome.ALL_WRONG,
+                                                 QuestionOutcome.UNANSWERED):
         if correct:
-            question = replace(question, outcome="right")
+            question = replace(question, outcome=QuestionOutcome.RIGHT)
         elif not any(r.effective and not r.void for r in question.rulings):
             everyone = all(p in question.answered for p in question.participants)
-            question = replace(question, outcome="all_wrong" if everyone else "unanswered")
+            question = replace(question, outcome=QuestionOutcome.ALL_WRONG if everyone else QuestionOutcome.UNANSWERED)
     return replace(state, scores=scores,
                    questions=state.questions[:index] + (question,) + state.questions[index + 1:])
 
@@ -601,18 +614,18 @@ def correction_barrier(state: BattleState, index: int) -> str | None:
     ``PriceAnnounced`` or ``ThemeStarted`` returns the host to between questions, but what it closed stays
     closed (irkutsk 3.7 «задним числом не пересматриваются»)."""
     policy = state.profile.corrections_host
-    if policy == "any_time":
+    if policy == HostCorrections.ANY_TIME:
         return None
-    if policy == "never":
+    if policy == HostCorrections.NEVER:
         return "the host's rulings are final"
-    if policy == "current_question":
+    if policy == HostCorrections.CURRENT_QUESTION:
         # irkutsk 3.7: the host may check at once; rulings are not revised afterwards. mubc 4.2: later only an
         # answer disputed before the next question (AppealLodged), decided with AppealDecided
         if index != state.questions_reached - 1:
             later = "; a dispute lodged in time is decided by AppealDecided" \
-                if state.profile.corrections_appeals != "none" else ""
+                if state.profile.corrections_appeals != Appeals.NONE else ""
             return f"a ruling may be corrected only before the next question is announced{later}"
-    if policy == "appeal_window":
+    if policy == HostCorrections.APPEAL_WINDOW:
         # youth-cup 3.1: disputes are heard right after the theme of the question ends, before the next theme
         # starts; "in other cases disputed answers are not considered". The question in play may be fixed at once.
         question = state.questions[index]
@@ -626,8 +639,29 @@ def correction_barrier(state: BattleState, index: int) -> str | None:
 
 def _barrier_code(state: BattleState) -> str:
     """The refusal code of :func:`correction_barrier`'s reason, by the profile's ``corrections.host`` policy."""
-    return {"never": "rulings_final", "current_question": "correction_after_next_question",
-            "appeal_window": "correction_outside_appeal_window"}[state.profile.corrections_host]
+    return {HostCorrections.NEVER: "rulings_final", HostCorrections.CURRENT_QUESTION: "correction_after_next_question",
+            HostCorrections.APPEAL_WINDOW: "correction_outside_appeal_window"}[state.profile.corrections_host]
+
+
+def _decided_appeal(state: BattleState, question: int, player: int | None = None) -> int | None:
+    """The first decided appeal on ``player``'s ruling of ``question`` (any player's if None; a decision voiding
+    the question counts for every ruling), if the rules make decided appeals final (youth-cup 3.3), else None."""
+    if not state.rules.decided_appeals_final:
+        return None
+    for number, appeal in enumerate(state.appeals):
+        if appeal.decided and appeal.question == question and (
+                player is None or appeal.player == player or (appeal.accepted and appeal.correct is None)):
+            return number
+    return None
+
+
+def _refuse_if_appeal_decided(state: BattleState, event: ev.Event, question: int, player: int | None = None) -> None:
+    decided = _decided_appeal(state, question, player)
+    if decided is not None:
+        # youth-cup 3.3 «Принятые решения по апелляциям не оспариваются и в дальнейшем не пересматриваются»
+        _refuse(state, "appeal_decisions", "appeal_decided_ruling_final",
+                f"appeal {decided} on this ruling has been decided; the decision is final", event, player,
+                question=question, appeal=decided)
 
 
 def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleState:
@@ -636,31 +670,38 @@ def _ruling_corrected(state: BattleState, event: ev.RulingCorrected) -> BattleSt
     barrier = correction_barrier(state, index)
     if barrier is not None:
         _refuse(state, "corrections", _barrier_code(state), barrier, event, player, question=index)
+    _refuse_if_appeal_decided(state, event, index, player)
     if not isinstance(event.correct, bool):
         _refuse(state, "corrections", "bad_corrected_ruling", "a corrected ruling is right (true) or wrong (false)",
                 event, player, question=index)
-    return _correct(state, event, index, player, event.correct, "host", event.reason)
+    return _correct(state, event, index, player, event.correct, CorrectionKind.HOST, event.reason)
 
 
 def _appeal_lodged(state: BattleState, event: ev.AppealLodged) -> BattleState:
     policy = state.profile.corrections_appeals
-    if policy == "none":
+    if policy == Appeals.NONE:
         _refuse(state, "appeals", "no_appeals", "this regulation has no appeals; the host's ruling is final", event)
     player = _check_player(state, event, event.player)
     index = _check_question_index(state, event, event.question, "appeals")
     question = state.questions[index]
-    if policy == "after_theme":
+    if policy == Appeals.AFTER_THEME:
         # youth-cup 3.1: right after the theme of the disputed question ends, before the next theme is read
         # (a next theme started, even if undone, has closed the window: themes_reached)
         if question.theme != state.themes_reached - 1 or not state.is_theme_complete:
             _refuse(state, "appeals", "appeal_after_theme",
                     "an appeal is lodged after its theme ends and before the next one starts", event, player,
                     question=index)
-    elif policy == "before_next_question":
-        # mubc 4.2: only if disputed before the next question is announced (even if that was undone)
-        if index != state.questions_reached - 1 or not question.is_over:
+    elif policy == Appeals.BEFORE_NEXT_QUESTION:
+        # mubc 4.2 «оспорил ответ до оглашения следующего вопроса»: before the next question is announced (even
+        # if that was undone); from the moment an answer is judged (rules version 2), or once the question ended
+        judged = question.is_over or (state.rules.dispute_once_judged and bool(question.rulings))
+        if index != state.questions_reached - 1 or not judged:
+            if state.rules.dispute_once_judged and index == state.questions_reached - 1:
+                _refuse(state, "appeals", "appeal_before_ruling", "an answer is disputed once it has been judged",
+                        event, player, question=index)
             _refuse(state, "appeals", "appeal_after_question",
                     "an answer is disputed after its question and before the next one", event, player, question=index)
+    _refuse_if_appeal_decided(state, event, index, player)
     appeal = Appeal(player=player, question=index, claim=event.claim if isinstance(event.claim, str) else "",
                     lodged_ns=event.at_ns)
     return replace(state, appeals=state.appeals + (appeal,))
@@ -678,6 +719,8 @@ def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
     if not isinstance(event.accepted, bool) or (event.correct is not None and not isinstance(event.correct, bool)):
         _refuse(state, "appeals", "bad_appeal_decision", "a decision is accepted true/false, correct true/false/null",
                 event, appeal=index)
+    if event.accepted:  # a decision that would reverse an earlier one on the same ruling (youth-cup 3.3)
+        _refuse_if_appeal_decided(state, event, appeal.question, None if event.correct is None else appeal.player)
     decided = replace(appeal, decided=True, accepted=event.accepted, correct=event.correct, decided_ns=event.at_ns)
     appeals = state.appeals[:index] + (decided,) + state.appeals[index + 1:]
     if not event.accepted:
@@ -692,7 +735,7 @@ def _appeal_decided(state: BattleState, event: ev.AppealDecided) -> BattleState:
         scores = _rescored(state.scores, old, question)
         return replace(state, appeals=appeals, scores=scores, questions=state.questions[:appeal.question]
                        + (question,) + state.questions[appeal.question + 1:])
-    state = _correct(state, event, appeal.question, appeal.player, event.correct, "appeal", appeal.claim)
+    state = _correct(state, event, appeal.question, appeal.player, event.correct, CorrectionKind.APPEAL, appeal.claim)
     return replace(state, appeals=appeals)
 
 
@@ -703,13 +746,13 @@ def _mode_changed(state: BattleState, event: ev.ModeChanged) -> BattleState:
     if event.mode == state.mode:
         _refuse(state, "fallback", "mode_already_on", f"the battle is already in {event.mode} mode", event,
                 mode=event.mode)
-    if event.mode == "claps" and not state.profile.corrections_fallback_without_buttons:
+    if event.mode == Mode.CLAPS and not state.profile.corrections_fallback_without_buttons:
         _refuse(state, "fallback", "no_fallback_mode", "this regulation has no play without buttons", event)
     question = state.current_question
     if question is not None and question.answerer is not None:
         _refuse(state, "fallback", "mode_change_while_answering", "change the mode when nobody is answering", event,
                 answerer=question.answerer)
-    return replace(state, mode=event.mode)
+    return replace(state, mode=Mode(event.mode))
 
 
 def _action_undone(state: BattleState, event: ev.ActionUndone) -> BattleState:
@@ -743,7 +786,7 @@ def _check_undo(state: BattleState, before: BattleState, undone: ev.Event, event
     if isinstance(undone, ev.AppealDecided):
         _refuse(state, "appeal_decisions", "appeal_decision_final",
                 "an appeal's decision is final and is not revisited", event)
-    if state.profile.corrections_host == "any_time":
+    if state.profile.corrections_host == HostCorrections.ANY_TIME:
         return
     name = type(undone).__name__
     for index, old in enumerate(before.questions[:len(state.questions)]):
@@ -764,7 +807,11 @@ def _remember(state: BattleState, event: ev.Event) -> tuple:
     """The history node for ``event`` applied to ``state``; trims to the newest UNDO_DEPTH when it doubles."""
     older = state.history
     depth = older[3] + 1 if older is not None else 1
-    node = (replace(state, history=None), event, older, depth)
+    before = object.__new__(BattleState)  # replace(state, history=None), inlined: once per event
+    fields = before.__dict__
+    fields.update(state.__dict__)
+    fields["history"] = None
+    node = (before, event, older, depth)
     if depth <= 2 * UNDO_DEPTH:
         return node
     newest = []
@@ -819,20 +866,46 @@ def apply(state: BattleState | None, event: ev.Event) -> BattleState:
         _refuse(state, "players", "not_a_battle_event", f"{type(event).__name__} is not a battle event", event,
                 event_type=type(event).__name__)
     at_ns = event.at_ns
-    if isinstance(at_ns, bool) or not isinstance(at_ns, int) or at_ns < 0:
+    if type(at_ns) is not int or not 0 <= at_ns <= MAX_AT_NS:  # a bool is no timestamp: type, not isinstance
         raise BattleRuleError("event order", f"at_ns must be a CLOCK_MONOTONIC timestamp in ns, not {at_ns!r}",
                               event=event, code="bad_timestamp")
-    if event.is_host_action and at_ns < state.last_at_ns and not isinstance(event, ev.ButtonPressed):
+    last_at_ns = state.last_at_ns
+    if at_ns < last_at_ns and event.is_host_action and not isinstance(event, ev.ButtonPressed):
         # host commands and timers are stamped on receipt, in order; only presses may carry an earlier edge time
         raise BattleRuleError("event order", "a host action cannot be stamped earlier than the last event",
                               event=event, code="stamped_before_last_event",
-                              params={"at_ns": at_ns, "last_at_ns": state.last_at_ns})
+                              params={"at_ns": at_ns, "last_at_ns": last_at_ns})
     new = handler(state, event)
-    if isinstance(event, ev.ActionUndone):
-        return replace(new, seq=state.seq + 1, last_at_ns=max(new.last_at_ns, at_ns))
-    return replace(new, seq=state.seq + 1, last_at_ns=max(state.last_at_ns, at_ns), history=_remember(state, event),
-                   themes_reached=max(state.themes_reached, len(new.themes)),
-                   questions_reached=max(state.questions_reached, len(new.questions)))
+    # what the rules say of the new state (queries.py), stored on it: it depends on the themes and questions only
+    if new.questions is state.questions and new.themes is state.themes:
+        phase, over, next_value = state.phase, state.is_over, state.next_value_points
+    else:
+        phase, over, next_value = queries.conclusions(new)
+    # ``new`` is the handler's own fresh record unless nothing changed: finish it in place rather than copy it
+    # once more (nobody else holds it yet); the state given is never touched
+    result = replace(new) if new is state else new
+    fields = result.__dict__
+    if type(event) is ev.ActionUndone:
+        fields.update(seq=state.seq + 1, last_at_ns=new.last_at_ns if new.last_at_ns > at_ns else at_ns,
+                      phase=phase, is_over=over, next_value_points=next_value)
+    else:
+        themes, questions = len(new.themes), len(new.questions)
+        fields.update(seq=state.seq + 1, last_at_ns=last_at_ns if last_at_ns > at_ns else at_ns,
+                      history=_remember(state, event), phase=phase, is_over=over, next_value_points=next_value,
+                      themes_reached=state.themes_reached if state.themes_reached > themes else themes,
+                      questions_reached=state.questions_reached if state.questions_reached > questions else questions)
+    return result
+
+
+def replay(events) -> BattleState:
+    """Apply ``events`` from nothing; raises :class:`BattleRuleError` at the first refused one (each event under
+    the rules version its battle's setup names, docs/battle-log.md)."""
+    state = None
+    for event in events:
+        state = apply(state, event)
+    if state is None:
+        raise ValueError("no events to replay")
+    return state
 
 
 def next_run(first: ev.BattleSetUp, players: tuple, at_ns: int, absent: tuple = ()) -> ev.BattleSetUp:

@@ -19,6 +19,7 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
     "player_count": ("players", "the number of players is outside the regulation's range; params: count, min, max"),
     "duplicate_player_name": ("players", "two players have the same name"),
     "bad_theme_count": ("themes", "the number of themes is not a whole number of 1 or more"),
+    "too_many_themes": ("themes", "more themes than the profile sets up at most ([themes] max); params: themes, max"),
     "bad_theme_names": ("themes", "theme names are not strings"),
     "bad_red_themes": ("red_themes", "red themes are not distinct theme numbers; params: themes"),
     "no_red_themes": ("red_themes", "the regulation has no red (doubled) themes"),
@@ -27,13 +28,15 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
                     "per theme; params: themes (count)"),
     "bad_absent_players": ("absent", "absent players are not player numbers; params: players (count)"),
     "nobody_present": ("absent", "every player is absent"),
-    "bad_spare_themes": ("tie_break", "spare_themes is not a number of themes, 0 or more"),
+    "bad_spare_themes": ("tie_break", "spare_themes is not a number of themes, 0 to [themes] max; params: max"),
     "bad_cuts": ("tie_break", "cuts are not places 1..players-1; params: players (count)"),
-    "bad_run": ("runs", "run is not between 1 and runs"),
+    "bad_run": ("runs", "run is not between 1 and runs, or runs is over the bound; params: max (runs)"),
     "last_run": ("runs", "next_run: the slot has no further run; params: run, runs"),
     "unknown_mode": ("fallback", "the mode is not buttons or claps; params: modes"),
     "no_fallback_mode": ("fallback", "the regulation has no play without buttons"),
-    "bad_timestamp": ("players / event order", "at_ns is not a CLOCK_MONOTONIC timestamp in ns, 0 or more"),
+    "unknown_rules_version": ("battle setup", "the setup names a rules version this engine does not know (a log "
+                              "from a newer engine); params: version, known"),
+    "bad_timestamp": ("players / event order", "at_ns is not a CLOCK_MONOTONIC timestamp in ns, 0 to 2**62"),
     # event order
     "stamped_before_last_event": ("event order", "a host action is stamped earlier than the last event; "
                                   "params: at_ns, last_at_ns"),
@@ -79,6 +82,8 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
     "no_clarify": ("clarify", "the regulation has no «уточните»"),
     "no_extension": ("extension", "the regulation gives no extra answer time"),
     "bad_extension": ("extension", "the extension is not a positive whole number of ms"),
+    "extension_too_long": ("extension", "the extension is longer than the profile allows ([answer] extension_max_ms); "
+                           "params: max_ms, max_s"),
     "bad_ruling": ("scoring", "a ruling is not true (right) or false (wrong)"),
     "answerer_not_pointed": ("answer_limit", "the answer time starts when the host points to the answerer; "
                              "params: answerer, question"),
@@ -115,6 +120,9 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
     "appeal_after_theme": ("appeals", "an appeal is lodged after its theme, before the next; params: player, question"),
     "appeal_after_question": ("appeals", "an answer is disputed after its question, before the next; "
                               "params: player, question"),
+    "appeal_before_ruling": ("appeals", "an answer is disputed once it has been judged; params: player, question"),
+    "appeal_decided_ruling_final": ("appeal_decisions", "an appeal on this ruling has been decided and the decision "
+                                    "is final; params: question, appeal, player (if one ruling)"),
     "no_such_appeal": ("appeals", "there is no such appeal; params: appeals (count)"),
     "appeal_already_decided": ("appeals", "the appeal has been decided; params: appeal, question"),
     "bad_appeal_decision": ("appeals", "a decision is not accepted true/false, correct true/false/null; "

@@ -17,11 +17,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping
 
+from appliance.rules.battle.choices import Mode, PressSource
 from appliance.rules.battle.errors import BattleRuleError
 from appliance.rules.battle.profile import Profile, profile_from_dict, profile_to_dict
+from appliance.rules.battle.versions import LOG_WITHOUT_VERSION, RULES_VERSION
 
-PRESS_SOURCES = ("button", "phone", "host")
-MODES = ("buttons", "claps")
+# The fields hold the plain words of the battle log; choices.py names them (a member equals its word)
+PRESS_SOURCES = tuple(PressSource)
+MODES = tuple(Mode)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +47,9 @@ class BattleSetUp(Event):
     the run of a battle slot (youth-cup 2.4) and the starting mode ("buttons" or "claps", mubc 4.4).
     ``cuts`` overrides the profile's ranking cuts for this stage (e.g. the places that advance).
     ``sources`` says where each theme (regular, then spare) came from: ``(package id, theme number in the
-    package)``, or ``()`` for a theme typed by hand, so the log shows which text each question was read from."""
+    package)``, or ``()`` for a theme typed by hand, so the log shows which text each question was read from.
+    ``rules_version`` is the engine's reading of the rules the battle is played by (``versions.py``): a new
+    battle takes the current one, and a log replays under the version it names."""
 
     profile: Profile = None  # type: ignore[assignment]
     players: tuple = ()
@@ -59,6 +64,7 @@ class BattleSetUp(Event):
     run: int = 1
     runs: int = 1
     mode: str = "buttons"
+    rules_version: int = RULES_VERSION
     sources: tuple = ()  # per theme: (package id, theme number) or () (docs/battle-log.md)
 
     @property
@@ -105,7 +111,7 @@ class ButtonPressed(Event):
 
     @property
     def is_host_action(self) -> bool:
-        return self.source == "host"
+        return self.source == PressSource.HOST
 
 
 @dataclasses.dataclass(frozen=True)
@@ -268,6 +274,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     if "at_ns" not in data:
         raise _error(f"{type_name} needs at_ns", data)
     kwargs: dict[str, Any] = {}
+    if cls is BattleSetUp and "rules_version" not in data:
+        kwargs["rules_version"] = LOG_WITHOUT_VERSION  # written before rules versions: played by version 1
     for name, value in data.items():
         if name == "type":
             continue
@@ -288,8 +296,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
 
 
 _FIELD_TYPES = {"at_ns": int, "player": int, "value_points": int, "extra_ms": int, "question": int, "appeal": int,
-                "themes": int, "run": int, "runs": int, "correct": bool, "accepted": bool, "name": str, "source": str,
-                "reason": str, "claim": str, "mode": str, "slot": str}
+                "themes": int, "run": int, "runs": int, "rules_version": int, "correct": bool, "accepted": bool,
+                "name": str, "source": str, "reason": str, "claim": str, "mode": str, "slot": str}
 
 
 def _check_types(event: Event, data: Any) -> None:

@@ -21,20 +21,15 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping
 
+from appliance.rules.battle.choices import (SHOOTOUT_METHODS, Appeals, DuringAnswer, HostCorrections, OutsideWindow,
+                                            PressesOpenAt, TieBreak)
 from appliance.rules.battle.errors import ProfileError
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 
-TIE_BREAK_METHODS = (
-    "points_without_minuses",     # irkutsk 3.6, youth-cup 2.6: the sum of right answers only
-    "right_answers_count",        # irkutsk 3.6: the number of right answers
-    "count_right_by_value_desc",  # youth-cup 2.6: how many 50s taken, then 40s, 30s...
-    "shootout_theme",             # eurocup 2.4, irkutsk 3.6, youth-cup 2.7: an extra theme among the tied
-    "shootout_question",          # northern-owl 3.3: single questions, dearest first, until the first answer
-)
-SHOOTOUT_METHODS = ("shootout_theme", "shootout_question")
+TIE_BREAK_METHODS = tuple(TieBreak)  # choices.TieBreak says what each one ranks by
 
-# (table, key, type, allowed values or None, default or REQUIRED)
+# (table, key, type, the choices (a StrEnum: the field holds its member) or None, default or REQUIRED)
 REQUIRED = object()
 SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
     ("profile", "name", str, None, REQUIRED),
@@ -47,24 +42,26 @@ SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (
     ("questions", "red_theme_multiplier", int, None, 1),
     ("themes", "usual", int, None, 4),
     ("themes", "counts", tuple, None, ()),
-    ("presses", "open_at", str, ("price_announced", "reading_started", "reading_finished"), "price_announced"),
+    ("themes", "max", int, None, 60),
+    ("presses", "open_at", str, PressesOpenAt, "price_announced"),
     ("presses", "stop_reading", bool, None, True),
     ("presses", "window_after_reading_ms", int, None, 5000),
     ("presses", "window_after_wrong_ms", int, None, 5000),
-    ("presses", "during_answer", str, ("queue", "ignore"), "ignore"),
-    ("presses", "outside_window", str, ("ignore", "lockout"), "ignore"),
+    ("presses", "during_answer", str, DuringAnswer, "ignore"),
+    ("presses", "outside_window", str, OutsideWindow, "ignore"),
     ("presses", "lockout_ms", int, None, 0),
     ("presses", "blocker", bool, None, False),
     ("answer", "limit_ms", int, None, 0),
     ("answer", "short_form", bool, None, True),
     ("answer", "clarify", bool, None, False),
     ("answer", "extension", bool, None, False),
-    ("corrections", "host", str, ("any_time", "current_question", "appeal_window", "never"), "any_time"),
-    ("corrections", "appeals", str, ("none", "after_theme", "before_next_question"), "none"),
+    ("answer", "extension_max_ms", int, None, 60000),
+    ("corrections", "host", str, HostCorrections, "any_time"),
+    ("corrections", "appeals", str, Appeals, "none"),
     ("corrections", "withdraw", bool, None, True),
     ("corrections", "withdraw_ended", bool, None, True),
     ("corrections", "fallback_without_buttons", bool, None, True),
-    ("ranking", "tie_break", tuple, TIE_BREAK_METHODS, ()),
+    ("ranking", "tie_break", tuple, TieBreak, ()),
     ("ranking", "cuts", tuple, None, (1,)),
     ("ranking", "shootout_limit", int, None, -1),
     ("ranking", "indicators_exclude_shootout", bool, None, False),
@@ -90,24 +87,26 @@ class Profile:
     questions_red_theme_multiplier: int
     themes_usual: int
     themes_counts: tuple
-    presses_open_at: str
+    themes_max: int
+    presses_open_at: PressesOpenAt
     presses_stop_reading: bool
     presses_window_after_reading_ms: int
     presses_window_after_wrong_ms: int
-    presses_during_answer: str
-    presses_outside_window: str
+    presses_during_answer: DuringAnswer
+    presses_outside_window: OutsideWindow
     presses_lockout_ms: int
     presses_blocker: bool
     answer_limit_ms: int
     answer_short_form: bool
     answer_clarify: bool
     answer_extension: bool
-    corrections_host: str
-    corrections_appeals: str
+    answer_extension_max_ms: int
+    corrections_host: HostCorrections
+    corrections_appeals: Appeals
     corrections_withdraw: bool
     corrections_withdraw_ended: bool
     corrections_fallback_without_buttons: bool
-    ranking_tie_break: tuple
+    ranking_tie_break: tuple  # of TieBreak
     ranking_cuts: tuple
     ranking_shootout_limit: int
     ranking_indicators_exclude_shootout: bool
@@ -122,7 +121,7 @@ class Profile:
         return f"{self.name} (profile: {key})"
 
     @property
-    def shootout_method(self) -> str | None:
+    def shootout_method(self) -> TieBreak | None:
         """The shoot-out method in the tie-break chain, if any."""
         for method in self.ranking_tie_break:
             if method in SHOOTOUT_METHODS:
@@ -164,15 +163,20 @@ def profile_from_dict(data: Mapping[str, Any], source: str = "profile") -> Profi
             if not isinstance(value, (list, tuple)):
                 raise ProfileError(f"{where} must be a list")
             value = tuple(value)
-            if choices is not None and any(item not in choices for item in value):
-                raise ProfileError(f"{where}: {list(value)} may only hold {', '.join(choices)}")
+            if choices is not None:
+                if any(not isinstance(item, str) or item not in choices.__members__.values() for item in value):
+                    raise ProfileError(f"{where}: {list(value)} may only hold {', '.join(choices)}")
+                value = tuple(choices(item) for item in value)
         elif kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ProfileError(f"{where} must be an integer, not {value!r}")
         elif not isinstance(value, kind):
             raise ProfileError(f"{where} must be a {kind.__name__}, not {value!r}")
-        elif choices is not None and value not in choices:
-            raise ProfileError(f"{where} is {value!r}; one of: {', '.join(choices)}")
+        elif choices is not None:
+            try:
+                value = choices(value)  # the member: it equals its word, and names it in the code
+            except ValueError:
+                raise ProfileError(f"{where} is {value!r}; one of: {', '.join(choices)}") from None
         values[_field_name(table, key)] = value
     for table in data:
         if table in ("sections",):
@@ -199,12 +203,16 @@ def _check(profile: Profile, source: str) -> None:
     counts = profile.themes_counts
     if profile.themes_usual < 1 or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in counts):
         problems.append("[themes] usual and counts are positive numbers of themes")
+    if not max((profile.themes_usual, *counts)) <= profile.themes_max <= 1000:
+        problems.append("[themes] max is at least usual and every count, and at most 1000")
+    if profile.answer_extension and not 0 < profile.answer_extension_max_ms <= 3_600_000:
+        problems.append("[answer] extension_max_ms is 1 ms to an hour when extension is on")
     if profile.questions_red_theme_multiplier < 1:
         problems.append("[questions] red_theme_multiplier must be >= 1")
     for name in ("presses_window_after_reading_ms", "presses_window_after_wrong_ms", "presses_lockout_ms",
-                 "answer_limit_ms"):
-        if getattr(profile, name) < 0:
-            problems.append(f"{name} must not be negative")
+                 "answer_limit_ms", "answer_extension_max_ms"):
+        if not 0 <= getattr(profile, name) <= 3_600_000:
+            problems.append(f"{name} must not be negative, nor more than 3,600,000 ms (an hour)")
     if sum(method in SHOOTOUT_METHODS for method in profile.ranking_tie_break) > 1:
         problems.append("[ranking] tie_break may name one shoot-out method")
     if any(isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 3 for c in profile.ranking_cuts):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from appliance.rules.battle.choices import CorrectionKind, PressSource
 from appliance.rules.battle.standings import standings
 from appliance.rules.battle.state import BattleState, Question
 
@@ -53,7 +54,7 @@ def question_row(state: BattleState, question: Question, running: list[int]) -> 
         first = press.at_ns if first is None else first
         gap = "0.000" if press.at_ns == first else f"+{_seconds(press.at_ns - first)}"
         note = PRESS_NOTES.get(press.outcome, press.outcome)
-        source = "" if press.source == "button" else f", {press.source}"
+        source = "" if press.source == PressSource.BUTTON else f", {press.source}"
         presses.append(f"{names[press.player]} {gap}" + (f" ({note}{source})" if note or source else ""))
     answers, corrections = [], []
     value = question.value_points
@@ -61,7 +62,7 @@ def question_row(state: BattleState, question: Question, running: list[int]) -> 
         sign = "+" if ruling.correct else "−"
         answers.append(f"{names[ruling.player]} {sign}{value}" + (" (время)" if ruling.by_time else ""))
         for correction in ruling.corrections:
-            kind = "апелляция / appeal" if correction.kind == "appeal" else "ведущий / host"
+            kind = "апелляция / appeal" if correction.kind == CorrectionKind.APPEAL else "ведущий / host"
             new = "+" if correction.correct else "−"
             corrections.append(f"{names[ruling.player]}: {sign}{value} → {new}{value} ({kind}"
                                + (f": {correction.reason}" if correction.reason else "") + ")")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from appliance.rules.battle.choices import TieBreak
 from appliance.rules.battle.state import BattleState
 
 
@@ -98,11 +99,11 @@ def tallies(state: BattleState, include_shootout: bool = True, theme: int | None
 
 
 def _indicator(method: str, tally: dict[str, Any]) -> Any:
-    if method == "points_without_minuses":  # irkutsk 3.6, youth-cup 2.6
+    if method == TieBreak.POINTS_WITHOUT_MINUSES:  # irkutsk 3.6, youth-cup 2.6
         return tally["points_without_minuses"]
-    if method == "right_answers_count":  # irkutsk 3.6
+    if method == TieBreak.RIGHT_ANSWERS_COUNT:  # irkutsk 3.6
         return tally["right_answers_count"]
-    if method == "count_right_by_value_desc":  # youth-cup 2.6: 50s taken, then 40s, 30s...
+    if method == TieBreak.COUNT_RIGHT_BY_VALUE_DESC:  # youth-cup 2.6: 50s taken, then 40s, 30s...
         by_value = tally["right_by_value"]
         return tuple(by_value[value] for value in sorted(by_value, reverse=True))
     raise ValueError(f"unknown tie-break method {method!r}")
@@ -195,7 +196,7 @@ def standings(state: BattleState) -> Standings:
                 shootout_score=every[player]["score"] - regular[player]["score"] if player in played_shootout
                 else None))
         place = last + 1
-    if method == "shootout_theme" and in_progress:
+    if method == TieBreak.SHOOTOUT_THEME and in_progress:
         # a shoot-out theme is decided only when it ends (eurocup 2.4, northern-owl 3.3): until then it is
         # the shoot-out being played, whatever the score says in between
         shootout = ShootoutCall(players=theme.participants, places=theme.places, method=method, number=played + 1)

@@ -1,8 +1,9 @@
 """The battle's state: frozen records built only by :func:`appliance.rules.battle.engine.apply`.
 
-Everything the service needs to drive the buttons and the screens without re-implementing a rule is here:
-``phase``, ``buttons_armed``, ``eligible_players``, ``answerer``, ``press_order()``, the deadlines in ns
-(``press_window_closes_ns``, ``answer_deadline_ns``), ``scores``, theme/question progress and ``is_over``.
+Plain records: what happened (themes, questions, presses, rulings, appeals) and what the engine concluded when
+it built the state (``phase``, ``is_over``, the next price). The rules' queries, which the engine and the
+service both ask (``press_outcome``, ``can_press``, ``buttons_armed``, ``eligible_players``), are in
+:mod:`appliance.rules.battle.queries`; this module imports no rule.
 """
 
 from __future__ import annotations
@@ -10,16 +11,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from appliance.rules.battle.choices import CorrectionKind, Mode, Phase, PressOutcome, QuestionOutcome, Reading
 from appliance.rules.battle.events import BattleSetUp, Event
 from appliance.rules.battle.profile import Profile
+from appliance.rules.battle.versions import RULES_VERSION, RULES_VERSIONS, RulesVersion
 
-# How a press was taken. "answerer": it won the right to answer; "queued": it counts as the next signal
-# (eurocup 2.9); every other outcome is ignored and says why.
-PRESS_OUTCOMES = ("answerer", "queued", "beaten", "early", "late", "during_answer", "blocked", "answered",
-                  "locked", "not_playing", "claps", "no_question")
-
-NEVER_NS = 2**63 - 1
-UNDO_DEPTH = 100  # events kept for undo: the host can take back his actions among the last 100 events  # "until the end of the question" for a lockout
+NEVER_NS = 2**63 - 1  # "until the end of the question" for a lockout
+UNDO_DEPTH = 100  # events kept for undo: the host can take back his actions among the last 100 events
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,17 +26,17 @@ class Press:
 
     player: int
     at_ns: int
-    source: str
-    outcome: str
+    source: str  # a choices.PressSource word
+    outcome: PressOutcome
 
 
 @dataclasses.dataclass(frozen=True)
 class Correction:
-    """A later change of a ruling: by the host ("host") or by an accepted appeal ("appeal")."""
+    """A later change of a ruling: by the host or by an accepted appeal (``kind``: choices.CorrectionKind)."""
 
     at_ns: int
     correct: bool
-    kind: str
+    kind: CorrectionKind
     reason: str = ""
 
 
@@ -73,8 +71,8 @@ class Ruling:
 class Question:
     """One question: its value, its reading, every press, every ruling and how it ended.
 
-    ``outcome`` is None while it is played, then "right", "all_wrong", "unanswered" or "first_answer"
-    (a sudden-death question ends at the first answer, northern-owl 3.3).
+    ``outcome`` is None while it is played, then a :class:`QuestionOutcome` (a sudden-death question ends at
+    the first answer, northern-owl 3.3).
     """
 
     index: int
@@ -85,7 +83,7 @@ class Question:
     shootout: bool
     participants: tuple
     announced_ns: int
-    reading: str = "not_started"  # not_started, reading, interrupted, finished
+    reading: Reading = Reading.NOT_STARTED
     reading_started_ns: int | None = None
     reading_finished_ns: int | None = None
     presses: tuple = ()
@@ -98,7 +96,7 @@ class Question:
     queue: tuple = ()  # (at_ns, player) of signals that count as the next (eurocup 2.9)
     window_closes_ns: int | None = None
     locked: tuple = ()  # (player, until_ns)
-    outcome: str | None = None
+    outcome: QuestionOutcome | None = None
     ended_ns: int | None = None
     scores_after: tuple = ()
     answer_announced: bool = False
@@ -169,7 +167,8 @@ class BattleState:
     profile: Profile
     players: tuple
     scores: tuple
-    mode: str
+    mode: Mode
+    rules: RulesVersion = RULES_VERSIONS[RULES_VERSION]  # the version the setup names (versions.py)
     themes: tuple = ()
     questions: tuple = ()
     appeals: tuple = ()
@@ -181,6 +180,11 @@ class BattleState:
     # or theme stay closed (irkutsk 3.7, youth-cup 3.1; engine.correction_barrier).
     themes_reached: int = 0
     questions_reached: int = 0
+    # What the rules say of this state, stored by the engine from queries.py when it builds the state (records
+    # hold values, not rules): the phase, whether the battle is over, the next question's price.
+    phase: Phase = Phase.BETWEEN_THEMES  # see queries.phase
+    is_over: bool = False
+    next_value_points: int | None = None
     # (state before, event, older node, depth): a linked list, so an event adds one node instead of copying
     # the whole undo history; trimmed to the newest UNDO_DEPTH nodes whenever it doubles (engine._remember).
     history: tuple | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -242,25 +246,11 @@ class BattleState:
     def present_players(self) -> tuple:
         return tuple(p for p in range(len(self.players)) if p not in self.setup.absent)
 
-    # --- what the buttons and screens need
-    @property
-    def phase(self) -> str:
-        """One of: "between_themes", "between_questions", "price_announced", "reading", "answering",
-        "waiting_for_presses", "question_over", "over"."""
-        question = self.current_question
-        if question is None:
-            if self.questions and self.questions[-1].theme == len(self.themes) - 1 and not self.is_theme_complete:
-                return "question_over"
-            if not self.is_theme_complete:
-                return "between_questions"
-            return "over" if self.is_over else "between_themes"
-        if question.answerer is not None:
-            return "answering"
-        if question.reading == "not_started":
-            return "price_announced"
-        if question.reading == "reading":
-            return "reading"
-        return "waiting_for_presses"
+    # --- what the buttons and screens need (the rules' verdicts are in queries.py; the engine stores some here)
+    def expected_value(self) -> int | None:
+        """The value the next question of the current theme must be announced at, or None (stored by the
+        engine from ``queries.expected_value``)."""
+        return self.next_value_points
 
     @property
     def answerer(self) -> int | None:
@@ -269,53 +259,28 @@ class BattleState:
 
     @property
     def answer_deadline_ns(self) -> int | None:
-        """When the answer countdown ends (eurocup 2.8), if one runs."""
+        """When the answer countdown ends (eurocup 2.8), if one runs: the last instant of the answer time."""
         question = self.current_question
         return question.answer_deadline_ns if question and question.answerer is not None else None
 
     @property
+    def answer_time_up_ns(self) -> int | None:
+        """The first instant the answer time is up ("время" may be called), by the battle's rules version."""
+        deadline = self.answer_deadline_ns
+        return None if deadline is None else deadline + self.rules.deadline_in_time_ns
+
+    @property
     def press_window_closes_ns(self) -> int | None:
-        """When the press window closes (eurocup 2.5, 2.9), once the reading has ended; the service feeds
-        ``PressWindowExpired`` at this time if nobody is answering."""
+        """When the press window closes (eurocup 2.5, 2.9), once the reading has ended: the deadline itself."""
         question = self.current_question
         return question.window_closes_ns if question and question.answerer is None else None
 
-    def can_press(self, player: int, at_ns: int | None = None) -> bool:
-        """Would a press by ``player`` now (or at ``at_ns``) count as a signal?"""
-        from appliance.rules.battle.engine import press_outcome
-
-        question = self.current_question
-        if question is None or self.mode != "buttons":
-            return False
-        when = self.last_at_ns if at_ns is None else at_ns
-        return press_outcome(self, question, player, when) in ("answerer", "queued")
-
     @property
-    def eligible_players(self) -> tuple:
-        """Players still in play for the current question: present, taking part, not yet answered, not locked."""
-        question = self.current_question
-        if question is None:
-            return ()
-        answered = question.answered
-        locked = {player for player, until in question.locked if until > self.last_at_ns}
-        return tuple(p for p in question.participants if p not in answered and p not in locked
-                     and p != question.answerer)
-
-    @property
-    def buttons_armed(self) -> bool:
-        """Should the box accept presses now: a question is on, buttons mode, the window is open (or the
-        profile queues signals during an answer after the host's reset, eurocup 2.6) and someone may press."""
-        question = self.current_question
-        if question is None or self.mode != "buttons" or not self.eligible_players:
-            return False
-        if question.answerer is not None:
-            return self.profile.presses_during_answer == "queue" and question.pointed_ns is not None
-        opens = self.profile.presses_open_at
-        if opens == "reading_started" and question.reading == "not_started":
-            return False
-        if opens == "reading_finished" and question.reading != "finished":
-            return False
-        return True
+    def press_window_over_ns(self) -> int | None:
+        """The first instant the press window is over, by the battle's rules version (a signal at the deadline
+        itself is in time from version 2): the service feeds ``PressWindowExpired`` at this time."""
+        closes = self.press_window_closes_ns
+        return None if closes is None else closes + self.rules.deadline_in_time_ns
 
     def press_order(self, question: Question | None = None) -> list[dict[str, Any]]:
         """Presses of a question (default: the current or last) in timestamp order, with the gap to the
@@ -327,24 +292,3 @@ class BattleState:
         first = presses[0].at_ns if presses else 0
         return [{"player": press.player, "at_ns": press.at_ns, "gap_ns": press.at_ns - first,
                  "source": press.source, "outcome": press.outcome} for press in presses]
-
-    @property
-    def is_over(self) -> bool:
-        """The battle is over: every theme played and no shoot-out called for (the standings say)."""
-        from appliance.rules.battle.standings import standings
-
-        if self.regular_themes_played < self.setup.themes or not self.is_theme_complete:
-            return False
-        return standings(self).shootout is None
-
-    def expected_value(self) -> int | None:
-        """The value the next question of the current theme must be announced at, or None."""
-        theme = self.theme
-        values = self.profile.questions_values
-        number = self.questions_in_theme
-        if theme is None or self.is_theme_complete or self.current_question is not None or number >= len(values):
-            return None
-        if theme.shootout and self.profile.shootout_method == "shootout_question":
-            return tuple(reversed(values))[number]  # dearest first (northern-owl 3.3)
-        multiplier = self.profile.questions_red_theme_multiplier if theme.red else 1
-        return values[number] * multiplier

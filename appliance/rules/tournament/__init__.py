@@ -15,28 +15,32 @@ Pure: no clock, no ``random``, no I/O. Time arrives as ``at_ns`` on events, rand
 ('p37',)
 """
 
-from appliance.rules.tournament.engine import (Advance, Field, Stage, StageOutcome, Standing, Step, Tie,
-                                               advancement_log, battle_players, field, next_step, open_ties,
-                                               outcome, plan_draw, stage_participants, standings, swiss_table)
-from appliance.rules.tournament.events import (BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
+from appliance.rules.tournament.draw_plan import plan_draw
+from appliance.rules.tournament.entry import Field, field, playing_stages
+from appliance.rules.tournament.outcomes import (Advance, StageOutcome, Tie, battle_players, open_ties, outcome,
+                                                stage_participants, swiss_table)
+from appliance.rules.tournament.progress import Standing, Step, StepKind, advancement_log, next_step, standings
+from appliance.rules.tournament.seats import SeatRef, TieId, stage_cuts
+from appliance.rules.tournament.events import (EVENTS, BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
                                                PlayerRegistered,
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
                                                StageDrawn, TieBroken, TournamentCreated, WrittenSheetEntered,
                                                from_dict, to_dict)
 from appliance.rules.tournament.errors import (DrawError, FormatError, RegistrationError, ResultError, StageError,
                                                TournamentError)
-from appliance.rules.tournament.formats import Format, list_formats, load_format, parse_format
+from appliance.rules.tournament.formats import Format, Stage, list_formats, load_format, parse_format
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.results import BattleResult, PlayerResult, Shootout, score_written
-from appliance.rules.tournament.state import TournamentState, apply, replay
+from appliance.rules.tournament.state import TournamentState
+from appliance.rules.tournament.transitions import apply, replay
 
 __all__ = [
-    "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
+    "EVENTS", "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
     "TournamentError", "BattleResult", "BattleResultRecorded", "BattleSpec", "Field", "Format",
     "PlayerRegistered", "PlayerResult", "PlayerWithdrew", "RegistrationClosed", "Rng", "SeedsSet", "Shootout",
-    "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "Tie", "TieBroken",
+    "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "StepKind", "Tie", "TieBroken",
     "TournamentCreated", "TournamentState", "WrittenSheetEntered", "advancement_log", "apply", "battle_players",
     "derive_seed", "field", "from_dict", "list_formats", "load_format", "next_step", "open_ties", "outcome",
-    "parse_format", "plan_draw", "replay", "score_written", "stage_participants", "standings", "swiss_table",
+    "SeatRef", "TieId", "parse_format", "plan_draw", "playing_stages", "stage_cuts", "replay", "score_written", "stage_participants", "standings", "swiss_table",
     "to_dict",
 ]

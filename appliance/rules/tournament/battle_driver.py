@@ -56,7 +56,7 @@ def play(spec: BattleSpec, players: tuple, profile_name: str, rng, context: dict
         for player in buzzers:
             if state.current_question is None:
                 break
-            if not state.can_press(player, clock[0] + SECOND_NS // 2):
+            if not engine.can_press(state, player, clock[0] + SECOND_NS // 2):
                 continue
             state = engine.apply(state, engine.ButtonPressed(at_ns=at(0.5), player=player))
             if state.current_question is None or state.current_question.answerer != player:

@@ -30,15 +30,22 @@ def battle_sizes(players: int, max_size: int, min_size: int, battles: int = 0, r
     """
     where = f" ({rule})" if rule else ""
     if players <= 0:
-        raise DrawError(f"no players to draw{where}")
+        raise DrawError(f"no players to draw{where}", code="draw.no_players", params={"rule": rule})
     count = battles or math.ceil(players / max_size)
     if players > count * max_size:
-        raise DrawError(f"{players} players do not fit {count} battles of at most {max_size}{where}")
+        raise DrawError(f"{players} players do not fit {count} battles of at most {max_size}{where}",
+                        code="draw.too_many",
+                        params={"players": players, "battles": count, "size": max_size, "rule": rule})
     if players < count * min_size:
         if battles:
             raise DrawError(f"{players} players cannot fill {count} battles of at least {min_size}: "
-                            f"{count * min_size} needed{where}")
-        raise DrawError(f"{players} players cannot be split into battles of {min_size}-{max_size}{where}")
+                            f"{count * min_size} needed{where}",
+                            code="draw.too_few",
+                            params={"players": players, "battles": count, "size": min_size,
+                                    "needed": count * min_size, "rule": rule})
+        raise DrawError(f"{players} players cannot be split into battles of {min_size}-{max_size}{where}",
+                        code="draw.no_split",
+                        params={"players": players, "low": min_size, "high": max_size, "rule": rule})
     base, extra = divmod(players, count)
     return [base + 1] * extra + [base] * (count - extra)
 
@@ -52,12 +59,15 @@ def feasibility(players: Sequence[str], battles: int, team_of: Mapping[str, str]
         for team, count in counts.most_common():
             if count > battles:
                 raise DrawError(f"team {team!r} has {count} players in this stage but there are only {battles} "
-                                f"battles, so two of them would meet{where}")
+                                f"battles, so two of them would meet{where}",
+                                code="draw.teams_meet",
+                                params={"team": team, "count": count, "battles": battles, "rule": rule})
     if one_seed_per_battle:
         present = [p for p in players if p in set(seeds)]
         if len(present) != battles:
             raise DrawError(f"one seed per battle needs {battles} seeded players, {len(present)} are "
-                            f"seeded{where}")
+                            f"seeded{where}",
+                            code="draw.seeds", params={"battles": battles, "seeded": len(present), "rule": rule})
 
 
 def partition(players: Sequence[str], sizes: Sequence[int], rng, team_of: Mapping[str, str] | None = None,
@@ -72,9 +82,10 @@ def partition(players: Sequence[str], sizes: Sequence[int], rng, team_of: Mappin
     """
     team_of = team_of or {}
     if len(players) != sum(sizes):
-        raise DrawError(f"{len(players)} players for {sum(sizes)} seats")
+        raise DrawError(f"{len(players)} players for {sum(sizes)} seats",
+                        code="draw.seat_count", params={"players": len(players), "seats": sum(sizes)})
     if len(set(players)) != len(players):
-        raise DrawError("a player is drawn twice")
+        raise DrawError("a player is drawn twice", code="draw.drawn_twice")
     feasibility(players, len(sizes), team_of, seeds, separate_teams, one_seed_per_battle, rule)
     seed_set = set(seeds) if one_seed_per_battle else set()
 
@@ -125,7 +136,10 @@ def partition(players: Sequence[str], sizes: Sequence[int], rng, team_of: Mappin
             continue
         if not _place_by_moving(player, battles, sizes, fits, put, take):
             raise DrawError(f"could not seat {player!r} without breaking a constraint "
-                            f"(teams apart: {separate_teams}, one seed per battle: {one_seed_per_battle}){rule and f' ({rule})'}")
+                            f"(teams apart: {separate_teams}, one seed per battle: {one_seed_per_battle}){rule and f' ({rule})'}",
+                            code="draw.constraints",
+                            params={"player": player, "teams_apart": separate_teams, "one_seed": one_seed_per_battle,
+                                    "rule": rule})
     # Spread: random swaps that keep every constraint (a Markov chain over valid draws).
     where = {player: index for index, battle in enumerate(battles) for player in battle}
     everyone = list(where)

@@ -12,10 +12,11 @@ True
 from __future__ import annotations
 
 import dataclasses
+import typing
 from typing import Any
 
 from appliance.rules.tournament.errors import ResultError
-from appliance.rules.tournament.results import BattleResult
+from appliance.rules.tournament.results import BattleResult, PlayerResult
 
 FORMAT_VERSION = 1
 
@@ -178,19 +179,107 @@ def to_dict(event) -> dict[str, Any]:
     return data
 
 
-def from_dict(data: dict[str, Any]):
-    """Rebuild an event from its JSON form; raises :class:`ResultError` for an unknown type or version."""
+def from_dict(data: dict[str, Any], number: int | None = None):
+    """Rebuild an event from its JSON form, every field checked against its type first (a log from another box or
+    a hand-edited export is input like any other): raises :class:`ResultError` ``import.event`` for an unknown
+    type or version and ``import.field`` (naming the event ``number``, the field and what it must be) for a field
+    missing, unknown or of the wrong type. Nothing is built from a record that does not check.
+
+    >>> from_dict({"type": "PlayerRegistered", "v": 1, "at_ns": 1, "player_id": "p1", "name": "A", "team_rank": None})
+    Traceback (most recent call last):
+    ...
+    appliance.rules.tournament.errors.ResultError: event PlayerRegistered: team_rank must be a whole number
+    """
+    if not isinstance(data, dict):
+        raise ResultError("a log record is not an object", code="import.field",
+                          params={"number": _number(number), "type": "?", "field": "type", "expected": "object"})
     data = dict(data)
     kind = data.pop("type", None)
     version = data.pop("v", FORMAT_VERSION)
-    if kind not in EVENTS or version != FORMAT_VERSION:
-        raise ResultError(f"unknown tournament event {kind!r} version {version!r}")
-    cls = EVENTS[kind]
-    if "result" in data:
-        data["result"] = BattleResult.from_dict(data["result"])
-    if "battles" in data:
-        data["battles"] = tuple(BattleSpec.from_dict(b) for b in data["battles"])
-    for key in ("player_ids", "order", "skipped"):
-        if key in data:
-            data[key] = tuple(data[key])
-    return cls(**data)
+    if not isinstance(kind, str) or kind not in EVENTS or version != FORMAT_VERSION:
+        raise ResultError(f"unknown tournament event {str(kind)[:40]!r} version {str(version)[:10]!r}",
+                          code="import.event", params={"type": str(kind), "version": str(version)})
+    return _record(EVENTS[kind], data, kind, number)
+
+
+# Bounds of a whole number in a log: SQLite's INTEGER (a seed, a clock reading, a score all fit).
+_INT_LIMIT = 2**63
+
+
+def _number(number: int | None) -> str:
+    return "?" if number is None else str(number)
+
+
+# What a field of a log record must be: the ``expected`` param of ``import.field`` (worded by the desk's catalogue).
+EXPECTED = {"bool": "true or false", "whole": "a whole number", "text": "text", "object": "an object",
+            "list": "a list", "pair": "a list of two", "known": "of a known kind", "absent": "absent (no such field)",
+            "given": "given", "themes": 'a list of {"colour", "values"}', "values": "an object of question values"}
+
+
+def _bad(kind: str, field: str, expected: str, number: int | None) -> ResultError:
+    return ResultError(f"event {kind}: {field} must be {EXPECTED[expected]}", code="import.field",
+                       params={"number": _number(number), "type": kind, "field": field, "expected": expected})
+
+
+def _value(hint, value, kind: str, field: str, number: int | None):
+    """``value`` checked against the annotation ``hint`` and rebuilt (lists become tuples, records records)."""
+    origin = typing.get_origin(hint)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise _bad(kind, field, "bool", number)
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int) or not -_INT_LIMIT < value < _INT_LIMIT:
+            raise _bad(kind, field, "whole", number)
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise _bad(kind, field, "text", number)
+        return value
+    if hint is dict or origin is dict:
+        if not isinstance(value, dict):
+            raise _bad(kind, field, "object", number)
+        return value
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise _bad(kind, field, "list", number)
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_value(args[0], item, kind, field, number) for item in value)
+        if len(value) != len(args):
+            raise _bad(kind, field, "pair", number)
+        return tuple(_value(arg, item, kind, field, number) for arg, item in zip(args, value))
+    if dataclasses.is_dataclass(hint):
+        if not isinstance(value, dict):
+            raise _bad(kind, field, "object", number)
+        return _record(hint, value, kind, number, prefix=f"{field}.")
+    raise _bad(kind, field, "known", number)  # an annotation this decoder does not know: refuse, never guess
+
+
+def _record(cls, data: dict, kind: str, number: int | None, prefix: str = ""):
+    """A frozen record of ``cls`` from its JSON object, every field checked (the JSON forms of nested records:
+    a battle's ``themes`` as ``{"colour", "values"}``, a line's ``taken_by_value`` as ``{"value": count}``)."""
+    hints = typing.get_type_hints(cls)
+    fields = {field.name: field for field in dataclasses.fields(cls) if field.init}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise _bad(kind, prefix + str(unknown[0])[:40], "absent", number)
+    values = {}
+    for name, field in fields.items():
+        if name not in data:
+            if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+                raise _bad(kind, prefix + name, "given", number)
+            continue
+        value = data[name]
+        if cls is BattleSpec and name == "themes":
+            if not isinstance(value, list) or not all(isinstance(t, dict) and set(t) == {"colour", "values"}
+                                                      for t in value):
+                raise _bad(kind, prefix + name, "themes", number)
+            value = [[t["colour"], t["values"]] for t in value]
+        elif cls is PlayerResult and name == "taken_by_value" and isinstance(value, dict):
+            try:
+                value = sorted(([int(v), c] for v, c in value.items()), reverse=True)
+            except ValueError:
+                raise _bad(kind, prefix + name, "values", number) from None
+        values[name] = _value(hints[name], value, kind, prefix + name, number)
+    return cls(**values)

@@ -61,7 +61,9 @@ class Registration:
         for category in self.categories:
             if category.id == category_id:
                 return category
-        raise FormatError(f"unknown entrant category {category_id!r}; have {[c.id for c in self.categories]}")
+        raise FormatError(f"unknown entrant category {category_id!r}; have {[c.id for c in self.categories]}",
+                          code="format.category",
+                          params={"category": category_id, "known": [c.id for c in self.categories]})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,7 +163,9 @@ class Format:
         for stage in self.stages:
             if stage.id == stage_id:
                 return stage
-        raise FormatError(f"format {self.name}: no stage {stage_id!r}; stages are {[s.id for s in self.stages]}")
+        raise FormatError(f"format {self.name}: no stage {stage_id!r}; stages are {[s.id for s in self.stages]}",
+                          code="format.stage",
+                          params={"format": self.name, "stage": stage_id, "stages": [s.id for s in self.stages]})
 
     def index(self, stage_id: str) -> int:
         return [stage.id for stage in self.stages].index(self.stage(stage_id).id)
@@ -190,12 +194,15 @@ def load_format(name_or_path: str | Path) -> Format:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except OSError as error:
-            raise FormatError(f"cannot read format file {path}: {error.strerror}") from None
+            raise FormatError(f"cannot read format file {path}: {error.strerror}",
+                              code="format.read", params={"path": str(path), "reason": error.strerror or ""}) from None
         except tomllib.TOMLDecodeError as error:
-            raise FormatError(f"format file {path} is not valid TOML: {error}") from None
+            raise FormatError(f"format file {path} is not valid TOML: {error}",
+                              code="format.toml", params={"path": str(path), "error": str(error)}) from None
         return parse_format(data, origin=str(path))
     if text_path not in list_formats():
-        raise UnknownFormatError(f"no tournament preset {text_path!r}; presets: {', '.join(list_formats())}")
+        raise UnknownFormatError(f"no tournament preset {text_path!r}; presets: {', '.join(list_formats())}",
+                                 code="format.unknown", params={"name": text_path, "presets": list_formats()})
     data = tomllib.loads((_formats_dir() / f"{text_path}.toml").read_text(encoding="utf-8"))
     return parse_format(data, origin=f"{text_path}.toml")
 
@@ -211,7 +218,8 @@ def with_changes(fmt: Format, changes: dict[str, Any]) -> Format:
     for key, value in changes.items():
         stage_id, _, name = key.partition(".")
         if stage_id not in stages or not name:
-            raise FormatError(f"change {key!r}: say stage.field; stages are {sorted(stages)}")
+            raise FormatError(f"change {key!r}: say stage.field; stages are {sorted(stages)}",
+                              code="format.change", params={"key": key, "stages": sorted(stages)})
         stages[stage_id][name] = value
     return parse_format(data, origin=f"{fmt.name} with changes")
 
@@ -220,18 +228,57 @@ def _build(cls, data: dict[str, Any], where: str, convert: dict[str, Any] | None
     fields = {field.name: field for field in dataclasses.fields(cls)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise FormatError(f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")
+        raise FormatError(f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}",
+                          code="format.field", params={"where": where, "fields": unknown, "known": sorted(fields)})
     values = {}
     for key, value in data.items():
         if convert and key in convert:
             value = convert[key](value)
-        elif isinstance(value, list):
-            value = tuple(value)
+        else:
+            _check_kind(value, fields[key].type, where, key)
+            if isinstance(value, list):
+                value = tuple(value)
         values[key] = value
     try:
         return cls(**values)
     except TypeError as error:
-        raise FormatError(f"{where}: {error}") from None
+        raise FormatError(f"{where}: {error}",
+                          code="format.value", params={"where": where, "error": str(error)}) from None
+
+
+# The largest whole number a format field takes (a count, a size, a place): an organiser's typo, not a tournament.
+FIELD_INT_LIMIT = 1_000_000
+_ITEM_KINDS = {"tuple[int, ...]": int, "tuple[str, ...]": str, "tuple[float, ...]": (int, float)}
+
+
+def _check_kind(value: Any, annotation: str, where: str, key: str) -> None:
+    """Refuse a value of the wrong kind for a field annotated ``int``, ``bool``, ``str`` or a tuple of those
+    (``"rounds": "x"``, 5,000 digits, ``"teams": 1``), naming the field (``format.type``); others are checked by
+    their own converters."""
+    def bad(expected: str) -> FormatError:
+        return FormatError(f"{where}: {key} must be {expected}", code="format.type",
+                           params={"where": where, "field": key, "expected": expected})
+
+    def whole(item: Any) -> None:
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise bad("whole")
+        if not -FIELD_INT_LIMIT <= item <= FIELD_INT_LIMIT:
+            raise bad("range")
+
+    if annotation == "int":
+        whole(value)
+    elif annotation == "bool" and not isinstance(value, bool):
+        raise bad("bool")
+    elif annotation == "str" and not isinstance(value, str):
+        raise bad("text")
+    elif annotation in _ITEM_KINDS:
+        if not isinstance(value, (list, tuple)):
+            raise bad("list")
+        for item in value:
+            if annotation == "tuple[int, ...]":
+                whole(item)
+            elif isinstance(item, bool) or not isinstance(item, _ITEM_KINDS[annotation]):
+                raise bad("list")
 
 
 def _advance(where: str):
@@ -244,9 +291,11 @@ def _advance(where: str):
             rule = dataclasses.replace(rule, records=records)
             selectors = sum(bool(x) for x in (rule.places, rule.best, rule.top, rule.records))
             if selectors != 1:
-                raise FormatError(f"{where} advance #{number}: set exactly one of places, best, top, records")
+                raise FormatError(f"{where} advance #{number}: set exactly one of places, best, top, records",
+                                  code="format.advance_selector", params={"where": where, "number": number})
             if rule.best and not rule.place:
-                raise FormatError(f"{where} advance #{number}: 'best' needs 'place'")
+                raise FormatError(f"{where} advance #{number}: 'best' needs 'place'",
+                                  code="format.advance_best", params={"where": where, "number": number})
             built.append(rule)
         return tuple(built)
 
@@ -272,7 +321,8 @@ def parse_format(data: dict[str, Any], origin: str = "<format>") -> Format:
         where = f"{origin} stage #{number} ({raw.get('id', '?')})"
         stages.append(_build(Stage, raw, where, {"advance": _advance(where)}))
     if not stages:
-        raise FormatError(f"{origin}: a format needs at least one [[stage]]")
+        raise FormatError(f"{origin}: a format needs at least one [[stage]]",
+                          code="format.no_stages", params={"where": origin})
     fmt = _build(Format, {**data, "registration": registration, "stages": tuple(stages)}, origin,
                  {"registration": lambda value: value, "stages": lambda value: value})
     fmt = dataclasses.replace(fmt, source={"origin": origin, "data": original})
@@ -283,46 +333,73 @@ def parse_format(data: dict[str, Any], origin: str = "<format>") -> Format:
 def _validate(fmt: Format, origin: str) -> None:
     ids = [stage.id for stage in fmt.stages]
     if len(set(ids)) != len(ids):
-        raise FormatError(f"{origin}: stage ids repeat: {ids}")
+        raise FormatError(f"{origin}: stage ids repeat: {ids}",
+                          code="format.stage_ids", params={"where": origin, "ids": ids})
     for index, stage in enumerate(fmt.stages):
         where = f"{origin} stage {stage.id}"
         if stage.kind not in KINDS:
-            raise FormatError(f"{where}: kind {stage.kind!r} is not one of {KINDS}")
+            raise FormatError(f"{where}: kind {stage.kind!r} is not one of {KINDS}",
+                              code="format.choice",
+                              params={"where": where, "field": "kind", "value": stage.kind, "choices": list(KINDS)})
         if stage.draw not in DRAWS:
-            raise FormatError(f"{where}: draw {stage.draw!r} is not one of {DRAWS}")
+            raise FormatError(f"{where}: draw {stage.draw!r} is not one of {DRAWS}",
+                              code="format.choice",
+                              params={"where": where, "field": "draw", "value": stage.draw, "choices": list(DRAWS)})
         if stage.feed not in FEEDS:
-            raise FormatError(f"{where}: feed {stage.feed!r} is not one of {FEEDS}")
+            raise FormatError(f"{where}: feed {stage.feed!r} is not one of {FEEDS}",
+                              code="format.choice",
+                              params={"where": where, "field": "feed", "value": stage.feed, "choices": list(FEEDS)})
         if stage.shootout not in SHOOTOUTS:
-            raise FormatError(f"{where}: shootout {stage.shootout!r} is not one of {SHOOTOUTS}")
+            raise FormatError(f"{where}: shootout {stage.shootout!r} is not one of {SHOOTOUTS}",
+                              code="format.choice",
+                              params={"where": where, "field": "shootout", "value": stage.shootout,
+                                      "choices": list(SHOOTOUTS)})
         if not 2 <= stage.smallest_battle <= stage.battle_size <= 4 and stage.kind != "written":
             raise FormatError(f"{where}: battles of {stage.smallest_battle}-{stage.battle_size} players; "
-                              "a box seats 2-4")
+                              "a box seats 2-4",
+                              code="format.battle_size",
+                              params={"where": where, "low": stage.smallest_battle, "high": stage.battle_size})
         if stage.preliminary_min_battle_size and not 2 <= stage.preliminary_min_battle_size <= stage.battle_size:
-            raise FormatError(f"{where}: preliminary_min_battle_size must be 2-{stage.battle_size}")
+            raise FormatError(f"{where}: preliminary_min_battle_size must be 2-{stage.battle_size}",
+                              code="format.preliminary", params={"where": where, "high": stage.battle_size})
         if stage.byes and (not fmt.bracket or stage.draw != "bracket" or any(
                 later.draw != "bracket" or not later.battles for later in fmt.stages[index:])):
             raise FormatError(f"{where}: byes need a bracket format whose stages from here on are drawn as a "
-                              "bracket with a fixed number of battles")
+                              "bracket with a fixed number of battles", code="format.byes", params={"where": where})
         for key in stage.ranking:
             if key not in RANKING_KEYS:
-                raise FormatError(f"{where}: ranking key {key!r} is not one of {RANKING_KEYS}")
+                raise FormatError(f"{where}: ranking key {key!r} is not one of {RANKING_KEYS}",
+                                  code="format.choice",
+                                  params={"where": where, "field": "ranking", "value": key,
+                                          "choices": list(RANKING_KEYS)})
         if stage.red_themes and len(stage.red_values) != len(stage.theme_values):
-            raise FormatError(f"{where}: red_values must have one value per question")
+            raise FormatError(f"{where}: red_values must have one value per question",
+                              code="format.red_values", params={"where": where})
         if stage.red_themes > stage.themes:
-            raise FormatError(f"{where}: more red themes than themes")
+            raise FormatError(f"{where}: more red themes than themes",
+                              code="format.red_themes", params={"where": where})
         if stage.kind == "swiss" and not stage.placement_points:
-            raise FormatError(f"{where}: a Swiss stage needs placement_points (mubc 3.3)")
+            raise FormatError(f"{where}: a Swiss stage needs placement_points (mubc 3.3)",
+                              code="format.swiss_points", params={"where": where, "rule": "mubc 3.3"})
         for rule in stage.advance:
             if rule.to not in ids or ids.index(rule.to) <= index:
-                raise FormatError(f"{where}: advance goes to {rule.to!r}, which is not a later stage")
+                raise FormatError(f"{where}: advance goes to {rule.to!r}, which is not a later stage",
+                                  code="format.advance_to", params={"where": where, "stage": rule.to})
             for record in rule.records:
                 for stage_id, _place in record:
                     if stage_id not in ids[: index + 1]:
-                        raise FormatError(f"{where}: record names {stage_id!r}, not this or an earlier stage")
+                        raise FormatError(f"{where}: record names {stage_id!r}, not this or an earlier stage",
+                                          code="format.record_stage", params={"where": where, "stage": stage_id})
         if index + 1 < len(fmt.stages) and not stage.advance:
-            raise FormatError(f"{where}: no advance rule, so nobody reaches the later stages")
+            raise FormatError(f"{where}: no advance rule, so nobody reaches the later stages",
+                              code="format.no_advance", params={"where": where})
     for category in fmt.registration.categories:
         if category.joins_at and category.joins_at not in ids:
-            raise FormatError(f"{origin}: category {category.id} joins at unknown stage {category.joins_at!r}")
+            raise FormatError(f"{origin}: category {category.id} joins at unknown stage {category.joins_at!r}",
+                              code="format.joins_at",
+                              params={"where": origin, "category": category.id, "stage": category.joins_at})
     if fmt.standings not in ("stages", "points"):
-        raise FormatError(f"{origin}: standings {fmt.standings!r} is not 'stages' or 'points'")
+        raise FormatError(f"{origin}: standings {fmt.standings!r} is not 'stages' or 'points'",
+                          code="format.choice",
+                          params={"where": origin, "field": "standings", "value": fmt.standings,
+                                  "choices": ["stages", "points"]})

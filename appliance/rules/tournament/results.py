@@ -81,7 +81,8 @@ class BattleResult:
         for line in self.lines:
             if line.player == player:
                 return line
-        raise ResultError(f"battle {self.battle_id}: no result line for player {player!r}")
+        raise ResultError(f"battle {self.battle_id}: no result line for player {player!r}",
+                          code="result.no_line", params={"battle": self.battle_id, "player": player})
 
     def to_dict(self) -> dict:
         return {"battle_id": self.battle_id, "lines": [line.to_dict() for line in self.lines],
@@ -107,7 +108,8 @@ def check_places(battle_id: str, lines: Sequence[PlayerResult]) -> None:
         expected_first = places.index(place) + 1
         if place != expected_first:
             raise ResultError(f"battle {battle_id}: places {places} are not 1, 2, ... with shared places "
-                              "taking the places they cover (1, 2, 2, 4)")
+                              "taking the places they cover (1, 2, 2, 4)",
+                              code="result.places", params={"battle": battle_id, "places": list(places)})
 
 
 def places_from_scores(scores: Sequence[int]) -> list[int]:
@@ -140,7 +142,7 @@ def ranking_key(line: PlayerResult, keys: Iterable[str], placement_points: float
         elif name == "placement_points":
             key.append(placement_points)
         else:
-            raise ResultError(f"unknown ranking key {name!r}")
+            raise ResultError(f"unknown ranking key {name!r}", code="result.ranking_key", params={"key": name})
     return tuple(key)
 
 
@@ -176,10 +178,14 @@ def score_written(player: str, marks: str, values: Sequence[int], themes: int) -
     expected = themes * len(values)
     if len(marks) != expected:
         raise ResultError(f"sheet of {player!r}: {len(marks)} marks, expected {expected} ({themes} themes of "
-                          f"{len(values)} questions)")
+                          f"{len(values)} questions)",
+                          code="sheet.length",
+                          params={"player": player, "got": len(marks), "expected": expected, "themes": themes,
+                                  "questions": len(values)})
     bad = sorted(set(marks) - set(WRITTEN_MARKS))
     if bad:
-        raise ResultError(f"sheet of {player!r}: unknown mark(s) {''.join(bad)!r}; use + - 2 x 0")
+        raise ResultError(f"sheet of {player!r}: unknown mark(s) {''.join(bad)!r}; use + - 2 x 0",
+                          code="sheet.marks", params={"player": player, "marks": "".join(bad)})
     score = right_points = right = wrong = 0
     taken: dict[int, int] = {}
     for index, mark in enumerate(marks):

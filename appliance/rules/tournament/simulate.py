@@ -15,13 +15,17 @@ import importlib
 from typing import Callable
 
 from appliance.rules.tournament import events as ev
-from appliance.rules.tournament.engine import (battle_players, field, next_step, outcome, plan_draw,
-                                               playing_stages, stage_cuts, stage_participants, standings)
+from appliance.rules.tournament.draw_plan import plan_draw
+from appliance.rules.tournament.entry import field
+from appliance.rules.tournament.outcomes import battle_players, stage_participants
+from appliance.rules.tournament.progress import next_step
+from appliance.rules.tournament.seats import stage_cuts
 from appliance.rules.tournament.errors import StageError
 from appliance.rules.tournament.formats import Format, load_format, with_changes
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.results import BattleResult, PlayerResult, Shootout, places_from_scores
-from appliance.rules.tournament.state import TournamentState, apply
+from appliance.rules.tournament.state import TournamentState
+from appliance.rules.tournament.transitions import apply
 
 BattlePlayer = Callable[[ev.BattleSpec, tuple, str, Rng, dict], BattleResult]
 STEP_NS = 1_000_000_000
@@ -218,7 +222,8 @@ def simulate(preset: str, players: int, seed: int, rooms: int = 3,
                 detail = ", ".join(f"{p} {extra[p]}" for p in ranked)
                 record(ev.TieBroken(now(), tie.id, tuple(ranked), tie.shootout, detail))
         else:
-            raise StageError(f"the simulation is stuck at {step}")
+            raise StageError(f"the simulation is stuck at {step}",
+                             code="simulate.stuck", params={"step": step.kind, "stage": step.stage})
     return log, state
 
 
@@ -240,72 +245,3 @@ def _sheet(stage, rng: Rng, skill: float) -> str:
             else:
                 marks.append("0")
     return "".join(marks)
-
-
-def report(state: TournamentState) -> dict:
-    """The JSON-able account of a tournament: every stage's battles, who went on and why, final standings."""
-    fmt = state.fmt
-    entrants = state.entrants
-    data = {
-        "tournament": state.tournament_id, "format": fmt.name, "title": state.title, "seed": state.seed,
-        "regulation": fmt.regulation,
-        "entrants": len([e for e in entrants.values() if not e.withdrawn]),
-        "field": {"accepted": list(field(state).accepted), "waiting": list(field(state).waiting),
-                  "refused": [list(pair) for pair in field(state).refused],
-                  "joining": {k: list(v) for k, v in field(state).joining.items()}},
-        "seeds": list(state.seeds),
-        "stages": [],
-    }
-    for stage in fmt.stages:
-        entry = {"id": stage.id, "title": stage.title_en, "title_ru": stage.title_ru, "rule": stage.rule}
-        if stage not in playing_stages(state):
-            entry["skipped"] = f"not played: entrants fit the next stage ({stage.rule})"
-            data["stages"].append(entry)
-            continue
-        result = outcome(state, stage.id)
-        entry["draw_seed"] = state.draw_seeds.get(stage.id, state.draw_seeds.get(f"{stage.id}/1"))
-        if stage.kind == "written":
-            sheets = state.sheets.get(stage.id, {})
-            entry["sheets"] = [
-                {"player": p, "marks": sheets.get(p, ""), **_line(result.lines[p])} if p in result.lines
-                else {"player": p, "absent": True} for p in result.ranking]
-        else:
-            entry["battles"] = []
-            for battle in sorted(state.stage_battles(stage.id), key=lambda b: (b.round, b.index)):
-                played = state.results.get(battle.id)
-                room, box = state.assignments.get(battle.id, (battle.room, ""))
-                entry["battles"].append({
-                    "id": battle.id, "round": battle.round, "group": battle.group, "room": room, "box": box,
-                    "run": battle.run, "theme_pack": battle.theme_pack, "seats": list(battle.seats),
-                    "players": list(battle_players(state, battle.id) or ()),
-                    "themes": [{"colour": colour, "values": list(values)} for colour, values in battle.themes],
-                    "lines": [_line(line) for line in sorted(played.lines, key=lambda l: l.place)] if played else [],
-                    "shootouts": [{"players": list(s.players), "order": list(s.order), "kind": s.kind,
-                                   "scores": list(s.scores), "rule": s.rule} for s in played.shootouts]
-                    if played else [],
-                    "source": played.source if played else "",
-                })
-        entry["advanced"] = [{"player": a.player, "to": a.to_stage, "rule": a.rule, "how": a.how}
-                             for a in result.advancing]
-        entry["ties_broken"] = [
-            {"tie": tie_id, "order": list(order), "how": state.tie_notes.get(tie_id, ("", ""))[0],
-             "detail": state.tie_notes.get(tie_id, ("", ""))[1]}
-            for tie_id, order in sorted(state.ties.items()) if tie_id.startswith(stage.id + ":")
-            or tie_id.split(":")[0].startswith(stage.id + "/")]
-        data["stages"].append(entry)
-    data["standings"] = [{"place": s.place if s.place == s.place_to else f"{s.place}-{s.place_to}",
-                          "player": s.player, "name": entrants[s.player].name, "team": entrants[s.player].team,
-                          "reached": s.stage, "reached_title": fmt.stage(s.stage).title_ru,
-                          "reached_title_en": fmt.stage(s.stage).title_en, "battle_place": s.battle_place,
-                          "placement_points": s.placement_points, "score": s.score}
-                         for s in standings(state)]
-    return data
-
-
-def _line(line: PlayerResult) -> dict:
-    data = {"player": line.player, "score": line.score, "place": line.place, "right_points": line.right_points,
-            "right_answers": line.right_answers, "wrong_answers": line.wrong_answers,
-            "taken_by_value": {str(v): c for v, c in line.taken_by_value}}
-    if line.absent:
-        data["absent"] = True
-    return data

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from appliance.rules import battle as engine
+from appliance.rules.battle.queries import eligible_players
 from appliance.rules.battle import events as ev
 from appliance.rules.battle.errors import REFUSAL_CODES
 from appliance.service.battle_adapter import HOST_COMMANDS, REFUSALS, BattleAdapter, CommandError, word_refusal
@@ -179,7 +180,7 @@ def plain_allowed(adapter, state, at_ns):
     out = {}
     at_ns = max(at_ns, state.last_at_ns)
     for name in HOST_COMMANDS:
-        eligible = state.eligible_players
+        eligible = eligible_players(state)
         last = state.last_question
         ruling = last.rulings[-1] if last is not None and last.rulings else None
         args = {}
@@ -284,7 +285,7 @@ def test_the_view_and_its_verdicts_equal_the_plain_computation_at_every_step(pro
             events = [ev.ButtonPressed(at_ns=now - (gap_ms // 2) * 1_000_000 * flag, player=number % count,
                                        source="button")]
         elif name == "expire":
-            events = [ev.PressWindowExpired(at_ns=max(now, state.press_window_closes_ns or now))]
+            events = [ev.PressWindowExpired(at_ns=max(now, state.press_window_over_ns or now))]
         else:
             events = adapter.command_events(name, state, args, now)
         try:
@@ -310,3 +311,23 @@ def test_verdicts_worded_for_one_battle_are_not_shown_in_the_next():
         refused = adapter.view(state, "b", 6)["allowed"]["pick"]  # the page offers the next in play
         assert refused == plain_allowed(adapter, state, 6)["pick"]
         assert refused["ru"] == f"Первое нажатие — {names[0]}, а не {names[1]} (2.6)"
+
+
+@pytest.mark.parametrize("name, args", [
+    ("correct", {"player": 0, "correct": "false"}), ("correct", {"player": 0, "correct": 1}),
+    ("correct", {"player": 0, "correct": True, "reason": ["x"]}), ("appeal", {"player": 0, "claim": 7}),
+    ("appeal_decide", {"appeal": 0, "accepted": "yes"}),
+    ("appeal_decide", {"appeal": 0, "accepted": True, "correct": 0}),
+    ("claps", {"on": "off"}), ("withdraw", {"reason": {"a": 1}}), ("next", {"name": None}),
+    ("extend", {"extra_ms": float("inf")}), ("pick", {"player": float("nan")}),
+    ("correct", {"player": 0, "question": "1"}),
+])
+def test_command_arguments_are_checked_explicitly_and_refused_as_a_bad_command(name, args):
+    """A bad argument is a CommandError ("bad command"), never a TypeError caught by luck nor a "false" taken
+    as true: a bug stays a bug, and a refusal says which argument."""
+    adapter = BattleAdapter()
+    state = engine.apply(None, ev.BattleSetUp(at_ns=0, profile=engine.load_profile("northern-owl"),
+                                              players=("А", "Б", "В"), themes=1))
+    with pytest.raises(CommandError) as error:
+        adapter.command_events(name, state, args, 1)
+    assert any(key in str(error.value) for key in args)

@@ -55,7 +55,7 @@ def test_the_press_window_expires_at_its_deadline_not_when_the_timer_woke(sessio
     clock.advance(50)                                           # the timer woke 49 ms late
     assert session.deadlines.run_due() == 1
     assert session.state.questions[-1].outcome == "unanswered"  # eurocup 2.11.3
-    assert session.state.questions[-1].ended_ns == closes
+    assert session.state.questions[-1].ended_ns == closes + 1  # the first instant after the 7 s (eurocup 2.5)
 
 
 def test_a_stale_deadline_feeds_nothing(session, capture, clock):
@@ -316,6 +316,28 @@ def test_the_capture_status_reaches_every_page_so_a_fallback_factory_is_announce
     capture_view = session.snapshot()["view"]["capture"]
     assert capture_view["connected"] and capture_view["precision"] == "callback"
     assert capture_view["degraded"] == ["RPi.GPIO: no kernel edge timestamps"]
+
+
+def test_a_huge_extension_is_refused_by_code_and_the_deadlines_keep_running(session, capture, clock):
+    """issue 10: ``extend {extra_ms: 10**30}`` killed the deadlines thread; the engine bounds it now (northern-owl
+    3.7, the profile's extension_max_ms) and a non-number is a bad command, never a crash."""
+    live = session
+    command(live, "setup", **setup_args(profile="northern-owl"))
+    command(live, "next"); command(live, "next")
+    clock.advance(500)
+    capture.press(1, t_ns=clock.now_ns)
+    command(live, "point")
+    with pytest.raises(CommandRejected) as rejected:  # the session's edge bounds any figure first...
+        command(live, "extend", extra_ms=10**30)
+    assert rejected.value.code == "error.argument_range"
+    with pytest.raises(BattleRuleError) as refused:  # ...and the engine by the profile (a minute at most)
+        command(live, "extend", extra_ms=60_001)
+    assert refused.value.code == "extension_too_long" and refused.value.rule == "northern-owl 3.7"
+    for junk in (float("inf"), float("nan"), "много", [1]):
+        with pytest.raises(CommandRejected) as rejected:
+            command(live, "extend", extra_ms=junk)
+        assert rejected.value.code.startswith("error.")
+    assert all(at_ns < 10**15 for at_ns in live.deadlines.pending().values())
 
 
 def _play_to_minus_20_20_40(session, capture, clock):

@@ -12,8 +12,7 @@ from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import RegistrationError, ResultError, StageError
 from appliance.service.battles import Battles
 from appliance.service.tournaments import TournamentDesk
-from appliance.store import EventStore
-from appliance.store import EventStore
+from appliance.store import TOURNAMENT, EventStore
 
 
 @pytest.fixture
@@ -145,6 +144,46 @@ def test_rooms_are_dealt_to_battles_without_one(desk):
     assert rooms["1-27/01"][0] == "101" and rooms["1-27/04"][0] == "101" and rooms["1-27/02"][0] == "102"
 
 
+def test_a_log_stored_before_imports_were_checked_does_not_take_the_desk_down(desk, tmp_path):
+    # Issue 10: a "team_rank": null stored by an old import made every /director/ page a 500, even after a restart.
+    good = desk.create("mubc", "Хороший", seed=1)
+    bad = desk.create("mubc", "Плохой", seed=2)
+    desk.store.append(TOURNAMENT, bad, [t.PlayerRegistered(10**6, "p001", "Анна", team_rank=None)])
+    reopened = TournamentDesk(EventStore(tmp_path / "tournaments.sqlite"))
+    assert [item["id"] for item in reopened.list()] == [good]
+    assert set(reopened.broken) == {bad} and "team_rank" in reopened.broken[bad]
+    assert reopened.view(good)["title"] == "Хороший"
+
+
+def test_an_import_refused_anywhere_stores_nothing(desk, tmp_path):
+    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+
+    log, _state = simulate("irkutsk", 30, 2, battle_player=play_battle_outline)
+    events = [t.to_dict(e) for e in log]
+    events[-1] = {**events[-1], "at_ns": None}  # the last record is broken: the first must not be kept either
+    with pytest.raises(ResultError) as refused:
+        desk.import_events(events)
+    assert refused.value.code == "import.field" and refused.value.params["number"] == str(len(events))
+    assert desk.list() == []
+    assert TournamentDesk(EventStore(tmp_path / "tournaments.sqlite")).list() == []  # nothing stored
+
+
+def test_a_command_the_log_could_not_read_back_is_refused_before_it_is_stored(desk, tmp_path):
+    # A seed or a score of 5,000 digits would be stored and then refuse the whole tournament at the next start.
+    with pytest.raises(ResultError) as huge_seed:
+        desk.create("mubc", seed=10 ** 5000)
+    assert huge_seed.value.code == "event.field" and huge_seed.value.params["field"] == "seed"
+    tid = desk.create("mubc", seed=1)
+    for i in range(8):
+        desk.register(tid, f"Игрок {i}")
+    desk.close_registration(tid)
+    drawn = desk.draw(tid, seed=2)
+    battle = drawn.battles[0]
+    with pytest.raises(ResultError) as huge_score:
+        desk.record_result(tid, battle.id, [{"player": p, "score": 10 ** 30} for p in battle.seats])
+    assert huge_score.value.code == "event.field"
+    reopened = TournamentDesk(EventStore(tmp_path / "tournaments.sqlite"))
+    assert reopened.broken == {} and [item["id"] for item in reopened.list()] == [tid]
 def test_desk_command_ids_survive_a_restart_with_their_first_result(desk, tmp_path):
     tid = desk.create("mubc", seed=3)
     first = desk.register(tid, "Аня", command_id="form-1")

@@ -110,6 +110,16 @@ def test_replay_and_protocol_read_the_box_store_too(tmp_path, battle_events, cap
     assert "no battle 'nope'" in capsys.readouterr().err
 
 
+def test_replay_prints_the_battle_as_the_pages_show_it_the_one_view(tmp_path, battle_events, capsys):
+    from appliance.service.battle_adapter import BattleAdapter
+
+    assert main(["replay", str(write(tmp_path, battle_events)), "--questions"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    state = replay(battle_events)
+    assert out["view"] == json.loads(json.dumps(BattleAdapter().view(state, "demo", state.last_at_ns)))
+    assert [row["question"] for row in out["protocol"]][:5] == [1, 2, 3, 4, 5]
+
+
 def test_replay_reads_a_schema_1_store_without_writing_it(tmp_path, capsys):
     import pathlib
     import shutil

@@ -62,7 +62,7 @@
     else if (event.type === "QuestionWithdrawn") { text = t("board.result_withdrawn"); }
     // after a wrong answer the others had their window and let it pass: say so, not «nobody answered»
     else if (event.type === "PressWindowExpired") { text = t(before.answered ? "board.result_no_more" : "board.result_nobody"); kind = "time"; }
-    else if (event.type === "DeadlinePassed" && event.deadline === "answer") { text = t("board.result_time"); kind = "time"; }
+    else if (event.type === "DeadlinePassed" && event.deadline === S.names.deadlines.ANSWER) { text = t("board.result_time"); kind = "time"; }
     if (!text) return;
     const box = $("board-result");
     box.textContent = text;

@@ -2,6 +2,7 @@
 (function () {
   "use strict";
   const S = window.SVOYAK, t = S.t, el = S.el;
+  const C = S.names.commands;  // the host commands by name (web/names.py): never spelt here
   const $ = (id) => document.getElementById(id);
   const PIN_KEY = "svoyak.host.pin";
   let link = null, view = null, profiles = [];
@@ -266,27 +267,27 @@
     b.addEventListener("click", () => tryCommand(b.dataset.cmd, undefined, b)));
   // «Ответ объявлен» in the tools (and host_packages.js's «Показать ответ на табло», which taps it)
   document.querySelector(".extras [data-cmd=announce]").addEventListener("click", (e) => tryCommand("announce", undefined, e.currentTarget));
-  $("claps").addEventListener("click", () => tryCommand("claps", { on: !(view.battle && view.battle.on_claps) }));
+  $("claps").addEventListener("click", () => tryCommand(C.CLAPS, { on: !(view.battle && view.battle.on_claps) }));
   $("button-test").addEventListener("click", () => send("button_test", { on: !view.button_test }));
   $("phones").addEventListener("click", () => send("phones", { enabled: !view.phones_enabled }));
   $("corr-question").addEventListener("change", () => renderCorrection());
   $("correction-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    send("correct", { question: Number($("corr-question").value), player: Number($("corr-player").value),
+    send(C.CORRECT, { question: Number($("corr-question").value), player: Number($("corr-player").value),
                       correct: $("corr-verdict").value === "1", reason: $("corr-reason").value });
   });
-  $("appeal").addEventListener("click", () => send("appeal", {
+  $("appeal").addEventListener("click", () => send(C.APPEAL, {
     question: Number($("corr-question").value), player: Number($("corr-player").value), claim: $("corr-reason").value }));
 
-  const KEYS = { n: "next", r: "reading_done", " ": "point", "+": "right", "=": "right", "-": "wrong",
-                 f: "short_form", c: "clarify", e: "extend", t: "time", w: "withdraw", z: "undo" };
+  const KEYS = { n: C.NEXT, r: C.READING_DONE, " ": C.POINT, "+": C.RIGHT, "=": C.RIGHT, "-": C.WRONG,
+                 f: C.SHORT_FORM, c: C.CLARIFY, e: C.EXTEND, t: C.TIME, w: C.WITHDRAW, z: C.UNDO };
   document.addEventListener("keydown", (e) => {
     if (!view || $("run").hidden || e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     // the same physical keys on a Russian layout (ЙЦУКЕН)
     const cmd = KEYS[key] || KEYS[{ "т": "n", "к": "r", "а": "f", "с": "c", "у": "e", "е": "t", "ц": "w", "я": "z" }[key]];
     if (cmd) { e.preventDefault(); tryCommand(cmd); }
-    if (/^[1-4]$/.test(key) && view.battle && view.battle.on_claps) tryCommand("pick", { player: Number(key) - 1 });
+    if (/^[1-4]$/.test(key) && view.battle && view.battle.on_claps) tryCommand(C.PICK, { player: Number(key) - 1 });
   });
 
   // Keep the host's own choice across updates; until he chooses, the first option (the latest question) holds.
@@ -339,7 +340,7 @@
     // withdraw names the question it takes away
     $("withdraw-label").textContent = q && !q.over && !q.withdrawn ? t("cmd.withdraw") + " " + q.price : t("cmd.withdraw");
     // "next" starts the next theme when one is over: say so (a double tap no longer does both, see send())
-    $("next-label").textContent = t(view.battle.phase === "between_themes" ? "cmd.next_theme" : "cmd.next");
+    $("next-label").textContent = t(view.battle.phase === S.names.phases.BETWEEN_THEMES ? "cmd.next_theme" : "cmd.next");
     document.querySelectorAll("[data-cmd]").forEach((b) => {
       const ok = allowed(b.dataset.cmd);
       b.classList.toggle("is-disabled", !ok);
@@ -359,7 +360,7 @@
     $("host-players").replaceChildren(...view.players.map((p) => el("li", {
         class: "host-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : "") + (p.eligible ? " eligible" : ""),
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index },
-        onclick: () => { if (view.battle.on_claps) tryCommand("pick", { player: p.index }); } },
+        onclick: () => { if (view.battle.on_claps) tryCommand(C.PICK, { player: p.index }); } },
       el("span", { class: "name", title: p.name }, p.name), el("span", { class: "score" }, String(p.score)))));
     fillSelect($("corr-question"), (view.questions || []).map((q) => [q.index, q.theme_name + " · " + q.price +
       (q.withdrawn ? " · " + t("host.withdrawn") : "")]).reverse());
@@ -368,8 +369,8 @@
     $("appeals").replaceChildren(...(view.appeals || []).map((a) => el("li", {},
       view.players[a.player].name + " · " + t("host.question_n") + " " + (a.question + 1) + (a.claim ? " · " + a.claim : "") + " ",
       a.decided ? el("b", {}, t(a.accepted ? "cmd.appeal_accept" : "cmd.appeal_reject")) : [
-        el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: true, correct: true }) }, t("cmd.appeal_accept")),
-        el("button", { class: "small", onclick: () => send("appeal_decide", { appeal: a.index, accepted: false }) }, t("cmd.appeal_reject"))])));
+        el("button", { class: "small", onclick: () => send(C.APPEAL_DECIDE, { appeal: a.index, accepted: true, correct: true }) }, t("cmd.appeal_accept")),
+        el("button", { class: "small", onclick: () => send(C.APPEAL_DECIDE, { appeal: a.index, accepted: false }) }, t("cmd.appeal_reject"))])));
     S.renderPresses($("host-presses"), view);
     renderAnnouncement();
     renderExpected(answerer);
@@ -381,10 +382,10 @@
   function renderExpected(answerer) {
     const q = view.question;
     let expected = [];
-    if (answerer && !view.pointed && allowed("point")) expected = ["point"];
-    else if (view.pointed && allowed("right")) expected = ["right", "wrong"];
-    else if (q && !q.over && q.reading === "reading" && allowed("reading_done")) expected = ["reading_done"];
-    else if (allowed("next")) expected = ["next"];
+    if (answerer && !view.pointed && allowed(C.POINT)) expected = [C.POINT];
+    else if (view.pointed && allowed(C.RIGHT)) expected = [C.RIGHT, C.WRONG];
+    else if (q && !q.over && q.reading === S.names.reading.READING && allowed(C.READING_DONE)) expected = [C.READING_DONE];
+    else if (allowed(C.NEXT)) expected = [C.NEXT];
     document.querySelectorAll(".controls [data-cmd]").forEach((b) => b.classList.toggle("expected", expected.includes(b.dataset.cmd)));
   }
 
@@ -408,7 +409,7 @@
       if (u.last.redo && allowed(u.last.redo)) { cmd = u.last.redo; label = t("undo.redo"); }
     } else if (q && q.withdrawn && u.next && u.next.type === "QuestionWithdrawn") {  // just withdrawn
       text = S.format(t("undo.withdrawn"), { price: q.price });
-      if (allowed("undo")) { cmd = "undo"; label = t("cmd.undo"); }
+      if (allowed(C.UNDO)) { cmd = C.UNDO; label = t("cmd.undo"); }
     }
     $("undo-bar").hidden = !text;
     $("undo-text").textContent = text;
@@ -468,7 +469,7 @@
     S.drawCountdown($("countdown"), link, view);
     // The answer time is out: "Время" is what the host presses now (eurocup 2.8: he calls it), so it pulses.
     const d = view.deadlines && view.deadlines.answer;
-    const out = (!!d && S.remainingMs(link, d.at_ns) <= 0 || (view.expired || []).includes("answer")) && allowed("time");
+    const out = (!!d && S.remainingMs(link, d.at_ns) <= 0 || (view.expired || []).includes(S.names.deadlines.ANSWER)) && allowed(C.TIME);
     $("time-button").classList.toggle("pulse", out);
   }
   requestAnimationFrame(tick);

@@ -196,14 +196,15 @@
   /* remaining ms until a server deadline (ns, server monotonic), or null */
   S.remainingMs = (link, deadlineNs) => (deadlineNs == null ? null : deadlineNs / 1e6 - link.serverNowMs());
 
-  /* Presses in time order. Only "answerer" and "queued" presses count (eurocup 2.9); every other one is struck
+  /* Presses in time order. Only the answerer's and the queued presses count (eurocup 2.9); every other one is struck
      through with a short word of why. The press that answers now, or will answer next, is highlighted. */
-  const COUNTING = new Set(["answerer", "queued"]);
+  const OUTCOME = S.names.outcomes;  // press outcomes by name (web/names.py)
+  const COUNTING = new Set([OUTCOME.ANSWERER, OUTCOME.QUEUED]);
   S.nextPress = function (v) {
     const presses = v.presses || [];
     if (v.question && v.question.over) return -1;
     if (v.answerer !== null && v.answerer !== undefined) {
-      for (let i = presses.length - 1; i >= 0; i--) if (presses[i].outcome === "answerer" && presses[i].player === v.answerer) return i;
+      for (let i = presses.length - 1; i >= 0; i--) if (presses[i].outcome === OUTCOME.ANSWERER && presses[i].player === v.answerer) return i;
       return -1;
     }
     const eligible = new Set((v.players || []).filter((p) => p.eligible).map((p) => p.index));
@@ -217,12 +218,12 @@
     list.replaceChildren(...presses.map((p, i) => {
       const counts = COUNTING.has(p.outcome);
       const gapMs = first ? Math.round((p.t_ns - first.t_ns) / 1e6) : 0;
-      return S.el("li", { class: [p.source === "phone" ? "phone" : "", counts ? "counts" : "void", i === next ? "next" : ""].join(" ").trim(),
+      return S.el("li", { class: [p.source === S.names.sources.PHONE ? "phone" : "", counts ? "counts" : "void", i === next ? "next" : ""].join(" ").trim(),
                           dataset: { outcome: p.outcome || "" } },
         S.el("span", { class: "name" }, v.players[p.player] ? v.players[p.player].name : "#" + (p.player + 1)),
         S.el("span", { class: "gap" }, p === first || !first ? "" : (gapMs >= 0 ? "+" : "−") + Math.abs(gapMs) + "\u00a0" + S.t("unit.ms")),
         counts ? null : S.el("span", { class: "why" }, S.t("press." + p.outcome)),
-        p.source === "phone" ? S.el("span", { class: "tag" }, S.t("board.phone")) : null);
+        p.source === S.names.sources.PHONE ? S.el("span", { class: "tag" }, S.t("board.phone")) : null);
     }));
   };
 

@@ -73,9 +73,9 @@ class Game:
         return self.do(TimeCalled(at_ns=self.tick()))
 
     def expire(self):
-        deadline = self.state.press_window_closes_ns
-        self.time = max(self.time, deadline / NS)
-        return self.do(PressWindowExpired(at_ns=deadline))
+        over = self.state.press_window_over_ns  # the first instant after the deadline (eurocup 2.5)
+        self.time = max(self.time, over / NS)
+        return self.do(PressWindowExpired(at_ns=over))
 
     def press(self, player: int, after: float = 0.001, source: str = "button"):
         return self.do(ButtonPressed(at_ns=self.tick(after), player=player, source=source))

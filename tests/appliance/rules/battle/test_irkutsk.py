@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from appliance.rules.battle import AppealLodged, RulingCorrected, standings
+from appliance.rules.battle.queries import buttons_armed
 
 PLAYERS = ("Аня", "Борис", "Вера", "Глеб")
 
@@ -20,12 +21,12 @@ def test_3_4_presses_during_an_answer_do_not_count_until_minus(game):
     g.theme(); g.price(); g.read(); g.press(0); g.point(0)
     g.press(1, after=0.3)  # during Аня's answer: does not count (3.4)
     assert g.last_press().outcome == "during_answer" and g.state.answerer == 0
-    assert not g.state.buttons_armed
+    assert not buttons_armed(g.state)
     g.wrong()  # "Минус..."
     assert g.state.answerer is None and g.state.current_question.reading == "interrupted"
     from appliance.rules.battle import ReadingResumed
     g.do(ReadingResumed(at_ns=g.tick()))  # 3.4: the question is read on for the others
-    assert g.state.phase == "reading" and g.state.buttons_armed
+    assert g.state.phase == "reading" and buttons_armed(g.state)
     g.press(1, after=0.2)
     assert g.state.answerer == 1
 

@@ -6,6 +6,7 @@ import dataclasses
 
 from appliance.rules.battle import (AnswererPointed, AppealDecided, AppealLodged, ButtonPressed, ModeChanged,
                                     QuestionWithdrawn, ShortFormGiven, load_profile, standings)
+from appliance.rules.battle.queries import buttons_armed, eligible_players
 
 PLAYERS = ("Аня", "Борис", "Вера", "Глеб")
 
@@ -32,7 +33,7 @@ def test_3_5_an_absent_player_scores_0_cannot_press_and_still_gets_a_place(game)
     g = game("mubc", players=PLAYERS, absent=(3,))
     g.theme(); g.price(); g.read()
     g.press(3)
-    assert g.last_press().outcome == "not_playing" and 3 not in g.state.eligible_players
+    assert g.last_press().outcome == "not_playing" and 3 not in eligible_players(g.state)
     g.finish(); g.expire()
     for answers in ([(0, False), (1, False), (2, False)], [], [], []):
         g.question(*answers)  # the question ends once the three present players answered wrong
@@ -58,7 +59,7 @@ def test_4_1_with_a_blocker_a_press_during_an_answer_blocks_for_the_question(gam
     assert g.last_press().outcome == "blocked"
     g.wrong(); g.press(1, after=0.3)
     assert g.last_press().outcome == "locked" and g.state.answerer is None
-    assert 1 not in g.state.eligible_players
+    assert 1 not in eligible_players(g.state)
 
 
 def test_false_start_lockout_where_a_profile_penalises_early_presses(game):
@@ -66,7 +67,7 @@ def test_false_start_lockout_where_a_profile_penalises_early_presses(game):
                                   presses_outside_window="lockout", presses_lockout_ms=1000)
     g = game("mubc", players=PLAYERS, profile_object=profile)
     g.theme(); g.price(); g.read()
-    assert not g.state.buttons_armed  # presses only after reading here
+    assert not buttons_armed(g.state)  # presses only after reading here
     g.press(2, after=0.5)
     assert g.last_press().outcome == "early"
     g.finish(); g.press(2, after=0.2)
@@ -106,7 +107,7 @@ def test_4_4_on_claps_the_host_points_to_whoever_he_saw_first(game):
     g = game("mubc", players=PLAYERS)
     g.theme(); g.do(ModeChanged(at_ns=g.tick(), mode="claps"))
     g.price(); g.read()
-    assert not g.state.buttons_armed
+    assert not buttons_armed(g.state)
     g.press(1)
     assert g.last_press().outcome == "claps" and g.state.answerer is None
     g.do(AnswererPointed(at_ns=g.tick(), player=2))
@@ -157,3 +158,47 @@ def test_4_2_a_price_announced_by_mistake_is_undone_but_the_time_to_dispute_has_
     assert g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0)).rule == "mubc 4.2"
     assert g.refused(ActionUndone(at_ns=g.tick())).rule == "mubc 4.2"
     assert g.state.scores == (-10, 0, 0, 0)
+
+
+def test_4_2_an_answer_is_disputed_from_the_moment_it_is_judged_while_the_question_is_still_played(game):
+    # mubc 4.2 «Спорные ответы могут быть рассмотрены после боя ..., однако лишь в том случае, когда кто-либо из
+    # участников боя оспорил ответ до оглашения следующего вопроса»: from the ruling on, until the next question
+    g = game("mubc", players=PLAYERS)
+    g.theme(); g.price(); g.read(); g.finish()
+    early = g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="ещё не отвечал"))
+    assert (early.rule, early.code) == ("mubc 4.2", "appeal_before_ruling")
+    g.press(0); g.point(0); g.wrong()  # Аня -10, and the question goes on for the others
+    assert g.state.current_question is not None
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))  # at once, during play
+    g.press(1); g.point(1); g.right()
+    g.question()  # the host moves on: the dispute lodged in time is not lost
+    assert g.state.appeals[0].question == 0 and not g.state.appeals[0].decided
+    late = g.refused(AppealLodged(at_ns=g.tick(), player=1, question=0, claim="поздно"))
+    assert (late.rule, late.code) == ("mubc 4.2", "appeal_after_question")
+    for _ in range(3):
+        g.question()
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))  # decided after the battle
+    assert g.state.scores == (10, 0, 0, 0)  # Аня's answer came first: Борис's later one counts for nobody
+
+
+def test_4_2_a_dispute_upheld_while_the_question_is_played_ends_it_with_that_answer(game):
+    g = game("mubc", players=PLAYERS)
+    g.theme(); g.price(); g.read(); g.finish()
+    g.press(0); g.point(0); g.wrong()
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=True))  # decided at once
+    assert g.state.last_question.outcome == "right" and g.state.scores == (10, 0, 0, 0)
+    assert g.state.current_question is None  # the right answer ended the question (traditional rules)
+
+
+def test_4_2_a_dispute_decided_while_the_question_is_played_stands_the_question_is_not_withdrawn_over_it(game):
+    from appliance.rules.battle import QuestionWithdrawn
+
+    g = game("mubc", players=PLAYERS)
+    g.theme(); g.price(); g.read(); g.finish()
+    g.press(0); g.point(0); g.wrong()
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False))  # dismissed at once; the question goes on
+    error = g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="подсказка"))
+    assert (error.rule, error.code) == ("mubc 4.2", "appeal_decided_ruling_final")
+    assert g.state.current_question is not None and g.state.scores == (-10, 0, 0, 0)

@@ -42,7 +42,7 @@ def event_for(state, words: list[str], at_ns: int):
     if verb in ("right", "wrong"):
         return AnswerJudged(at_ns=at_ns, correct=verb == "right")
     if verb == "expire":
-        return PressWindowExpired(at_ns=max(at_ns, state.press_window_closes_ns or at_ns))
+        return PressWindowExpired(at_ns=max(at_ns, state.press_window_over_ns or at_ns))
     if verb == "extend":
         return AnswerTimeExtended(at_ns=at_ns, extra_ms=int(args[0]))
     if verb == "withdraw":

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from appliance.rules.battle import (AppealDecided, AppealLodged, BattleRuleError, ThemeStarted, apply, next_run,
-                                    standings)
+from appliance.rules.battle import (AppealDecided, AppealLodged, BattleRuleError, QuestionWithdrawn, RulingCorrected,
+                                    ThemeStarted, apply, next_run, standings)
+from appliance.rules.battle.queries import can_press
 
 PLAYERS = ("Аня", "Борис", "Вера", "Глеб")
 
@@ -113,7 +114,7 @@ def test_appendix_9_a_signal_after_the_reset_is_never_late_while_the_previous_pl
     g.at(10).finish()                     # прил. 5: 7 s, to 17 s
     g.at(16.9).press(2); g.at(17).point(2)
     g.at(19).press(0)                     # прил. 9: «в любой момент после того, как ведущий сбросил сигнал»
-    assert g.last_press().outcome == "queued" and g.state.can_press(1, ns(19.5))
+    assert g.last_press().outcome == "queued" and can_press(g.state, 1, ns(19.5))
     g.at(20).wrong()
     assert g.state.answerer == 0 and g.state.press_window_closes_ns is None
 
@@ -195,3 +196,53 @@ def test_3_1_a_mistaken_next_theme_and_price_inside_the_appeal_window_are_undone
     assert error.rule == "youth-cup 3.3" and g.state.appeals[0].decided and g.state.scores == (10, 50, 0)
     g.theme(); g.question((2, True))  # the battle goes on
     assert g.state.scores == (10, 50, 10)
+
+
+def test_3_3_a_dismissed_appeal_is_final_no_second_appeal_correction_or_withdrawal_reverses_it(game):
+    # youth-cup 3.3 «Принятые решения по апелляциям не оспариваются и в дальнейшем не пересматриваются»
+    g = game("youth-cup", themes=2)
+    g.theme()
+    for _ in range(4):
+        g.question()
+    g.question((0, False), (1, True))  # the last question of the theme: Аня -50, Борис +50
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=4, claim="дуальный ответ"))  # in the window (3.1)
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False))
+    scores = g.state.scores
+    again = g.refused(AppealLodged(at_ns=g.tick(), player=0, question=4, claim="ещё раз"))
+    assert (again.rule, again.code) == ("youth-cup 3.3", "appeal_decided_ruling_final")
+    assert again.params == {"player": 0, "question": 4, "appeal": 0}
+    fixed = g.refused(RulingCorrected(at_ns=g.tick(), question=4, player=0, correct=True))
+    assert (fixed.rule, fixed.code) == ("youth-cup 3.3", "appeal_decided_ruling_final")
+    withdrawn = g.refused(QuestionWithdrawn(at_ns=g.tick(), reason="брак"))  # would void the decided ruling
+    assert (withdrawn.rule, withdrawn.code) == ("youth-cup 3.3", "appeal_decided_ruling_final")
+    assert g.state.scores == scores == (-50, 50, 0) and g.state.appeals[0].accepted is False
+    # another player's ruling of the same question is still open to an appeal in the window
+    g.do(AppealLodged(at_ns=g.tick(), player=1, question=4, claim="незачёт"))
+    assert len(g.state.appeals) == 2
+
+
+def test_3_3_of_two_appeals_on_one_ruling_only_the_first_decision_counts(game):
+    g = game("youth-cup", themes=2)
+    g.theme(); g.question((0, False), (1, True))
+    for _ in range(4):
+        g.question()
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ"))
+    g.do(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="дуальный ответ, ещё раз"))  # both pending
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=False))
+    error = g.refused(AppealDecided(at_ns=g.tick(), appeal=1, accepted=True, correct=True))
+    assert (error.rule, error.code, error.params) == ("youth-cup 3.3", "appeal_decided_ruling_final",
+                                                      {"question": 0, "appeal": 0, "player": 0})
+    g.do(AppealDecided(at_ns=g.tick(), appeal=1, accepted=False))  # dismissing it again reverses nothing
+    assert g.state.scores == (-10, 10, 0)
+
+
+def test_3_3_a_question_voided_by_an_appeal_stays_voided(game):
+    g = game("youth-cup", themes=2)
+    g.theme(); g.question((0, True))
+    for _ in range(4):
+        g.question()
+    g.do(AppealLodged(at_ns=g.tick(), player=1, question=0, claim="некорректный вопрос"))
+    g.do(AppealDecided(at_ns=g.tick(), appeal=0, accepted=True, correct=None))
+    assert g.state.questions[0].withdrawn and g.state.scores == (0, 0, 0)
+    error = g.refused(AppealLodged(at_ns=g.tick(), player=0, question=0, claim="вопрос корректен"))
+    assert error.code == "appeal_decided_ruling_final"

@@ -47,7 +47,7 @@ def test_whole_tournaments_keep_every_invariant(preset, data, seed):
     _log, state = simulate(preset, players, seed, battle_player=play_battle_outline)
     fmt = state.fmt
     assert t.next_step(state).kind == "done"
-    opening = t.engine.playing_stages(state)[0]
+    opening = t.playing_stages(state)[0]
     # eurocup 2.1, 3.2: a bracket with byes may have one battle of two, in its opening round only.
     preliminary = max((s.preliminary_min_battle_size for s in fmt.stages if s.byes), default=0)
     for stage in fmt.stages:

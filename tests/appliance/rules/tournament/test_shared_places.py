@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from appliance.rules import tournament as t
-from appliance.rules.tournament import engine
+from appliance.rules.tournament import entry, outcomes
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.simulate import play_battle_outline, simulate, stage_cuts
 
@@ -64,13 +64,13 @@ def test_youth_cup_shared_first_place_calls_a_shootout_and_loses_nobody(desk):
     seated = {p: x.id for x in d.state.stage_battles("1-8") for p in t.battle_players(d.state, x.id)}
     assert a in seated and b in seated and seated[a] != seated[b]
     assert len(seated) == 24 and all(len(t.battle_players(d.state, x.id)) == 3 for x in d.state.stage_battles("1-8"))
-    assert engine.resolve(d.state, "@1-16:0:1") == b and engine.resolve(d.state, "@1-16:0:2") == a
+    assert outcomes.resolve(d.state, "@1-16:0:1") == b and outcomes.resolve(d.state, "@1-16:0:2") == a
 
 
 def test_a_seat_naming_a_shared_place_opens_a_tie_even_if_the_cuts_miss_it(desk, monkeypatch):
     # Independently of the cuts: a shared place covering seats that need distinct players is never resolved
     # by picking one of them, nor to an empty seat.
-    monkeypatch.setattr(engine, "stage_cuts", lambda fmt, stage: ())
+    monkeypatch.setattr(outcomes, "stage_cuts", lambda fmt, stage: ())
     d = desk("youth-cup", seed=4)
     youth_to_the_1_16(d)
     battles = sorted(d.state.stage_battles("1-16"), key=lambda b: b.index)
@@ -79,7 +79,7 @@ def test_a_seat_naming_a_shared_place_opens_a_tie_even_if_the_cuts_miss_it(desk,
         d.result(battle.id, {a: 300, b: 300, c: 100, e: 50} if battle is battles[3] else {a: 4, b: 3, c: 2, e: 1})
     ties = t.outcome(d.state, "1-16").open_ties
     assert [tie.id for tie in ties] == [f"{battles[3].id}:places:1"] and "each needs one player" in ties[0].reason
-    assert engine.resolve(d.state, "@1-16:3:1") is None and engine.resolve(d.state, "@1-16:3:2") is None
+    assert outcomes.resolve(d.state, "@1-16:3:1") is None and outcomes.resolve(d.state, "@1-16:3:2") is None
 
 
 def irkutsk_field(d):
@@ -170,7 +170,7 @@ def test_no_qualified_player_is_ever_lost_from_the_next_stage(preset, data, seed
     players = data.draw(st.integers(*SIZES[preset]))
     _log, state = simulate(preset, players, seed, battle_player=sharing_player(seed))
     assert t.next_step(state).kind == "done" and not t.open_ties(state)
-    for stage in engine.playing_stages(state):
+    for stage in entry.playing_stages(state):
         out = t.outcome(state, stage.id)
         for target in {rule.to for rule in stage.advance}:
             if target in state.skipped:

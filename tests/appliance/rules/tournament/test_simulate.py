@@ -9,7 +9,8 @@ import pytest
 
 from appliance import cli
 from appliance.rules import tournament as t
-from appliance.rules.tournament.simulate import play_battle_outline, report, simulate
+from appliance.rules.tournament.simulate import play_battle_outline, simulate
+from appliance.service.tournament_view import report
 
 
 def structure(state):
