@@ -152,7 +152,7 @@ def test_the_reading_view_follows_the_engines_position_and_the_board_answer_foll
     assert view["reading"]["current"]["text"] == "Вопрос 1.1 о теме 1." and view["question"]["answer"] is None
     assert view["reading"]["current"]["comment"] == "Комментарий 1.1"
     play(session, clock, "reading_done")
-    clock.now_ns = session.state.press_window_closes_ns
+    clock.now_ns = session.state.press_window_closes_ns + 10**6
     session.deadlines.run_due()
     view = session.snapshot()["view"]
     assert view["question"]["over"] and view["question"]["answer"] == "Ответ 1.1"  # "over": no announce needed
@@ -164,7 +164,7 @@ def test_the_board_never_shows_an_answer_with_board_answer_never(tmp_path, memor
     session, packages, package_id, clock = sport_session(tmp_path, memory_battles, board_answer="never")
     session.command("setup", {**SETUP, "package": {"id": package_id}}, "c1")
     play(session, clock, "next", "next", "reading_done")
-    clock.now_ns = session.state.press_window_closes_ns
+    clock.now_ns = session.state.press_window_closes_ns + 10**6
     session.deadlines.run_due()
     play(session, clock, "announce")
     assert session.snapshot()["view"]["question"]["answer"] is None
@@ -178,7 +178,7 @@ def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp
     session, packages, package_id, clock = sport_session(tmp_path, memory_battles)
     session.command("setup", {**SETUP, "package": {"id": package_id, "themes": [3, 1]}}, "c1")
     play(session, clock, "next", "next", "reading_done")
-    clock.now_ns = session.state.press_window_closes_ns
+    clock.now_ns = session.state.press_window_closes_ns + 10**6
     session.deadlines.run_due()
     state = session.state
     (row,) = protocol_rows(state)
