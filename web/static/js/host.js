@@ -266,7 +266,7 @@
   document.querySelectorAll(".controls [data-cmd]").forEach((b) =>
     b.addEventListener("click", () => tryCommand(b.dataset.cmd, undefined, b)));
   // «Ответ объявлен» in the tools (and host_packages.js's «Показать ответ на табло», which taps it)
-  document.querySelector(".extras [data-cmd=announce]").addEventListener("click", (e) => tryCommand("announce", undefined, e.currentTarget));
+  document.querySelector(".extras [data-cmd=announce]").addEventListener("click", (e) => tryCommand(C.ANNOUNCE, undefined, e.currentTarget));
   $("claps").addEventListener("click", () => tryCommand(C.CLAPS, { on: !(view.battle && view.battle.on_claps) }));
   $("button-test").addEventListener("click", () => send("button_test", { on: !view.button_test }));
   $("phones").addEventListener("click", () => send("phones", { enabled: !view.phones_enabled }));
