@@ -55,16 +55,22 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("web_port", int, 8080, "", "TCP port of the host page, scoreboard and director pages"),
     Setting("language", str, "ru", "", "default UI language: ru or en"),
     Setting("host_pin", str, "", "", "host page PIN; empty: made at first boot and kept in data_dir/identity.json"),
+    Setting("director_pin", str, "", "",
+            "tournament desk PIN (not the host's: a room's host cannot reach the desk); empty: made at first boot"),
     Setting("simulator", bool, False, "", "run on mock pins with keyboard and on-screen buzzers"),
     # --- capture service and its local link
     Setting("capture_socket", Path, None, "", "Unix socket of the capture service (default data_dir/capture.sock)"),
     Setting("capture_heartbeat_ms", int, 500, "ms", "heartbeat period on the capture link"),
     Setting("capture_link_timeout_ms", int, 2000, "ms", "missed heartbeats for this long: the link is down"),
     Setting("pin_factory", str, "lgpio", "", "gpiozero pin factory: lgpio, rpigpio or mock (GPIOZERO_PIN_FACTORY wins)"),
+    Setting("gpio_chip", str, "", "",
+            "label of the GPIO chip the pins are on; empty: the Pi's header chip (pinctrl-bcm2835/-bcm2711/-rp1)"),
     Setting("player_buttons", tuple, (17, 27, 22, 23), "BCM", "player button inputs, active low with pull-ups"),
     Setting("player_leds", tuple, (5, 6, 13, 19), "BCM", "player lockout LEDs, one per button"),
     Setting("buzzer_pin", int, 18, "BCM", "piezo buzzer driver transistor"),
     Setting("reset_button", int, 24, "BCM", "host reset button, active low with pull-up"),
+    Setting("buttons_active_low", bool, True, "",
+            "buttons close to ground, with pull-ups (gpio/WIRING.md); false: to 3.3 V, with pull-downs"),
     Setting("buzzer_ms", int, 300, "ms", "length of the lockout beep"),
     Setting("reset_hold_ms", int, 3000, "ms",
             "the host reset button held this long asks for the host PIN: the HDMI board shows it (lost PIN)"),
@@ -104,15 +110,18 @@ class Settings:
     web_port: int
     language: str
     host_pin: str
+    director_pin: str
     simulator: bool
     capture_socket: Path
     capture_heartbeat_ms: int
     capture_link_timeout_ms: int
     pin_factory: str
+    gpio_chip: str
     player_buttons: tuple
     player_leds: tuple
     buzzer_pin: int
     reset_button: int
+    buttons_active_low: bool
     buzzer_ms: int
     reset_hold_ms: int
     pin_shown_ms: int

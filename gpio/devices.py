@@ -23,20 +23,23 @@ class PinsUnavailable(CaptureError, RuntimeError):
 
 
 class EdgeButton(DigitalInputDevice):
-    """An active-low button that reports every raw edge, with its timestamp, before gpiozero's own handling.
+    """A button that reports every raw edge, with its timestamp, before gpiozero's own handling.
+
+    Active low (closes to ground, pull-up) unless ``active_low`` is false (closes to 3.3 V, pull-down).
 
     ``on_edge(ticks, pressed)`` runs in the pin factory's callback thread (lgpio's callback thread, RPi.GPIO's
     event thread, or the thread that drives a mock pin).
     """
 
-    def __init__(self, pin, *, on_edge: Callable[[int, bool], None], pin_factory=None):
+    def __init__(self, pin, *, on_edge: Callable[[int, bool], None], pin_factory=None, active_low: bool = True):
         self._on_edge = on_edge
-        super().__init__(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+        self._pressed_level = 0 if active_low else 1
+        super().__init__(pin, pull_up=active_low, bounce_time=None, pin_factory=pin_factory)
 
     def _pin_changed(self, ticks, state):
         # state is the line level at the edge: 0 (low) is pressed for an active-low button.
         if state != 2:  # lgpio reports 2 for its watchdog timeouts (never enabled here): not an edge
-            self._on_edge(ticks, not state)
+            self._on_edge(ticks, state == self._pressed_level)
         super()._pin_changed(ticks, state)
 
 
@@ -94,7 +97,7 @@ class Hardware:
     """
 
     def __init__(self, factory, *, player_buttons, player_leds, buzzer_pin: int, reset_button: int,
-                 on_player_edge: Callable[[int, int, bool], None], on_reset_edge: Callable[[int, bool], None]):
+                 active_low: bool = True, on_player_edge: Callable[[int, int, bool], None], on_reset_edge: Callable[[int, bool], None]):
         self.factory = factory
         self.leds: list[LED] = []
         self.buttons: list[EdgeButton] = []
@@ -109,8 +112,8 @@ class Hardware:
             self.beeper = Beeper(self.buzzer)
             for player, pin in enumerate(player_buttons, start=1):
                 self.buttons.append(EdgeButton(pin, on_edge=functools.partial(on_player_edge, player),
-                                               pin_factory=factory))
-            self.reset = EdgeButton(reset_button, on_edge=on_reset_edge, pin_factory=factory)
+                                               pin_factory=factory, active_low=active_low))
+            self.reset = EdgeButton(reset_button, on_edge=on_reset_edge, pin_factory=factory, active_low=active_low)
         except Exception as error:  # gpiozero's pin errors, lgpio.error ("GPIO busy"), OSError: all one message
             self.close()
             raise PinsUnavailable(

@@ -27,8 +27,10 @@ integers**, so an edge's ticks *are* its ``t_ns`` (docs/capture-protocol.md, *Ti
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import functools
 import os
+import struct
 import time
 import warnings
 from pathlib import Path
@@ -119,6 +121,93 @@ REALTIME_DEGRADED = ("kernel older than 5.7 stamps GPIO edges with CLOCK_REALTIM
                      "with the offset read in the callback (exact unless the clock is stepped in between)")
 
 
+# The GPIO controller that drives the 40-pin header, by its label (the GPIO character device's chip label), on
+# each Pi the box runs on. Never by number: on a Pi 5 the header's chip moved from gpiochip4 to gpiochip0 in
+# Raspberry Pi OS's kernel 6.6.47, and Debian's and Raspberry Pi OS's kernels number the chips differently.
+HEADER_CHIP_LABELS = (
+    "pinctrl-bcm2835",  # Pi Zero, 1, 2, 3 (upstream and Raspberry Pi OS kernels)
+    "pinctrl-bcm2711",  # Pi 4, 400, CM4
+    "pinctrl-rp1",      # Pi 5: the RP1 south bridge (Raspberry Pi OS kernel; mainline from 6.17)
+)
+# struct gpiochip_info {char name[32]; char label[32]; __u32 lines;} and GPIO_GET_CHIPINFO_IOCTL (linux/gpio.h)
+_CHIPINFO = struct.Struct("32s32sI")
+_GPIO_GET_CHIPINFO_IOCTL = (2 << 30) | (_CHIPINFO.size << 16) | (0xB4 << 8) | 0x01
+
+
+def read_chip_label(path: str) -> str:
+    """The label of the GPIO chip character device ``path`` (GPIO_GET_CHIPINFO_IOCTL, as ``gpiodetect`` does)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        info = fcntl.ioctl(fd, _GPIO_GET_CHIPINFO_IOCTL, bytes(_CHIPINFO.size))
+    finally:
+        os.close(fd)
+    _, label, _ = _CHIPINFO.unpack(info)
+    return label.split(b"\0", 1)[0].decode("ascii", "replace")
+
+
+def find_header_chip(wanted: str = "", *, dev: Path = Path("/dev"), read_label=read_chip_label) -> int:
+    """The number N of ``/dev/gpiochipN`` whose label is ``wanted``, or (``wanted`` empty) one of
+    :data:`HEADER_CHIP_LABELS`. Raises :class:`PinFactoryUnavailable` listing every chip and label seen."""
+    labels = (wanted,) if wanted else HEADER_CHIP_LABELS
+    seen = []
+    paths = sorted(dev.glob("gpiochip[0-9]*"), key=lambda path: int(path.name[len("gpiochip"):]))
+    for path in paths:
+        try:
+            label = read_label(str(path))
+        except OSError as error:
+            seen.append(f"{path.name}: {error.strerror or error}")
+            continue
+        seen.append(f"{path.name} {label!r}")
+        if label in labels:
+            return int(path.name[len("gpiochip"):])
+    raise PinFactoryUnavailable(
+        f"no GPIO chip labelled {' or '.join(map(repr, labels))} (found: {', '.join(seen) or f'no {dev}/gpiochip*'}); "
+        f"set gpio_chip to the label of the header's chip (gpiodetect lists them)")
+
+
+# gpiozero reads the Pi's revision code from /proc/device-tree/system/linux,revision (which Raspberry Pi OS's
+# firmware and kernel provide) or the "Revision" line of /proc/cpuinfo (32-bit Raspberry Pi OS kernels). A
+# mainline kernel on its own device tree, as Debian's image boots, may have neither; its tree's /model names
+# the board. A representative revision of that model gives gpiozero the right header (every model here has
+# the same 40-pin header).
+MODEL_REVISIONS = (  # longest prefix first
+    ("Raspberry Pi 3 Model B Plus", 0xA020D3), ("Raspberry Pi 3 Model A Plus", 0x9020E0),
+    ("Raspberry Pi 3 Model B", 0xA02082), ("Raspberry Pi Zero 2 W", 0x902120),
+    ("Raspberry Pi Compute Module 4", 0xB03140), ("Raspberry Pi 400", 0xC03130),
+    ("Raspberry Pi 4 Model B", 0xB03114), ("Raspberry Pi 5", 0xC04170),
+)
+
+
+def revision_from_model(model: str) -> int | None:
+    """The revision code gpiozero gets for the board whose device tree /model is ``model``, or None.
+
+    >>> hex(revision_from_model("Raspberry Pi 3 Model B Plus Rev 1.3"))
+    '0xa020d3'
+    >>> revision_from_model("linux,dummy-virt") is None
+    True
+    """
+    for prefix, revision in MODEL_REVISIONS:
+        if model.startswith(prefix):
+            return revision
+    return None
+
+
+def read_revision(gpiozero_revision, model_path: Path = Path("/proc/device-tree/model")) -> int:
+    """gpiozero's revision lookup, then the board's model (:func:`revision_from_model`)."""
+    try:
+        return gpiozero_revision()
+    except Exception as error:  # gpiozero's PinUnknownPi: neither place holds a revision
+        try:
+            model = model_path.read_bytes().rstrip(b"\0").decode("ascii", "replace")
+        except OSError:
+            raise error from None
+        revision = revision_from_model(model)
+        if revision is None:
+            raise PinFactoryUnavailable(f"{error}; the device tree's model {model!r} is no Raspberry Pi this "
+                                        f"box knows") from None
+        return revision
+
+
 @functools.cache
 def _lgpio_classes():
     """Build the lgpio factory and pin lazily: ``import lgpio`` needs the C library and makes a FIFO in the cwd."""
@@ -143,6 +232,9 @@ def _lgpio_classes():
 
         ticks = staticmethod(time.monotonic_ns)
         ticks_diff = staticmethod(_ns_ticks_diff)
+
+        def _get_revision(self):
+            return read_revision(super()._get_revision)
 
     return KernelTimestampFactory, KernelTimestampPin
 
@@ -193,8 +285,10 @@ def prepare_lgpio_workdir(fallbacks: list[Path]) -> Path:
         f"none of {', '.join(map(str, fallbacks)) or 'no fallbacks'} is (set RuntimeDirectory= in the unit)")
 
 
-def open_backend(name: str) -> Backend:
+def open_backend(name: str, chip_label: str = "") -> Backend:
     """Open the pin factory ``name`` (lgpio, rpigpio or mock), falling back from lgpio to rpigpio.
+
+    lgpio opens the chip :func:`find_header_chip` finds by ``chip_label`` (empty: the Pi's header chip).
 
     The fallback and rpigpio itself emit a :class:`DegradedModeWarning` and list the reason in
     ``Backend.degraded``. Raises :class:`PinFactoryUnavailable` naming every reason when nothing works, and
@@ -208,7 +302,7 @@ def open_backend(name: str) -> Backend:
     if name == "lgpio":
         try:
             factory_class, _ = _lgpio_classes()
-            factory = factory_class()
+            factory = factory_class(chip=find_header_chip(chip_label))
             degraded = [REALTIME_DEGRADED] if factory.realtime_events else []
             for reason in degraded:
                 warnings.warn(DegradedModeWarning(reason), stacklevel=2)

@@ -34,7 +34,7 @@ def open_backend_for(settings: Settings) -> Backend:
         prepare_lgpio_workdir([Path(p) for p in (os.environ.get("RUNTIME_DIRECTORY", ""),
                                                  os.environ.get("STATE_DIRECTORY", "")) if p]
                               + [Path(settings.capture_socket).parent])
-    return open_backend(settings.pin_factory)
+    return open_backend(settings.pin_factory, settings.gpio_chip)
 
 
 class CaptureService:
@@ -63,7 +63,7 @@ class CaptureService:
             self.hardware = Hardware(
                 self.backend.factory, player_buttons=settings.player_buttons, player_leds=settings.player_leds,
                 buzzer_pin=settings.buzzer_pin, reset_button=settings.reset_button,
-                on_player_edge=self.capture.on_player_edge, on_reset_edge=self.capture.on_reset_edge)
+                active_low=settings.buttons_active_low, on_player_edge=self.capture.on_player_edge, on_reset_edge=self.capture.on_reset_edge)
         except BaseException:
             self.server.close()
             raise

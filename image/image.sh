@@ -2,34 +2,48 @@
 # Build the box's disk image on a plain Debian machine, from Debian's arm64 packages (mmdebstrap +
 # qemu-user-static), with the same install steps as the pi-gen stage (image/install-box.sh).
 #
-#   ./dev image            (as root; about 25 min the first time, about 3 min when the base is cached)
+#   ./dev image            (as root; 10-15 min the first time, a few minutes when the base is cached)
 #
 # Output in image/out/ (SVOYAK_IMAGE_OUT):
-#   svoyak-arm64.img   raw disk: partition 1 root (ext4, LABEL=svoyak-root), partition 2 data (ext4,
+#   svoyak-VERSION-arm64.img  raw disk that boots a Raspberry Pi 3/4 and QEMU's virt board: partition 1 boot
+#                      (FAT32, LABEL=SVOYAK-BOOT, /boot/firmware: Raspberry Pi firmware, kernel, initrd, device
+#                      trees, config.txt, cmdline.txt), 2 root (ext4, LABEL=svoyak-root), 3 data (ext4,
 #                      LABEL=svoyak-data, mounted on /var/lib/svoyak: the event store survives a read-only root)
-#   vmlinuz, initrd.img, cmdline.txt   the kernel, initrd and kernel command line for qemu-system-aarch64
+#   svoyak-VERSION-arm64.img.xz, .img.xz.sha256, .img.bmap   what people flash (image/release.sh)
+#   svoyak-arm64.img   a link to the raw disk, the name ./dev image-test boots
+#   vmlinuz, initrd.img, cmdline.txt, bcm2837-rpi-3-b.dtb   for qemu-system-aarch64 (virt and raspi3b)
 # Steps: 1. base root filesystem (Debian + the box's packages), cached in image/out/base until install-box.sh's
 # package list or this script's base options change; 2. bundle (the project wheel built from this worktree and
-# its pinned dependencies as aarch64 wheels); 3. install-box.sh box in a copy of the base; 4. disk image.
+# its pinned dependencies as aarch64 wheels); 3. install-box.sh box in a copy of the base, then the initrd and
+# the Pi's boot files; 4. disk image and release files.
 # mmdebstrap hooks are shell snippets it runs with the root directory as "$1": single quotes on purpose.
 # shellcheck disable=SC2016
 set -euo pipefail
+# The whole script is one block: bash reads it before running it, so editing the file mid-build is safe.
+{
 cd "$(dirname "$0")/.."
 OUT=${SVOYAK_IMAGE_OUT:-image/out}
 MIRROR=${SVOYAK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${SVOYAK_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
-SUITE=bookworm
+SUITE=trixie
 DATA_MB=${SVOYAK_IMAGE_DATA_MB:-256}
-# The Debian system under the box: systemd, a kernel for QEMU's virt board, and nothing else.
-BASE_INCLUDE=systemd-sysv,udev,kmod,linux-image-arm64,initramfs-tools,zstd,iproute2,netbase,e2fsprogs,procps
+BOOT_MB=256
+# The Raspberry Pi device trees whose SD card the initrd must mount (checked by image/dt_modules.py).
+PI_DTBS=(broadcom/bcm2837-rpi-3-b.dtb broadcom/bcm2837-rpi-3-b-plus.dtb broadcom/bcm2837-rpi-3-a-plus.dtb
+         broadcom/bcm2837-rpi-zero-2-w.dtb broadcom/bcm2711-rpi-4-b.dtb broadcom/bcm2711-rpi-400.dtb)
+# The Debian system under the box: systemd, the arm64 kernel (it boots QEMU's virt board and a Pi 3/4), the
+# Raspberry Pi boot firmware (non-free-firmware: it fills /boot/firmware, the FAT partition a Pi boots from),
+# the Pi's Wi-Fi firmware for the hotspot, and nothing else.
+BASE_INCLUDE=systemd-sysv,udev,kmod,linux-image-arm64,initramfs-tools,zstd,iproute2,netbase,e2fsprogs,procps,raspi-firmware,firmware-brcm80211,dosfstools
+COMPONENTS="main non-free-firmware"
 
 start=$(date +%s)
 step() { echo "image: [$(( $(date +%s) - start ))s] $*"; }
 die() { echo "image: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root (mmdebstrap root mode, chroot, loop-free mkfs)"
-for tool in mmdebstrap sfdisk mkfs.ext4 arch-test; do
-    command -v "$tool" >/dev/null || die "missing $tool: apt-get install mmdebstrap fdisk e2fsprogs arch-test qemu-user-static binfmt-support"
+for tool in mmdebstrap sfdisk mkfs.ext4 arch-test mkfs.vfat mcopy bmaptool xz; do
+    command -v "$tool" >/dev/null || die "missing $tool: apt-get install mmdebstrap fdisk e2fsprogs arch-test qemu-user-static binfmt-support dosfstools mtools bmap-tools xz-utils"
 done
 # arm64 binaries run through qemu-user-static's binfmt handler (image/README.md: "binfmt").
 if ! arch-test arm64 >/dev/null 2>&1; then
@@ -40,7 +54,7 @@ fi
 mkdir -p "$OUT"
 
 # --- 1. base root filesystem, cached by the hash of what goes into it
-key=$( { sed -n '/^install_packages()/,/^}/p' image/install-box.sh; echo "$BASE_INCLUDE $SUITE $MIRROR";
+key=$( { sed -n '/^install_packages()/,/^}/p' image/install-box.sh; echo "$BASE_INCLUDE $SUITE $MIRROR $COMPONENTS";
          sed -n '/^build_base()/,/^}/p' "$0"; } | sha256sum | cut -c1-16)
 build_base() {
     rm -rf "$OUT/base" "$OUT/base.tmp"
@@ -52,12 +66,13 @@ build_base() {
         --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
         --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
         --aptopt='Acquire::Languages "none"' \
-        --essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d"; echo MODULES=list > "$1/etc/initramfs-tools/conf.d/svoyak"; printf "%s\n" virtio_pci virtio_mmio virtio_blk virtio_net ext4 >> "$1/etc/initramfs-tools/modules"' \
+        --essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d"; echo MODULES=list > "$1/etc/initramfs-tools/conf.d/svoyak"' \
+        --essential-hook='cp image/initramfs-modules "$1/etc/initramfs-tools/modules"' \
         --customize-hook='mkdir -p "$1/tmp/svoyak-install" && cp image/install-box.sh "$1/tmp/svoyak-install/"' \
         --customize-hook='chroot "$1" bash /tmp/svoyak-install/install-box.sh packages' \
         --customize-hook='rm -rf "$1/tmp/svoyak-install"' \
         "$SUITE" "$OUT/base.tmp" \
-        "deb $MIRROR $SUITE main" "deb $MIRROR $SUITE-updates main" "deb $SECURITY $SUITE-security main"
+        "deb $MIRROR $SUITE $COMPONENTS" "deb $MIRROR $SUITE-updates $COMPONENTS" "deb $SECURITY $SUITE-security $COMPONENTS"
     mv "$OUT/base.tmp" "$OUT/base"
     echo "$key" > "$OUT/base.key"
 }
@@ -76,13 +91,18 @@ SVOYAK_WHEEL_CACHE="$OUT/wheel-cache" bash image/bundle.sh "$OUT/bundle"
 # --- 3. the box, installed into a copy of the base
 step "rootfs: copying the base and running install-box.sh box"
 rootfs="$OUT/rootfs"
-rm -rf "$rootfs"
+cleanup() {
+    for mnt in sys proc dev/pts dev; do if mountpoint -q "$rootfs/$mnt"; then umount "$rootfs/$mnt"; fi; done
+    return 0
+}
+# A build killed mid-chroot leaves the host's /dev bound in the old root: unmount first, and never let rm
+# cross into another file system.
+cleanup
+rm -rf --one-file-system "$rootfs"
 cp -a "$OUT/base" "$rootfs"
 cp -a "$OUT/bundle" "$rootfs/tmp/svoyak-install"
-cleanup() {
-    for mnt in dev/pts dev proc sys; do mountpoint -q "$rootfs/$mnt" && umount "$rootfs/$mnt"; done; return 0
-}
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 mount --bind /dev "$rootfs/dev"; mount --bind /dev/pts "$rootfs/dev/pts"
 mount -t proc proc "$rootfs/proc"; mount -t sysfs sys "$rootfs/sys"
 # A clean environment: this machine's PIP_* and locale settings have no business in the image.
@@ -99,35 +119,89 @@ echo svoyak > "$rootfs/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tsvoyak\n' > "$rootfs/etc/hosts"
 # The data partition holds /var/lib/svoyak. No "nofail": the services must not start on the root fs instead
 # (their RequiresMountsFor= pulls this mount in). ext4 data=ordered with barriers on (the defaults): SQLite's
-# fsync in WAL + synchronous=FULL reaches the card. noatime only spares the card.
+# fsync in WAL + synchronous=FULL reaches the card. noatime only spares the card. The FAT boot partition is
+# where raspi-firmware's kernel hooks put the kernel, initrd and config.txt on every kernel upgrade; "nofail":
+# the box runs without it (it is read only by the firmware at power-on).
 cat > "$rootfs/etc/fstab" <<'EOF'
 LABEL=svoyak-root  /                ext4  defaults,noatime,errors=remount-ro  0  1
+LABEL=SVOYAK-BOOT  /boot/firmware   vfat  defaults,noatime,umask=0022,nofail  0  2
 LABEL=svoyak-data  /var/lib/svoyak  ext4  defaults,noatime,data=ordered,barrier=1  0  2
 EOF
 : > "$rootfs/etc/machine-id"   # made on first boot: every box its own
 rm -f "$rootfs/var/lib/dbus/machine-id"
 install -d -m 0755 "$rootfs/var/lib/svoyak"
 
-# --- 4. disk image: two ext4 file systems made from directories (no loop devices), then a partition table
+# --- 3b. what a Pi boots: raspi-firmware's hook (/etc/kernel/postinst.d/z50-raspi-firmware) fills
+# /boot/firmware with the firmware, the kernel, the initrd, every bcm*.dtb of the kernel package, config.txt
+# (arm_64bit=1, upstream_kernel=1: the firmware loads the kernel's own device trees) and cmdline.txt from
+# /etc/default/raspi-firmware. The initrd is rebuilt with image/initramfs-modules (MODULES=list), checked
+# against the Pi device trees first.
+step "boot files: initrd with image/initramfs-modules, raspi-firmware's config.txt and cmdline.txt"
+kver=$(find "$rootfs/boot" -maxdepth 1 -name 'vmlinuz-*' -printf '%f\n' | sort -V | tail -1)
+kver=${kver#vmlinuz-}
+python3 image/dt_modules.py --root "$rootfs" --kernel "$kver" --modules image/initramfs-modules \
+    --record image/sd-root-drivers.txt "${PI_DTBS[@]}" >/dev/null
+cp image/initramfs-modules "$rootfs/etc/initramfs-tools/modules"
+cat >> "$rootfs/etc/default/raspi-firmware" <<'EOF'
+
+# svoyak (image/image.sh): the root by label; boot messages and the emergency shell on the serial console
+# (GPIO14/15), the HDMI screen for the scoreboard.
+ROOTPART=LABEL=svoyak-root
+CONSOLES="tty0 ttyS1,115200"
+EOF
+echo "consoleblank=0" > "$rootfs/etc/default/raspi-extra-cmdline"
+mount --bind /dev "$rootfs/dev"; mount -t proc proc "$rootfs/proc"; mount -t sysfs sys "$rootfs/sys"
+chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    update-initramfs -u -k "$kver" >/dev/null
+initrd_list=$(chroot "$rootfs" lsinitramfs "/boot/initrd.img-$kver")
+cleanup
+read -ra needed < <(sed -n 's/^needs //p' image/sd-root-drivers.txt)
+for module in "${needed[@]}"; do
+    grep -q "/${module//_/[-_]}\.ko" <<<"$initrd_list" || die "the initrd lacks $module (image/sd-root-drivers.txt)"
+done
+for file in config.txt cmdline.txt "vmlinuz-$kver" "initrd.img-$kver" bootcode.bin start.elf start4.elf "${PI_DTBS[@]#broadcom/}"; do
+    [ -f "$rootfs/boot/firmware/$file" ] || die "raspi-firmware did not write /boot/firmware/$file"
+done
+cmp -s "$rootfs/boot/initrd.img-$kver" "$rootfs/boot/firmware/initrd.img-$kver" || die "/boot/firmware has an old initrd"
+
+# --- 4. disk image: a FAT boot partition and two ext4 file systems made from directories (no loop devices),
+# then a partition table
 step "disk: making the file systems"
-cp "$rootfs"/boot/vmlinuz-* "$OUT/vmlinuz"
-cp "$rootfs"/boot/initrd.img-* "$OUT/initrd.img"
+cp "$rootfs/boot/vmlinuz-$kver" "$OUT/vmlinuz"
+cp "$rootfs/boot/initrd.img-$kver" "$OUT/initrd.img"
+cp "$rootfs/usr/lib/linux-image-$kver/broadcom/bcm2837-rpi-3-b.dtb" "$OUT/"
+rm -f "$OUT/boot.vfat" "$OUT/root.ext4" "$OUT/data.ext4"
+mkfs.vfat -F 32 -n SVOYAK-BOOT -C "$OUT/boot.vfat" $(( BOOT_MB * 1024 )) >/dev/null
+mcopy -s -p -i "$OUT/boot.vfat" "$rootfs"/boot/firmware/* ::/
+find "$rootfs/boot/firmware" -mindepth 1 -delete   # the root holds only the mount point
 root_mb=$(( $(du -sm "$rootfs" | cut -f1) * 13 / 10 + 300 ))
 datadir=$(mktemp -d)
-rm -f "$OUT/root.ext4" "$OUT/data.ext4"
 mkfs.ext4 -q -L svoyak-root -d "$rootfs" "$OUT/root.ext4" "${root_mb}M"
 mkfs.ext4 -q -L svoyak-data -d "$datadir" "$OUT/data.ext4" "${DATA_MB}M"
 rmdir "$datadir"
-img="$OUT/svoyak-arm64.img"
-rm -f "$img"
-truncate -s $(( 1 + root_mb + DATA_MB + 1 ))M "$img"
+version=$(python3 -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
+img="$OUT/svoyak-$version-arm64.img"
+rm -f "$img" "$OUT/svoyak-arm64.img"
+truncate -s $(( 4 + BOOT_MB + root_mb + DATA_MB + 1 ))M "$img"
+# The Pi's boot ROM reads the first partition: FAT32 (type c), flagged bootable.
 sfdisk -q "$img" <<EOF
 label: dos
-start=1MiB, size=${root_mb}MiB, type=83
+start=4MiB, size=${BOOT_MB}MiB, type=c, bootable
+size=${root_mb}MiB, type=83
 size=${DATA_MB}MiB, type=83
 EOF
-dd if="$OUT/root.ext4" of="$img" bs=1M seek=1 conv=notrunc,sparse status=none
-dd if="$OUT/data.ext4" of="$img" bs=1M seek=$(( 1 + root_mb )) conv=notrunc,sparse status=none
-rm -f "$OUT/root.ext4" "$OUT/data.ext4"
+dd if="$OUT/boot.vfat" of="$img" bs=1M seek=4 conv=notrunc,sparse status=none
+dd if="$OUT/root.ext4" of="$img" bs=1M seek=$(( 4 + BOOT_MB )) conv=notrunc,sparse status=none
+dd if="$OUT/data.ext4" of="$img" bs=1M seek=$(( 4 + BOOT_MB + root_mb )) conv=notrunc,sparse status=none
+rm -f "$OUT/boot.vfat" "$OUT/root.ext4" "$OUT/data.ext4"
+ln -s "$(basename "$img")" "$OUT/svoyak-arm64.img"   # the name ./dev image-test boots
 echo "root=LABEL=svoyak-root ro console=ttyAMA0 consoleblank=0" > "$OUT/cmdline.txt"
-step "done: $img ($(du -h --apparent-size "$img" | cut -f1), $(du -h "$img" | cut -f1) on disk), $OUT/vmlinuz, $OUT/initrd.img"
+echo "$kver" > "$OUT/kernel-version"
+step "disk: $img ($(du -h --apparent-size "$img" | cut -f1), $(du -h "$img" | cut -f1) on disk)"
+if [ "${SVOYAK_IMAGE_RELEASE:-yes}" = yes ]; then
+    step "release: xz, sha256, bmap"
+    bash image/release.sh "$img"
+fi
+step "done: $img, $OUT/vmlinuz, $OUT/initrd.img (kernel $kver)"
+exit 0
+}

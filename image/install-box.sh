@@ -58,7 +58,7 @@ build_sdists() {
     local venv
     venv=$(mktemp -d)
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/build-wheels" --upgrade setuptools
+    "$venv/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/build-wheels" -c "$BUNDLE/requirements.lock" setuptools
     # PYPI=1: lgpio's setup.py links its bundled C library statically (no liblgpio package needed).
     PYPI=1 "$venv/bin/python" -m pip wheel -q --no-deps --no-build-isolation --no-index \
         --wheel-dir "$BUNDLE/wheels" "${sdists[@]}"
@@ -85,6 +85,19 @@ install_box() {
     "$PREFIX/bin/python" -m pip install -q --no-index --find-links "$BUNDLE/wheels" \
         -c "$BUNDLE/requirements.lock" svoyak
     "$PREFIX/bin/svoyak" config >/dev/null  # the installed command runs (and the settings resolve)
+    # Every package in the box's venv is one requirements.lock pins, at that version (setuptools too, when a
+    # venv brings it: Python 3.11's does, unpinned; 3.13's brings pip only, which Debian's python3 fixes).
+    "$PREFIX/bin/python" - "$BUNDLE/requirements.lock" <<'PY'
+import importlib.metadata, re, sys
+norm = lambda name: re.sub(r"[-_.]+", "-", name).lower()
+pins = {norm(name): version for name, version in
+        (line.strip().split("==") for line in open(sys.argv[1]) if "==" in line and not line.startswith("#"))}
+found = {norm(d.metadata["Name"]): d.version for d in importlib.metadata.distributions()}
+bad = sorted(f"{name}=={version}" for name, version in found.items()
+             if name not in ("pip", "svoyak") and pins.get(name) != version)
+if bad:
+    sys.exit(f"install-box: not pinned by requirements.lock: {', '.join(bad)}")
+PY
     # The documents the units' Documentation= lines point at.
     if [ -d "$BUNDLE/docs" ]; then
         install -d -m 0755 "$PREFIX/share/doc/svoyak"
@@ -97,6 +110,9 @@ install_box() {
         install -m 0644 "$unit" /usr/lib/systemd/system/
     done
     install -D -m 0644 "$BUNDLE/systemd/pam.d/svoyak-kiosk" /etc/pam.d/svoyak-kiosk
+    # The image test's GPIO report (svoyak-gpioreport.service, never enabled).
+    install -D -m 0755 "$BUNDLE/systemd/svoyak-gpioreport.sh" /usr/local/lib/svoyak/gpio-report
+    install -D -m 0644 "$BUNDLE/systemd/svoyak-gpiobench.py" /usr/local/lib/svoyak/gpio-bench
     install -d -m 0755 /etc/svoyak /etc/NetworkManager/dnsmasq-shared.d
     # NetworkManager manages every interface (the Wi-Fi for the hotspot, Ethernet for a venue network).
     install -D -m 0644 "$BUNDLE/systemd/NetworkManager/svoyak.conf" /etc/NetworkManager/conf.d/svoyak.conf
@@ -116,6 +132,9 @@ install_box() {
     systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
         svoyak-hotspot.service svoyak-kiosk.service svoyak-nats.service NetworkManager.service
     systemctl set-default graphical.target
+    # Debian enables its own nats-server.service on install (every interface, no authentication): the rooms
+    # run it as svoyak-nats.service with their configuration instead.
+    if [ -f /usr/lib/systemd/system/nats-server.service ]; then systemctl disable nats-server.service; fi
     log "installed $("$PREFIX/bin/python" -m pip list --format=freeze 2>/dev/null | grep -i '^svoyak==') in $PREFIX"
 }
 

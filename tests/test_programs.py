@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # every command shares through setup_venv).
 PYTHON_CODE = {"test": ("tests", "appliance", "gpio", "web"), "bench": ("bench",)}
 HOST_SCRIPTS = {
-    "test": (".ci/run",),
-    "image": ("image/image.sh", "image/image-test.sh", "image/bundle.sh", "image/add-data-partition.sh"),
+    "test": (".ci/run", "image/release.sh"),  # release.sh: the image's fast checks make a small release
+    "image": ("image/image.sh", "image/image-test.sh", "image/bundle.sh", "image/add-data-partition.sh",
+              "image/release.sh"),
     "fresh-check": ("tests/fresh-machine.sh",),
 }
 # Scripts that run inside the image's root (a chroot or the booted box): their programs are the image's own

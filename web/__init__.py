@@ -34,6 +34,7 @@ SCREENS: tuple[str, ...] = (
     "web.simulator",
     "web.director",
     "web.packages",
+    "web.papers",
     "web.rooms",
 )
 

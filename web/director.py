@@ -5,9 +5,10 @@ Registration (with the waiting list), seeding, the draw, brackets and tables tha
 keyboard only, tie-breaks, exports (CSV, JSON, printable HTML). No rules here: every command goes to
 :class:`appliance.service.tournaments.TournamentDesk`, which validates it against the tournament engine.
 
-Director pages need the box's host PIN: the login form checks it through the host page's :class:`web.host.PinGuard`
-(one guard, so wrong PINs on ``/host`` and ``/director/login`` count together and lock the address out alike), then
-keeps the login in Flask's signed session (the app's secret key: random per process unless the app has one, so the
+Director pages need the box's director PIN (not the host's: a room's host cannot reach the desk; the box's owner
+finds it in the console, appliance/service/identity.py): the login form checks it through a :class:`web.host.PinGuard`
+of its own (the host page's mechanism, a separate count of wrong guesses), then keeps the login in Flask's signed
+session (the app's secret key: random per process unless the app has one, so the
 cookie cannot be made from the PIN). ``/table/<id>`` is public.
 
 A refused command is shown on the page of its form, Russian first, then English, worded from its stable ``code``
@@ -25,8 +26,9 @@ from flask import (Blueprint, Response, current_app, g, jsonify, redirect, rende
                    url_for)
 
 from appliance.errors import SvoyakError
+from appliance.service import papers
 from appliance.service.tournament_refusals import word
-from appliance.service.tournaments import DeskInputError, TournamentDesk, UnknownTournamentError
+from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
 from web.guard import PinGuard
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
@@ -52,6 +54,13 @@ STRINGS = {
                               "(mubc 3.7). The stages and their fields are listed below."),
     "director.changes_stages": ("Этапы регламентов и их поля", "The regulations' stages and their fields"),
     "director.login": ("Вход директора", "Director login"),
+    "director.pin": ("PIN директора", "Director PIN"),
+    "director.pin_hint": ("PIN директора — не PIN ведущего. Его видит владелец бокса: в консоли бокса при запуске "
+                          "и при первой загрузке",
+                          "The director PIN is not the host's. The box's owner finds it in the box's console at "
+                          "start (svoyak run, first boot) and in identity.json"),
+    "error.director_pin_unset": ("У бокса нет PIN директора: задайте его в настройках бокса",
+                                 "This box has no director PIN: set director_pin in its settings"),
     "director.enter": ("Войти", "Enter"),
     "director.registration": ("Регистрация", "Registration"),
     "director.player": ("Игрок", "Player"),
@@ -125,6 +134,47 @@ STRINGS = {
     "director.shootouts": ("Перестрелки", "Shoot-outs"),
     "director.skipped": ("Не проводится", "Not played"),
     "director.rejected": ("Результат с бокса не принят", "A box result was not accepted"),
+    "director.host": ("Ведущий", "Host"),
+    "director.battle_n": ("Бой {number}", "Battle {number}"),
+    "director.group_n": ("группа {group}", "group {group}"),
+    "director.round_n": ("тур {round}", "round {round}"),
+    "director.run_n": ("прогон {run}", "run {run}"),
+    "director.themes_count": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
+    "director.red_count": ("{count} {count:красная|красные|красных}", "{count} red"),
+    "director.seat_place": ("{place}-е место, бой {battle} · {stage}", "place {place}, battle {battle} · {stage}"),
+    "director.seat_best": ("{rank}-й лучший из занявших {place}-е место · {stage}",
+                           "best {rank} of those placed {place} · {stage}"),
+    "director.seat_top": ("{rank}-е место · {stage}", "place {rank} · {stage}"),
+    "director.seat_empty": ("место свободно", "seat empty"),
+    "director.out": ("вне турнира", "withdrawn"),
+    "director.on_box": ("играется на этом боксе", "playing on this box"),
+    "director.placement_points": ("Очки за места", "Placement points"),
+    "director.skipped_why": ("участники прямо проходят в следующий этап", "the entrants fit the next stage"),
+    "director.not_drawn": ("Жеребьёвки ещё не было", "Not drawn yet"),
+    "director.how.theme": ("перестрелка", "shoot-out theme"),
+    "director.how.question": ("дополнительный вопрос", "shoot-out question"),
+    "director.how.lots": ("жребий", "lots"),
+    "director.playing_left": ("{stage} — {left:остался|осталось|осталось} {left} {left:бой|боя|боёв} из {total}",
+                              "{stage}: {left} of {total} {total:battle|battles} left"),
+    "director.seed_short": ("зерно жеребьёвки", "draw seed"),
+    "director.table_title": ("Турнирная таблица", "Tournament table"),
+    "director.theme_names": ("Темы этапа", "The stage's themes"),
+    "director.theme_names_hint": ("По теме на строку, в порядке игры. Бои, сыгранные на этом боксе, придут к "
+                                  "ведущему с этими названиями", "One theme per line, in play order. Battles played "
+                                  "on this box reach the host with these names"),
+    "director.pack_battles": ("{count:Бой|Бои|Бои} {battles}", "{count:Battle|Battles} {battles}"),
+    "director.themes_unnamed": ("темы без названий", "themes not named"),
+    "director.absent_column": ("Не было на бою", "Absent"),
+    "director.busy_title": ("На этом боксе идёт другой бой", "Another battle is on at this box"),
+    "director.busy_hint": ("Он не окончен. Его можно отложить: он останется в списке боёв бокса, и ведущий вернётся "
+                           "к нему в любой момент", "It is not over. Set aside, it stays in the box's list of "
+                           "battles, and the host can go back to it at any time"),
+    "director.busy_keep": ("Оставить его и открыть страницу ведущего", "Keep it and open the host page"),
+    "director.busy_set_aside": ("Отложить его и играть этот бой", "Set it aside and play this battle"),
+    "director.questions_played": ("сыграно вопросов: {count}",
+                                  "{count} {count:question|questions} played"),
+    "director.box_set_aside": ("отложен на этом боксе", "set aside on this box"),
+    "director.box_resume": ("Вернуться к этому бою", "Go back to this battle"),
 }
 
 NEXT_WORDS = {
@@ -141,9 +191,11 @@ def desk() -> TournamentDesk:
 
 
 def _pin() -> str:
+    """The director's own PIN (not the host's: a room's host cannot reach the desk). ``""`` when the box has
+    none: then no PIN opens the desk (it fails closed)."""
     hub = current_app.extensions.get("svoyak.hub")
     identity = getattr(getattr(hub, "services", None), "identity", None)
-    return getattr(identity, "host_pin", "") or current_app.config["SVOYAK_SETTINGS"].host_pin
+    return getattr(identity, "director_pin", "") or current_app.config["SVOYAK_SETTINGS"].director_pin
 
 
 @blueprint.record_once
@@ -168,9 +220,10 @@ def _login_digest(pin: str) -> str:
 
 
 def _guard() -> PinGuard:
-    """The box's one guard of the host PIN (``Services.pin_guard``): ``/host`` and the director login count
-    wrong PINs together."""
-    return current_app.extensions["svoyak.hub"].services.pin_guard
+    """The director login's own guard (the host page's mechanism, a separate count): wrong director PINs lock
+    an address out of the desk, and guesses at the desk's PIN never count against, or for, the host's."""
+    # dict.setdefault is atomic: two first logins at once still share one guard.
+    return current_app.extensions.setdefault("svoyak.director_pin_guard", PinGuard())
 
 
 def is_logged_in() -> bool:
@@ -184,7 +237,7 @@ def require_pin():
     if request.endpoint in ("director.login", "director.table", "director.table_json"):
         return None
     pin = _pin()
-    if pin and not hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin)):
+    if not pin or not hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin)):
         return redirect(url_for("director.login", next=request.path))
     return None
 
@@ -218,6 +271,7 @@ _FORM_PAGES = {
     "director.close_registration": "overview", "director.draw": "overview", "director.tie": "overview",
     "director.rooms": "bracket", "director.assign": "bracket", "director.play": "bracket",
     "director.battle_result": "result", "director.sheets": "sheets", "director.close_stage": "sheets",
+    "director.themes": "themes",
 }
 
 
@@ -234,6 +288,8 @@ def _form_page(words: dict, form, note: str = ""):
         return _result_page(tid, args["battle"], **extra)
     if page == "sheets":
         return _sheets_page(tid, args["stage"], **extra)
+    if page == "themes":
+        return _themes_page(tid, args["stage"], **extra)
     return _page(f"director/{page}.html", tid, **extra)
 
 
@@ -252,13 +308,14 @@ def login():
     refusal = ""
     if request.method == "POST":
         pin = _pin()
-        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin)
+        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin) if pin else \
+            "error.director_pin_unset"
         if refusal is None:
             session.clear()
             session[SESSION_KEY] = _login_digest(pin)
             target = request.args.get("next", "")
             return redirect(target if target.startswith("/director") else url_for("director.home"))
-    status = {"": 200, "error.pin": 403, "error.pin_locked": 429}[refusal]
+    status = {"": 200, "error.pin": 403, "error.pin_locked": 429, "error.director_pin_unset": 403}[refusal]
     words = current_app.extensions["svoyak.catalogue"].both(refusal) if refusal else None
     return render_template("director/login.html", refusal=words, refusal_key=refusal, tid=None), status
 
@@ -311,9 +368,32 @@ def import_tournament():
     return redirect(url_for("director.overview", tid=tid))
 
 
+def _box_status(view: dict) -> dict:
+    """Each battle card's box battle as this box sees it: ``{"live": bool, "finished": bool, "players": ...}``
+    (a battle set aside is neither live nor finished: the card offers to go back to it)."""
+    session = getattr(current_app.extensions.get("svoyak.hub"), "session", None)
+    battles = getattr(session, "battles", None)
+    status = {}
+    if battles is None:
+        return status
+    for stage in view.get("stages", []):
+        for battle in stage.get("battles", []):
+            box_battle = battle.get("box_battle")
+            if not box_battle:
+                continue
+            try:
+                line = papers.summary(battles.state(box_battle), box_battle)
+            except LookupError:
+                continue  # played on another box
+            status[box_battle] = {**line, "live": getattr(session, "battle_id", None) == box_battle}
+    return status
+
+
 def _page(template: str, tid: str, **extra):
     view = desk().page(tid)
     fmt = view["rules"]
+    if template in ("director/bracket.html", "director/overview.html"):
+        extra.setdefault("box_status", _box_status(view))
     rejected = [{"battle": battle, "box_battle": box_battle, **word(error)}
                 for rejected_tid, battle, box_battle, error in desk().rejected if rejected_tid == tid]
     extra.setdefault("form", {})
@@ -457,8 +537,16 @@ def play(tid, battle):
     """Put the drawn battle on this box's host page; its result comes back when it is over."""
     session = current_app.extensions["svoyak.hub"].services.session
     package = request.form.get("package", "").strip()
-    desk().play_on_box(tid, battle, session, _command_id(request.form) or secrets.token_hex(8),
-                       package={"id": package} if package else None)
+    try:
+        desk().play_on_box(tid, battle, session, _command_id(request.form) or secrets.token_hex(8),
+                           host=request.form.get("host", ""), set_aside=request.form.get("set_aside") or None,
+                           package={"id": package} if package else None)
+    except BoxBusyError as busy:
+        # Never replace a battle silently: show it, with its scores, and let the director choose.
+        live = papers.summary(session.battles.state(busy.live_battle_id), busy.live_battle_id)
+        return _page("director/bracket.html", tid, busy={"live": live, "battle": battle,
+                                                         "host": request.form.get("host", ""),
+                                                         "package": package}), 409
     return redirect("/host")
 
 
@@ -467,6 +555,23 @@ def battle_setup(tid, battle):
     """What the host page needs to play this battle on this box: profile, players (ids and names), themes, red
     themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back to the desk."""
     return jsonify(desk().setup_view(tid, battle))
+
+
+@blueprint.route("/director/<tid>/themes/<stage>", methods=["GET", "POST"])
+def themes(tid, stage):
+    """The stage's theme names, typed by the director (one line per theme, a box per theme pack); battles played
+    on this box arrive with them."""
+    if request.method == "POST":
+        for pack in desk().theme_packs(tid, stage):
+            field = f"names-{pack['pack']}"
+            if field in request.form:
+                desk().name_themes(tid, pack["pack"], request.form[field].splitlines())
+        return redirect(url_for("director.bracket", tid=tid) + f"#stage-{stage}")
+    return _themes_page(tid, stage)
+
+
+def _themes_page(tid: str, stage: str, **extra):
+    return _page("director/themes.html", tid, stage_id=stage, packs=desk().theme_packs(tid, stage), **extra)
 
 
 @blueprint.route("/director/<tid>/sheets/<stage>", methods=["GET", "POST"])
@@ -511,7 +616,7 @@ def tie(tid):
 
 @blueprint.route("/director/<tid>/export.csv")
 def export_csv(tid):
-    return Response(desk().export_csv(tid), mimetype="text/csv; charset=utf-8",
+    return Response(desk().export_csv(tid, _language()), mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f"attachment; filename={tid}.csv"})
 
 

@@ -47,5 +47,6 @@ def _show(box, settings, payload: str) -> None:
     print(f"svoyak firstboot: коробка {box.box_name} / box {box.box_name}")
     print(f"  Wi-Fi: {box.hotspot_ssid}   пароль / password: {box.hotspot_password}")
     print(f"  ведущий / host: http://{settings.hotspot_address}/host   PIN: {box.host_pin}")
+    print(f"  директор / director: http://{settings.hotspot_address}/director/   PIN: {box.director_pin}")
     segno.make(payload, error="m").terminal(out=sys.stdout, compact=True, border=2)
     sys.stdout.flush()

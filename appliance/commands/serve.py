@@ -85,10 +85,12 @@ def describe(settings) -> str:
     shown = "127.0.0.1" if settings.web_host in ("0.0.0.0", "::") else settings.web_host
     base = f"http://{shown}:{settings.web_port}"
     lines = [
-        f"svoyak: box {identity.box_name}, host PIN {identity.host_pin}",
+        f"svoyak: box {identity.box_name}, host PIN {identity.host_pin}, director PIN {identity.director_pin}",
         f"  host page   {base}/host",
         f"  scoreboard  {base}/board",
         f"  watch       {base}/watch",
+        f"  phones      {base}/play   (players' fallback buzzers)",
+        f"  director    {base}/director/",
     ]
     if settings.simulator:
         lines.append(f"  simulator   {base}/sim   (keys 1-4 press the players' buttons)")

@@ -49,6 +49,9 @@ WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE, OPTIONAL_WHOLES,
 COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
     "setup": {"profile": (PROFILE, True), "players": (NAMES, True), "themes": (THEMES, True),
               "mode": (MODE, False), "set_aside": (TEXT, False),
+              # words for the papers: the protocol's title (battle_adapter.PAPER_FIELDS)
+              "tournament": (TEXT, False), "stage": (TEXT, False), "battle_name": (TEXT, False),
+              "room": (TEXT, False), "host": (TEXT, False), "date": (TEXT, False),
               # a tournament battle assigned to this box (docs/rooms.md): its slot, run and the stage's cuts
               "slot": (TEXT, False), "run": (WHOLE, False), "runs": (WHOLE, False), "cuts": (OPTIONAL_WHOLES, False),
               "package": (PACKAGE, False)},

@@ -408,7 +408,10 @@ class BattleAdapter:
         package: the chosen themes in order, or (``themes`` absent) the next unplayed as many as the form
         has, then the spare (red or shoot-out) themes picked beforehand; names, texts and sources come from
         the package, the red flags from the form. Raises PackageFileError (worded by its code) for a choice the
-        package cannot give."""
+        package cannot give.
+
+        Optional words for the protocol's title (:data:`PAPER_FIELDS`: ``tournament``, ``stage``, ``battle_name``,
+        ``room``, ``host``, ``date``); ``date`` defaults to the box's calendar date today."""
         from appliance.rules.battle.errors import ProfileError
 
         try:
@@ -435,10 +438,10 @@ class BattleAdapter:
         if choice is not None:
             if self.packages is None:
                 raise CommandError("this box keeps no question packages", "error.no_packages", "package")
-            chosen = choice.get("themes")
+            chosen = choice.get("themes")  # the choice's shape is checked first (appliance/service/arguments.py)
             parts = self.packages.battle_themes(
-                str(choice["id"]), themes=None if chosen is None else [int(n) for n in chosen], count=len(themes),
-                spare=[int(n) for n in choice.get("spare") or ()], questions_per_theme=len(profile.questions_values))
+                choice["id"], themes=None if chosen is None else list(chosen), count=len(themes),
+                spare=list(choice.get("spare") or ()), questions_per_theme=len(profile.questions_values))
             if chosen is not None:
                 count = len(chosen)
             theme_names = tuple(parts["theme_names"])
@@ -448,7 +451,7 @@ class BattleAdapter:
             at_ns=at_ns, profile=profile, players=names, themes=count,
             red_themes=tuple(i for i, theme in enumerate(themes[:count]) if theme.get("red")),
             theme_names=theme_names, questions=questions, sources=sources,
-            mode=str(args.get("mode", engine.Mode.BUTTONS)), **_slot_fields(args))
+            mode=str(args.get("mode", engine.Mode.BUTTONS)), **_paper_fields(args), **_slot_fields(args))
 
     def resumable(self, battles) -> str | None:
         """The newest battle, to show after a restart (the log is the truth): one in play resumes, a finished
@@ -886,6 +889,19 @@ class BattleAdapter:
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],
         }
+
+
+PAPER_FIELDS = ("tournament", "stage", "battle_name", "room", "host", "date")
+
+
+def _paper_fields(args: dict) -> dict:
+    """The setup's words for the papers (checked as text by ``appliance.service.arguments``), trimmed; the box's
+    calendar date today unless one is given."""
+    import datetime
+
+    fields = {name: str(args.get(name) or "").strip() for name in PAPER_FIELDS}
+    fields["date"] = fields["date"] or datetime.date.today().isoformat()
+    return fields
 
 
 def _slot_fields(args: dict) -> dict:

@@ -1,8 +1,10 @@
-"""The box's identity: its name, hotspot credentials and host PIN, made once at first boot.
+"""The box's identity: its name, hotspot credentials, host PIN and director PIN, made once at first boot.
 
 No secret is hard-coded: the first process that needs the identity (the first-boot unit on a box, ``./dev run``
 on a laptop) makes it from ``secrets`` and keeps it in ``data_dir/identity.json``; later runs read it back.
-Settings that name a value (``host_pin``, ``hotspot_ssid``, ``hotspot_password``) win over the file.
+Settings that name a value (``host_pin``, ``director_pin``, ``hotspot_ssid``, ``hotspot_password``) win over the
+file. The director PIN is the box owner's: shown in the console (``svoyak run``, first boot), never on the board,
+and a different secret from the host's, so a room's host cannot reach the tournament desk.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class Identity:
     host_pin: str
     # Signs the web pages' session cookies; kept so a restart does not log the host and director out.
     session_secret: str = ""
+    # Opens the tournament desk (web/director.py); 6 digits: it guards the whole day, not one room.
+    director_pin: str = ""
 
 
 def make(token_source=secrets) -> Identity:
@@ -37,7 +41,18 @@ def make(token_source=secrets) -> Identity:
     password = "".join(token_source.choice(_READABLE) for _ in range(10))
     pin = f"{token_source.randbelow(10_000):04d}"
     return Identity(box_name=f"svoyak-{suffix}", hotspot_ssid=f"Svoyak-{suffix}", hotspot_password=password,
-                    host_pin=pin, session_secret=token_source.token_hex(32))
+                    host_pin=pin, session_secret=token_source.token_hex(32),
+                    director_pin=make_director_pin(pin, token_source))
+
+
+def make_director_pin(host_pin: str, token_source=secrets) -> str:
+    """A 6-digit director PIN that does not start with the host's 4 digits (typing one must not half-open the
+    other)."""
+    for _ in range(100):
+        pin = f"{token_source.randbelow(1_000_000):06d}"
+        if not pin.startswith(host_pin):
+            return pin
+    return pin
 
 
 def _write(path: Path, identity: Identity) -> None:
@@ -54,7 +69,8 @@ def load_or_create(settings: Settings) -> Identity:
     """The box's identity: read from ``data_dir/identity.json``, made and written there if absent.
 
     The file is written atomically (temp file, fsync, rename) and readable by its owner only. A file from an
-    older version that lacks a field made since (``session_secret``) gets it added and is written again.
+    older version that lacks a field made since (``session_secret``, ``director_pin``) gets it added and is
+    written again.
     Raises :class:`ConfigError` if the file exists but is not a valid identity.
     """
     path = Path(settings.data_dir) / IDENTITY_FILE
@@ -63,18 +79,23 @@ def load_or_create(settings: Settings) -> Identity:
             identity = Identity(**json.loads(path.read_text(encoding="utf-8")))
         except (ValueError, TypeError) as error:
             raise ConfigError(f"{path} is not a valid identity file: {error}") from None
-        if not identity.session_secret:
-            identity = dataclasses.replace(identity, session_secret=secrets.token_hex(32))
+        if not identity.session_secret or not identity.director_pin:
+            identity = dataclasses.replace(
+                identity, session_secret=identity.session_secret or secrets.token_hex(32),
+                director_pin=identity.director_pin or make_director_pin(identity.host_pin))
             _write(path, identity)
     else:
         identity = make()
         _write(path, identity)
     overrides = {
         "host_pin": settings.host_pin,
+        "director_pin": settings.director_pin,
         "hotspot_ssid": settings.hotspot_ssid,
         "hotspot_password": settings.hotspot_password,
     }
     identity = dataclasses.replace(identity, **{key: value for key, value in overrides.items() if value})
+    if identity.director_pin == identity.host_pin:
+        raise ConfigError("director_pin must differ from host_pin: a room's host must not open the tournament desk")
     if not (8 <= len(identity.hotspot_password) <= 63):
         raise ConfigError("hotspot_password must be 8-63 characters (WPA2)")
     return identity

@@ -8,6 +8,7 @@ and registration rules as dicts). Templates read only these dicts: a page never 
 from __future__ import annotations
 
 from appliance.rules import tournament as t
+from appliance.service.bracket_words import add_bracket_words
 
 
 def report(state: t.TournamentState) -> dict:
@@ -124,7 +125,7 @@ def desk_view(state: t.TournamentState) -> dict:
     data["withdrawn"] = [p for p, e in state.entrants.items() if e.withdrawn]
     data["registration_closed"] = state.registration_closed
     data["deadline"] = state.deadline
-    return data
+    return add_bracket_words(state, data)
 
 
 def page_view(state: t.TournamentState) -> dict:

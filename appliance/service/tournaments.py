@@ -79,6 +79,15 @@ class DeskInputError(SvoyakError, ValueError):
         self.code, self.params = code, dict(params or {})
 
 
+class BoxBusyError(StoreError, RuntimeError):
+    """The box's live battle is not over: a tournament battle would replace it (``play_on_box``)."""
+
+    def __init__(self, live_battle_id: str, battle_id: str) -> None:
+        super().__init__(f"battle {live_battle_id} is not over on this box; set it aside to play {battle_id}")
+        self.live_battle_id = live_battle_id
+        self.battle_id = battle_id
+
+
 Listener = Callable[[str, object, t.TournamentState], None]
 
 # A tournament id is part of the pages' URLs: desk-made ids are ``t<n>-<hex>``; an imported one is held to this.
@@ -329,6 +338,29 @@ class TournamentDesk:
     def close_stage(self, tournament_id: str, stage_id: str, command_id: str | None = None) -> None:
         self.submit(tournament_id, t.StageClosed(self.clock(), stage_id), command_id)
 
+    def name_themes(self, tournament_id: str, pack: str, names: Iterable[str]) -> None:
+        """The themes of a pack named, in play order (trailing empty lines dropped; a later naming replaces)."""
+        names = [str(name).strip() for name in names]
+        while names and not names[-1]:
+            names.pop()
+        if tuple(names) == tuple(self.state(tournament_id).theme_names.get(pack, ())):
+            return  # unchanged: no event
+        self.submit(tournament_id, t.ThemesNamed(self.clock(), pack, tuple(names)))
+
+    def theme_packs(self, tournament_id: str, stage_id: str) -> list[dict]:
+        """A stage's theme packs for the director's themes page: ``{"pack", "themes": [{"colour", "values"}],
+        "names", "battles": [battle numbers]}``, in battle order."""
+        state = self.state(tournament_id)
+        state.fmt.stage(stage_id)  # an unknown stage is refused, worded
+        packs: dict[str, dict] = {}
+        for battle in sorted(state.stage_battles(stage_id), key=lambda b: (b.round, b.index)):
+            entry = packs.setdefault(battle.theme_pack, {
+                "pack": battle.theme_pack, "names": list(state.theme_names.get(battle.theme_pack, ())),
+                "themes": [{"colour": colour, "values": list(values)} for colour, values in battle.themes],
+                "battles": []})
+            entry["battles"].append(battle.index + 1)
+        return list(packs.values())
+
     def break_tie(self, tournament_id: str, tie_id: str, order: Iterable[str], how: str = "theme",
                   detail: str = "", command_id: str | None = None) -> None:
         self.submit(tournament_id, t.TieBroken(self.clock(), tie_id, tuple(order), how, detail), command_id)
@@ -388,53 +420,122 @@ class TournamentDesk:
             players=tuple(players), themes=len(spec.themes),
             red_themes=tuple(i for i, (colour, _v) in enumerate(spec.themes) if colour == "red"),
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,
-            slot=str(BattleSlot(tournament_id, battle_id)), run=spec.run, runs=max(spec.run, stage.runs))
+            slot=str(BattleSlot(tournament_id, battle_id)), run=spec.run, runs=max(spec.run, stage.runs),
+            theme_names=self._theme_names(state, spec))
 
-    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str,
-                    package: dict | None = None) -> str:
-        """Set the drawn battle up on this box's live session (the host page shows it at once) and link it.
+    @staticmethod
+    def _theme_names(state, spec) -> tuple[str, ...]:
+        """The battle's theme names, one per theme ("" for one not named yet)."""
+        names = tuple(state.theme_names.get(spec.theme_pack, ()))
+        return names + ("",) * (len(spec.themes) - len(names))
 
-        The host page's setup takes names, so the players are named; the link maps them back to ids.
-        ``package`` (``{id, themes?, spare?}``, as the host's setup takes it) gives the battle its themes from a
-        question package; a battle of the same theme pack already set up from it on this box (youth-cup 2.4: both
-        runs of a 1/16 slot play the same themes) gives its themes again. Returns the box's battle id.
+    def battle_words(self, tournament_id: str, battle_id: str) -> dict:
+        """The words that name a drawn battle on its papers: ``tournament``, ``stage``, ``battle_name``
+        («бой 3», «тур 2, бой 3», «группа B, бой 3»), ``room``."""
+        state = self.state(tournament_id)
+        spec = state.battles.get(battle_id)
+        if spec is None:
+            raise StageError(f"no battle {battle_id!r}", code="battle.unknown", params={"battle": battle_id})
+        stage = state.fmt.stage(spec.stage)
+        name = f"бой {spec.index + 1}"
+        if spec.group:
+            name = f"группа {spec.group}, {name}"
+        if stage.kind == "swiss":
+            name = f"тур {spec.round}, {name}"
+        if spec.run > 1:
+            name += f", прогон {spec.run}"
+        room = state.assignments.get(battle_id, (spec.room, ""))[0]
+        return {"tournament": state.title, "stage": stage.title_ru, "battle_name": name, "room": room}
+
+    def own_box_battle(self, tournament_id: str, battle_id: str, battles=None) -> str:
+        """The box battle that is this slot's own: its result's log, else its newest link that ``battles`` (the
+        box's store, when given) still holds; ``""`` if none."""
+        state = self.state(tournament_id)
+        played = state.results.get(battle_id)
+        if played is not None and played.log_id:
+            return played.log_id
+        for box_battle in reversed([box for box, slot in state.links.items() if slot == battle_id]):
+            if battles is None:
+                return box_battle
+            try:
+                battles.state(box_battle)
+            except LookupError:
+                continue  # linked on another box, or the store was replaced: not here
+            return box_battle
+        return ""
+
+    def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str, host: str = "",
+                    set_aside: str | None = None, package: dict | None = None) -> str:
+        """Put the drawn battle on this box's live session (the host page shows it at once) and link it.
+
+        Never loses a battle: if the slot already has a battle on this box that is not over, that one comes
+        back (``resume``) instead of a new one; a live battle that is not over is never replaced unless
+        ``set_aside`` names it (the director saw it, with its scores, and chose to set it aside): else
+        :class:`BoxBusyError`. The host page's setup takes names, so the players are named; the link maps them
+        back to ids. The battle's papers are named after the tournament, stage, battle, room and ``host``.
+
+        Its themes are its theme pack's (``ThemesNamed``, the one source of them): named by the director, or read
+        from a question package, then the battle takes the same themes of it (youth-cup 2.4: both runs of a 1/16
+        slot read the same questions). ``package`` (``{id, themes?, spare?}``, as the host's setup takes it)
+        chooses a package for a pack not yet read from it (the next unplayed, or the themes given); the themes
+        the battle took are then the pack's, named in the tournament's log. Returns the box's battle id.
         """
         if session is None or not hasattr(session, "command"):
             raise ResultError("this box has no battle session running", code="box.no_session")
+        own = self.own_box_battle(tournament_id, battle_id, session.battles)
+        live_id, live = session.battle_id, session.state
+        live_unfinished = live is not None and not live.is_over
+        if own and own == live_id and live_unfinished:
+            return own  # already on the host page
+        if live_unfinished and set_aside != live_id:
+            raise BoxBusyError(live_id, battle_id)
+        if own and not session.battles.state(own).is_over:
+            session.command("resume", {"battle": own, "set_aside": set_aside}, command_id)
+            return own
         state = self.state(tournament_id)
         setup = self.battle_setup(tournament_id, battle_id)
         names = [state.entrants[p].name for p in setup.players]
         if len(set(names)) != len(names):
             names = [f"{name} ({p})" for name, p in zip(names, setup.players)]
         args = {"profile": setup.profile.name, "players": names, "mode": "buttons",
-                "themes": [{"name": "", "red": i in setup.red_themes} for i in range(setup.themes)]}
-        if package:
-            args["package"] = self._same_pack_themes(state, battle_id, package, setup.themes,
-                                                     getattr(session, "battles", None))
+                "themes": [{"name": setup.theme_names[i], "red": i in setup.red_themes} for i in range(setup.themes)],
+                **self.battle_words(tournament_id, battle_id), "host": host}
+        if set_aside:
+            args["set_aside"] = set_aside
+        choice = self._pack_package(state, battle_id, package)
+        if choice:
+            args["package"] = choice
         session.command("setup", args, command_id)
         box_battle_id = session.battle_id
         self.submit(tournament_id, t.BattleLinked(self.clock(), battle_id, box_battle_id))
+        if choice:
+            self._name_pack_from(tournament_id, battle_id, session.state.setup)
         return box_battle_id
 
     @staticmethod
-    def _same_pack_themes(state, battle_id: str, package: dict, count: int, battles) -> dict:
-        """``package`` with the themes a battle of the same theme pack on this box took from it (youth-cup 2.4),
-        else as given (the next unplayed, or the director's choice)."""
-        if package.get("themes") is not None or battles is None:
-            return dict(package)
+    def _pack_package(state, battle_id: str, package: dict | None) -> dict | None:
+        """The package choice for a battle's setup: the themes its pack was read from (the same package, or none
+        chosen), else ``package`` as given (a new choice replaces the pack's themes), else none."""
         pack = state.battles[battle_id].theme_pack
-        for box_id, other in state.links.items():
-            spec = state.battles.get(other)
-            if other == battle_id or spec is None or not pack or spec.theme_pack != pack:
-                continue
-            try:
-                sources = battles.state(box_id).setup.sources
-            except (SvoyakError, LookupError):
-                continue
-            if len(sources) >= count and all(source and source[0] == package["id"] for source in sources):
-                return {"id": package["id"], "themes": [number for _, number in sources[:count]],
-                        "spare": [number for _, number in sources[count:]]}
-        return dict(package)
+        sources = state.theme_sources.get(pack, ())
+        ids = {package_id for package_id, _number in sources}
+        if len(ids) == 1 and (not package or (package.get("id") in ids and package.get("themes") is None)):
+            return {"id": next(iter(ids)), "themes": [number for _id, number in sources],
+                    **({"spare": list(package["spare"])} if package and package.get("spare") else {})}
+        return dict(package) if package else None
+
+    def _name_pack_from(self, tournament_id: str, battle_id: str, setup) -> None:
+        """The themes a battle took from a package become its pack's (``ThemesNamed`` with their sources)."""
+        state = self.state(tournament_id)
+        pack = state.battles[battle_id].theme_pack
+        count = len(state.battles[battle_id].themes)
+        sources = tuple(tuple(source) for source in setup.sources[:count])
+        if not pack or len(sources) < count or not all(sources):
+            return
+        names = tuple(setup.theme_names[:count])
+        if names == tuple(state.theme_names.get(pack, ())) and sources == tuple(state.theme_sources.get(pack, ())):
+            return
+        self.submit(tournament_id, t.ThemesNamed(self.clock(), pack, names, sources))
 
     def box_battles(self) -> dict[str, str]:
         """Box battle id → the tournament it was played for (the links; slot-linked battles name theirs)."""
@@ -518,7 +619,8 @@ class TournamentDesk:
         entrants = self.state(tournament_id).entrants
         return {"profile": setup.profile.name, "players": list(setup.players),
                 "names": [entrants[p].name for p in setup.players], "themes": setup.themes,
-                "red_themes": list(setup.red_themes), "cuts": None if setup.cuts is None else list(setup.cuts),
+                "red_themes": list(setup.red_themes), "theme_names": list(setup.theme_names),
+                "cuts": None if setup.cuts is None else list(setup.cuts),
                 "slot": setup.slot, "run": setup.run, "runs": setup.runs}
 
     def field_check(self, tournament_id: str) -> dict | None:
@@ -562,28 +664,48 @@ class TournamentDesk:
         data["events"] = [t.to_dict(e) for e in self.events(tournament_id)]
         return json.dumps(data, ensure_ascii=False, indent=1)
 
-    def export_csv(self, tournament_id: str) -> str:
-        """Standings, then every battle line: one table a spreadsheet opens (UTF-8 with BOM for Excel)."""
+    def export_csv(self, tournament_id: str, language: str = "ru") -> str:
+        """Standings, then every battle line: one table a spreadsheet opens (UTF-8 with BOM for Excel). Headers
+        in ``language`` ("ru" or "en"), yes/no as words; withdrawn players marked."""
         data = self.view(tournament_id)
         names = data["names"]
+        words = CSV_WORDS["en" if language == "en" else "ru"]
+        yes_no = {True: words["yes"], False: words["no"]}
+        withdrawn = set(data["withdrawn"])
         out = io.StringIO()
         out.write("\ufeff")
         writer = csv.writer(out)
-        writer.writerow(["place", "player", "name", "team", "reached", "placement_points", "score"])
+        writer.writerow([words[key] for key in ("place", "player", "name", "team", "reached", "placement_points",
+                                                "score", "withdrawn")])
         for row in data["standings"]:
             writer.writerow([row["place"], row["player"], row["name"], row["team"], row["reached"],
-                             row["placement_points"], row["score"]])
+                             row["placement_points"], row["score"], yes_no[row["player"] in withdrawn]])
         writer.writerow([])
-        writer.writerow(["stage", "battle", "room", "player", "name", "score", "place", "right_points",
-                         "right_answers", "absent"])
+        writer.writerow([words[key] for key in ("stage", "battle", "room", "player", "name", "score", "place",
+                                                "right_points", "right_answers", "absent", "withdrawn")])
         for stage in data["stages"]:
             for battle in stage.get("battles", []):
                 for line in battle["lines"]:
                     writer.writerow([stage["id"], battle["id"], battle["room"], line["player"],
                                      names.get(line["player"], ""), line["score"], line["place"],
-                                     line["right_points"], line["right_answers"], line.get("absent", False)])
+                                     line["right_points"], line["right_answers"],
+                                     yes_no[bool(line.get("absent", False))], yes_no[line["player"] in withdrawn]])
             for sheet in stage.get("sheets", []):
                 writer.writerow([stage["id"], "", "", sheet["player"], names.get(sheet["player"], ""),
                                  sheet.get("score", ""), "", sheet.get("right_points", ""),
-                                 sheet.get("right_answers", ""), sheet.get("absent", False)])
+                                 sheet.get("right_answers", ""), yes_no[bool(sheet.get("absent", False))],
+                                 yes_no[sheet["player"] in withdrawn]])
         return out.getvalue()
+
+
+# The desk's CSV headers and yes/no, in the page's language (a director opens it in a Russian spreadsheet).
+CSV_WORDS = {
+    "ru": {"place": "Место", "player": "Номер", "name": "Игрок", "team": "Команда", "reached": "Этап",
+           "placement_points": "Очки за места", "score": "Очки", "withdrawn": "Вне турнира", "stage": "Этап",
+           "battle": "Бой", "room": "Зал", "right_points": "Очки без минусов", "right_answers": "Верных ответов",
+           "absent": "Отсутствовал(а)", "yes": "да", "no": "нет"},
+    "en": {"place": "place", "player": "player", "name": "name", "team": "team", "reached": "reached",
+           "placement_points": "placement_points", "score": "score", "withdrawn": "withdrawn", "stage": "stage",
+           "battle": "battle", "room": "room", "right_points": "right_points", "right_answers": "right_answers",
+           "absent": "absent", "yes": "yes", "no": "no"},
+}

@@ -179,6 +179,28 @@ def test_simulated_press_with_hold_releases_itself(service, box):
     assert wait_for(lambda: not service.hardware.buttons[0].is_active)
 
 
+def test_buttons_wired_to_3v3_press_on_the_rising_edge(capture_settings):
+    # buttons_active_low = false: pull-downs, a press drives the line high (the QEMU virt board's PL061 line).
+    settings = capture_settings.replace(buttons_active_low=False)
+    service = CaptureService(settings, backend=open_backend("mock"), notifier=Notifier(environ={}))
+    events = []
+    service.observers.append(events.append)
+    service.start()
+    try:
+        pin = service.hardware.buttons[1].pin
+        assert pin.pull == "down" and not service.hardware.held()
+        t = time.monotonic_ns()
+        pin.drive_high(t_ns=t)
+        assert [led.pin.state for led in service.hardware.leds] == [False, True, False, False]
+        assert service.hardware.held() == [2]
+        (press,) = [e for e in events if e["event"] == "press"]
+        assert press["player"] == 2 and press["t_ns"] == t
+        pin.drive_low(t_ns=t + 100 * MS)
+        assert service.hardware.held() == []
+    finally:
+        service.close()
+
+
 def test_the_reset_button_held_asks_for_the_pin_once_and_a_tap_does_not(capture_settings):
     """A host who lost the PIN holds the reset button for reset_hold_ms: reset_button_held is published once,
     while the button is still down (the appliance then shows the PIN on the HDMI board); a tap asks nothing."""

@@ -213,3 +213,90 @@ def test_hidden_proc_gets_a_hint_about_the_unit(monkeypatch):
     monkeypatch.setattr(pins, "_rpigpio_factory_class", hidden_proc)
     with pytest.raises(pins.PinFactoryUnavailable, match="ProcSubset=pid"):
         pins.open_backend("lgpio")
+
+
+def test_chip_info_ioctl_number_is_linux_gpio_get_chipinfo():
+    # linux/gpio.h: #define GPIO_GET_CHIPINFO_IOCTL _IOR(0xB4, 0x01, struct gpiochip_info), a 68-byte struct.
+    assert pins._GPIO_GET_CHIPINFO_IOCTL == 0x8044B401
+
+
+def _fake_chips(tmp_path, labels):
+    for number in labels:
+        (tmp_path / f"gpiochip{number}").touch()
+    return lambda path: labels[int(path.rsplit("gpiochip", 1)[1])]
+
+
+@pytest.mark.parametrize("labels, found", [
+    ({0: "pinctrl-bcm2835", 1: "raspberrypi-exp-gpio"}, 0),                        # Pi 3, Debian 6.12
+    ({0: "raspberrypi-exp-gpio", 1: "pinctrl-bcm2711"}, 1),                        # Pi 4: not chip 0
+    ({0: "pinctrl-rp1", 10: "gpio-brcmstb@107d508500", 11: "gpio-brcmstb@107d517c00"}, 0),  # Pi 5 since 6.6.47
+    ({2: "gpio-brcmstb@107d508500", 4: "pinctrl-rp1", 10: "gpio-brcmstb@107d517c00"}, 4),   # Pi 5 before
+])
+def test_header_chip_is_found_by_label_never_by_number(tmp_path, labels, found):
+    assert pins.find_header_chip(dev=tmp_path, read_label=_fake_chips(tmp_path, labels)) == found
+
+
+def test_an_explicit_chip_label_wins_and_a_missing_one_lists_what_is_there(tmp_path):
+    read = _fake_chips(tmp_path, {0: "9030000.pl061", 1: "pinctrl-bcm2835"})
+    assert pins.find_header_chip("9030000.pl061", dev=tmp_path, read_label=read) == 0
+    with pytest.raises(pins.PinFactoryUnavailable, match=r"'pinctrl-rp1'.*gpiochip0 '9030000.pl061', "
+                                                         r"gpiochip1 'pinctrl-bcm2835'.*gpiodetect"):
+        pins.find_header_chip("pinctrl-rp1", dev=tmp_path, read_label=read)
+    with pytest.raises(pins.PinFactoryUnavailable, match="no .*/gpiochip"):
+        pins.find_header_chip(dev=tmp_path / "empty", read_label=read)
+
+
+def test_lgpio_opens_the_chip_found_by_label(monkeypatch, tmp_path):
+    opened = []
+
+    class Factory(pins.TimedMockFactory):
+        realtime_events = False
+
+        def __init__(self, chip):
+            opened.append(chip)
+            super().__init__()
+
+    monkeypatch.setattr(pins, "_lgpio_classes", lambda: (Factory, None))
+    monkeypatch.setattr(pins, "find_header_chip", lambda label: {"": 0, "pinctrl-bcm2711": 1}[label])
+    backend = pins.open_backend("lgpio", "pinctrl-bcm2711")
+    backend.close()
+    assert opened == [1] and backend.name == "lgpio"
+
+
+def test_unreadable_chips_are_named_in_the_error(tmp_path):
+    (tmp_path / "gpiochip0").touch()
+
+    def denied(path):
+        raise PermissionError(13, "Permission denied", path)
+
+    with pytest.raises(pins.PinFactoryUnavailable, match="gpiochip0: Permission denied"):
+        pins.find_header_chip(dev=tmp_path, read_label=denied)
+
+
+def test_a_mainline_device_tree_without_a_revision_gets_one_from_its_model(tmp_path):
+    from gpiozero.exc import PinUnknownPi
+
+    def gpiozero_finds_none():
+        raise PinUnknownPi("unable to locate Pi revision in /proc/device-tree or /proc/cpuinfo")
+
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.4\0")
+    assert pins.read_revision(gpiozero_finds_none, model) == 0xB03114
+    assert pins.read_revision(lambda: 0xA02082, model) == 0xA02082  # gpiozero's own answer wins
+    model.write_bytes(b"linux,dummy-virt\0")
+    with pytest.raises(pins.PinFactoryUnavailable, match="'linux,dummy-virt' is no Raspberry Pi"):
+        pins.read_revision(gpiozero_finds_none, model)
+    with pytest.raises(PinUnknownPi):
+        pins.read_revision(gpiozero_finds_none, tmp_path / "missing")
+
+
+def test_every_model_maps_to_a_40_pin_board_gpiozero_knows():
+    from gpiozero.pins.pi import PiBoardInfo
+
+    seen = {model: PiBoardInfo.from_revision(revision) for model, revision in pins.MODEL_REVISIONS}
+    assert {model: info.model for model, info in seen.items()} == {
+        "Raspberry Pi 3 Model B Plus": "3B+", "Raspberry Pi 3 Model A Plus": "3A+", "Raspberry Pi 3 Model B": "3B",
+        "Raspberry Pi Zero 2 W": "Zero2W", "Raspberry Pi Compute Module 4": "CM4", "Raspberry Pi 400": "400",
+        "Raspberry Pi 4 Model B": "4B", "Raspberry Pi 5": "5B"}
+    for info in seen.values():
+        assert "J8" in info.headers and len(info.headers["J8"].pins) == 40

@@ -1,6 +1,6 @@
 """The whole image: built from Debian's arm64 packages and booted in QEMU with no one touching it.
 
-Slow (first build about 25 min, then about 3; boot about 2 min on 2 cores), root only: run with
+Slow (first build about 25 min, then 4-7; a boot 2-10 min on 2 cores), root only: run with
 ``pytest -m image tests/image`` or ``./dev image && ./dev image-test [--display]``.
 """
 
@@ -46,3 +46,20 @@ def test_image_shows_the_scoreboard_on_a_display(built_image):
     assert "image-test: ok    the page is live" in result.stdout
     assert "screenshot 15 s later:" in result.stdout
     assert (ROOT / "image/out/kiosk.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("mode, must_say", [
+    ("--raspi", ["the header's chip found by its label: pinctrl-bcm2835",
+                 "the kernel runs on the Pi 3's own device tree"]),
+    ("--gpio", ["each press's at_ns is its kernel edge", "the LED line (PL061 line 4) went high for each press",
+                "every QMP press reached the board as player 1's press"]),
+    ("--power-cut", ["the data file system is clean after the power cut",
+                     "the same battle after the reboot, no acknowledged command lost"]),
+])
+def test_image_boots_as_a_pi_takes_a_real_edge_and_survives_a_power_cut(built_image, mode, must_say):
+    """issue 14 (raspi3b, the PL061 edge through lgpio) and issue 10 (the power cut): image-test.sh's modes."""
+    result = subprocess.run(["bash", "image/image-test.sh", mode], cwd=ROOT, capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for words in must_say:
+        assert f"image-test: ok    {words}" in result.stdout

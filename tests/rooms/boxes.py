@@ -17,6 +17,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "2468"
+DIRECTOR_PIN = "135790"  # the desk's own PIN (the host's does not open it)
 
 
 class Box:
@@ -35,7 +36,7 @@ class Box:
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "none.toml").write_text("")
         env = {**os.environ, "SVOYAK_DATA_DIR": str(self.folder), "SVOYAK_CONFIG": str(self.folder / "none.toml"),
-               "SVOYAK_HOST_PIN": PIN, "SVOYAK_ROOMS_LEAF_PORT": str(self.leaf_port),
+               "SVOYAK_HOST_PIN": PIN, "SVOYAK_DIRECTOR_PIN": DIRECTOR_PIN, "SVOYAK_ROOMS_LEAF_PORT": str(self.leaf_port),
                "SVOYAK_WEB_HOST": "0.0.0.0" if self.netns else "127.0.0.1"}
         command = [sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(self.port)]
         if self.netns:
@@ -54,7 +55,7 @@ class Box:
         else:
             raise RuntimeError(f"box {self.name} did not serve within {timeout_s} s")
         self.http = requests.Session()
-        self.http.post(self.url + "/director/login", data={"pin": PIN}, timeout=10)
+        self.http.post(self.url + "/director/login", data={"pin": DIRECTOR_PIN}, timeout=10)
         return self
 
     def get(self, path: str, **kwargs):

@@ -25,6 +25,8 @@ EXPOSURE_BOUND = {
     "svoyak-hotspot.service": 2.5,
     "svoyak-kiosk.service": 4.5,
     "svoyak-bootreport.service": 2.5,
+    # test only, never enabled (./dev image-test --gpio/--raspi): root to mount tracefs and debugfs
+    "svoyak-gpioreport.service": 6.5,
     "svoyak-nats.service": 2.0,
 }
 

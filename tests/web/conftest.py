@@ -19,7 +19,9 @@ from web import create_app
 from web.sync import Services
 
 PIN = "2468"
-IDENTITY = Identity(box_name="svoyak-T3ST", hotspot_ssid="Svoyak-T3ST", hotspot_password="pass2word7", host_pin=PIN)
+DIRECTOR_PIN = "135790"  # the desk's own PIN: the host's does not open it
+IDENTITY = Identity(box_name="svoyak-T3ST", hotspot_ssid="Svoyak-T3ST", hotspot_password="pass2word7", host_pin=PIN,
+                    director_pin=DIRECTOR_PIN)
 
 
 class Server:

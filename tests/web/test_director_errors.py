@@ -96,7 +96,8 @@ def test_junk_numbers_on_the_desk_forms_are_worded_refusals(tmp_path, settings):
     from web import create_app
     from web.sync import Services
 
-    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10, box_name="b")
+    identity = types.SimpleNamespace(host_pin=PIN, director_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10,
+                                     box_name="b")
     with create_app(settings, Services(session=FakeSession(), identity=identity)).test_client() as client:
         client.post("/director/login", data={"pin": PIN})
         tid = client.post("/director/new", data={"preset": "irkutsk"}).headers["Location"].split("/")[2]
@@ -117,7 +118,8 @@ def test_junk_json_on_the_sheet_entry_is_a_worded_refusal(settings):
     from web import create_app
     from web.sync import Services
 
-    identity = types.SimpleNamespace(host_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10, box_name="b")
+    identity = types.SimpleNamespace(host_pin=PIN, director_pin=PIN, hotspot_ssid="S", hotspot_password="p" * 10,
+                                     box_name="b")
     with create_app(settings, Services(session=FakeSession(), identity=identity)).test_client() as client:
         client.post("/director/login", data={"pin": PIN})
         tid = client.post("/director/new", data={"preset": "youth-cup"}).headers["Location"].split("/")[2]

@@ -16,7 +16,7 @@ from web import create_app
 from web.packages import REFUSALS, STRINGS
 from web.sync import Services
 
-from .conftest import IDENTITY, PIN, Client, Server
+from .conftest import DIRECTOR_PIN, IDENTITY, PIN, Client, Server
 
 BOX = {}  # the test client's own host, localhost: a host the box serves
 MB = 1024 * 1024
@@ -56,7 +56,7 @@ def test_only_the_host_pin_or_a_director_opens_the_packages(client):
     client.delete_cookie("session")
     assert client.get("/packages", headers=BOX).status_code == 302
     # A director logged in at the desk needs no second login.
-    assert client.post("/director/login", data={"pin": PIN}, headers=BOX).status_code == 302
+    assert client.post("/director/login", data={"pin": DIRECTOR_PIN}, headers=BOX).status_code == 302
     assert client.get("/packages", headers=BOX).status_code == 200
 
 
@@ -188,7 +188,7 @@ def test_every_documented_refusal_is_worded_in_both_languages_and_no_other():
 
 def test_the_host_page_and_the_director_link_to_the_packages(client):
     assert 'href="/packages"' in client.get("/host", headers=BOX).get_data(as_text=True)
-    client.post("/director/login", data={"pin": PIN}, headers=BOX)
+    client.post("/director/login", data={"pin": DIRECTOR_PIN}, headers=BOX)
     assert 'href="/packages"' in client.get("/director/", headers=BOX).get_data(as_text=True)
 
 

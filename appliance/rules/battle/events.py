@@ -27,6 +27,9 @@ PRESS_SOURCES = tuple(PressSource)
 MODES = tuple(Mode)
 
 
+# Field metadata of a field the log may leave out (then it takes its default): fields added after a format's version.
+OPTIONAL = {"optional": True}
+
 @dataclasses.dataclass(frozen=True)
 class Event:
     """Base of every battle event. ``at_ns``: CLOCK_MONOTONIC nanoseconds when it happened."""
@@ -49,7 +52,9 @@ class BattleSetUp(Event):
     ``sources`` says where each theme (regular, then spare) came from: ``(package id, theme number in the
     package)``, or ``()`` for a theme typed by hand, so the log shows which text each question was read from.
     ``rules_version`` is the engine's reading of the rules the battle is played by (``versions.py``): a new
-    battle takes the current one, and a log replays under the version it names."""
+    battle takes the current one, and a log replays under the version it names.
+    ``tournament``, ``stage``, ``battle_name``, ``room``, ``host`` and ``date`` (the box's calendar date when it
+    was set up, ISO 8601; the engine never reads a clock) are words for the papers: the protocol's title."""
 
     profile: Profile = None  # type: ignore[assignment]
     players: tuple = ()
@@ -65,7 +70,14 @@ class BattleSetUp(Event):
     runs: int = 1
     mode: str = "buttons"
     rules_version: int = RULES_VERSION
-    sources: tuple = ()  # per theme: (package id, theme number) or () (docs/battle-log.md)
+    # Added in log format 1 as optional: written only when set, so an older log re-encodes byte for byte.
+    sources: tuple = dataclasses.field(default=(), metadata=OPTIONAL)  # per theme: (package id, number) or ()
+    tournament: str = dataclasses.field(default="", metadata=OPTIONAL)
+    stage: str = dataclasses.field(default="", metadata=OPTIONAL)
+    battle_name: str = dataclasses.field(default="", metadata=OPTIONAL)
+    room: str = dataclasses.field(default="", metadata=OPTIONAL)
+    host: str = dataclasses.field(default="", metadata=OPTIONAL)
+    date: str = dataclasses.field(default="", metadata=OPTIONAL)
 
     @property
     def is_host_action(self) -> bool:
@@ -244,14 +256,10 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"type": type(event).__name__}
     for field in dataclasses.fields(event):
         value = getattr(event, field.name)
-        if field.name in _OMITTED_WHEN_EMPTY and value == ():
-            continue  # a field added later: a battle that does not use it writes the line it always did
+        if field.metadata.get("optional") and value == field.default:
+            continue  # an optional field left at its default is not written (older logs stay as they were)
         out[field.name] = _jsonable(value)
     return out
-
-
-# BattleSetUp.sources came after the log's version 1: left out when empty, read as () when absent.
-_OMITTED_WHEN_EMPTY = frozenset({"sources"})
 
 
 def _error(message: str, data: Any) -> BattleRuleError:
@@ -297,7 +305,8 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
 
 _FIELD_TYPES = {"at_ns": int, "player": int, "value_points": int, "extra_ms": int, "question": int, "appeal": int,
                 "themes": int, "run": int, "runs": int, "rules_version": int, "correct": bool, "accepted": bool,
-                "name": str, "source": str, "reason": str, "claim": str, "mode": str, "slot": str}
+                "name": str, "source": str, "reason": str, "claim": str, "mode": str, "slot": str, "tournament": str,
+                "stage": str, "battle_name": str, "room": str, "host": str, "date": str}
 
 
 def _check_types(event: Event, data: Any) -> None:

@@ -1,7 +1,7 @@
 """The battle protocol as rows: per question who pressed in what order with time gaps, who answered, the
 ruling, the running scores, and any correction (the original ruling and its correction both shown).
 
-Pure: rendering to CSV/HTML is ``svoyak protocol`` (appliance/commands/protocol.py).
+Pure: rendering to CSV/HTML is :mod:`appliance.service.papers`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ OUTCOMES = {
     "right": "взят / taken",
     "all_wrong": "все ошиблись / all wrong",
     "unanswered": "без ответа / no answer",
+    "wrong": "неверно / wrong",  # answered, and no answer counted right: not «без ответа»
     "first_answer": "первый ответ / first answer",
     "withdrawn": "снят / withdrawn",
     None: "играется / in play",
@@ -77,10 +78,13 @@ def question_row(state: BattleState, question: Question, running: list[int]) -> 
         corrections.append("вопрос снят / withdrawn" + (f": {question.withdrawn_reason}"
                                                        if question.withdrawn_reason else ""))
     theme = state.themes[question.theme]
+    outcome = question.outcome
+    if outcome == "unanswered" and any(not r.void and not r.effective for r in question.rulings):
+        outcome = "wrong"
     kind = "перестрелка / shoot-out" if question.shootout else ("красная / red" if question.red else "")
     return ProtocolRow(theme=question.theme + 1, theme_name=theme.name, question=question.number + 1,
                        value_points=value, kind=kind, presses="; ".join(presses), answers="; ".join(answers),
-                       outcome=OUTCOMES.get(question.outcome, question.outcome or ""), scores=tuple(running),
+                       outcome=OUTCOMES.get(outcome, outcome or ""), scores=tuple(running),
                        corrections="; ".join(corrections), source=question_source(state, question))
 
 
@@ -89,7 +93,7 @@ def question_source(state: BattleState, question: Question) -> str:
     setup = state.setup
     slot = question.theme  # themes are started in the setup's order: regular ones, then the spares
     parts = []
-    sources = getattr(setup, "sources", ())
+    sources = setup.sources
     if slot < len(sources) and sources[slot]:
         package_id, number = sources[slot]
         parts.append(f"пакет / package {package_id}, тема / theme {number + 1}, вопрос / question {question.number + 1}")

@@ -24,7 +24,7 @@ from appliance.rules.tournament.seats import SeatRef, TieId, stage_cuts
 from appliance.rules.tournament.events import (EVENTS, BattleAssigned, BattleLinked, BattleResultRecorded, BattleSpec, DeadlineSet,
                                                PlayerRegistered,
                                                PlayerWithdrew, RegistrationClosed, SeedsSet, StageClosed,
-                                               StageDrawn, TieBroken, TournamentCreated, WrittenSheetEntered,
+                                               StageDrawn, ThemesNamed, TieBroken, TournamentCreated, WrittenSheetEntered,
                                                from_dict, to_dict)
 from appliance.rules.tournament.errors import (DrawError, FormatError, RegistrationError, ResultError, StageError,
                                                TournamentError)
@@ -38,7 +38,8 @@ __all__ = [
     "EVENTS", "Advance", "BattleAssigned", "BattleLinked", "DeadlineSet", "DrawError", "FormatError", "RegistrationError", "ResultError", "StageError",
     "TournamentError", "BattleResult", "BattleResultRecorded", "BattleSpec", "Field", "Format",
     "PlayerRegistered", "PlayerResult", "PlayerWithdrew", "RegistrationClosed", "Rng", "SeedsSet", "Shootout",
-    "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "StepKind", "Tie", "TieBroken",
+    "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "StepKind", "ThemesNamed", "Tie",
+    "TieBroken",
     "TournamentCreated", "TournamentState", "WrittenSheetEntered", "advancement_log", "apply", "battle_players",
     "derive_seed", "field", "from_dict", "list_formats", "load_format", "next_step", "open_ties", "outcome",
     "SeatRef", "TieId", "parse_format", "plan_draw", "playing_stages", "stage_cuts", "replay", "score_written", "stage_participants", "standings", "swiss_table",

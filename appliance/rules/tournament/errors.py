@@ -96,6 +96,12 @@ REFUSAL_CODES: dict[str, str] = {
     "sheet.not_writer": "the player does not write this round; params: player, stage",
     "stage.closes_with_results": "only a written round is closed by hand; params: stage",
     "stage.already_closed": "the written round is closed already; params: stage",
+    # theme names (typed by the director per theme pack)
+    "themes.unknown_pack": "no drawn battle plays this theme pack; params: pack",
+    "themes.not_text": "theme names are text; params: pack",
+    "themes.too_many": "more names than the pack has themes; params: pack, names, themes",
+    "themes.too_long": "a theme name is longer than the limit; params: pack, limit",
+    "themes.bad_sources": "a package source per name (package id, theme number from 0), or none; params: pack",
     # ties
     "tie.unknown": "no open tie with this id; params: tie, open",
     "tie.order": "the order must rank exactly the tied players; params: tie, players",

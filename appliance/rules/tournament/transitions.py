@@ -285,6 +285,37 @@ def _tie(state: TournamentState, event: ev.TieBroken) -> TournamentState:
                                tie_notes=_with(state.tie_notes, event.tie_id, (event.how, event.detail)))
 
 
+THEME_NAME_MAX_CHARS = 120
+
+
+def _themes_named(state: TournamentState, event: ev.ThemesNamed) -> TournamentState:
+    """The director names a theme pack's themes (youth-cup 2.4: both runs of a battle play the same themes)."""
+    battles = [b for b in state.battles.values() if b.theme_pack == event.pack]
+    if not battles:
+        raise StageError(f"no drawn battle plays theme pack {event.pack!r}", code="themes.unknown_pack",
+                         params={"pack": event.pack})
+    themes = max(len(b.themes) for b in battles)
+    names = tuple(event.names)
+    if not all(isinstance(name, str) for name in names):
+        raise StageError("theme names are text", code="themes.not_text", params={"pack": event.pack})
+    if len(names) > themes:
+        raise StageError(f"theme pack {event.pack}: {len(names)} names for {themes} themes",
+                         code="themes.too_many", params={"pack": event.pack, "names": len(names), "themes": themes})
+    too_long = [name for name in names if len(name.strip()) > THEME_NAME_MAX_CHARS]
+    if too_long:
+        raise StageError(f"theme name {too_long[0][:20]!r}... is longer than {THEME_NAME_MAX_CHARS} characters",
+                         code="themes.too_long", params={"pack": event.pack, "limit": THEME_NAME_MAX_CHARS})
+    sources = tuple(event.sources)
+    if sources and (len(sources) != len(names) or not all(
+            isinstance(package, str) and package and isinstance(number, int) and number >= 0
+            for package, number in sources)):
+        raise StageError(f"theme pack {event.pack}: {len(sources)} sources for {len(names)} names",
+                         code="themes.bad_sources", params={"pack": event.pack})
+    return dataclasses.replace(state, theme_names=_with(state.theme_names, event.pack,
+                                                        tuple(name.strip() for name in names)),
+                               theme_sources=_with(state.theme_sources, event.pack, sources))
+
+
 _HANDLERS = {
     ev.TournamentCreated: _created,
     ev.PlayerRegistered: _registered,
@@ -299,4 +330,5 @@ _HANDLERS = {
     ev.WrittenSheetEntered: _sheet,
     ev.StageClosed: _stage_closed,
     ev.TieBroken: _tie,
+    ev.ThemesNamed: _themes_named,
 }

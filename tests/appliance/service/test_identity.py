@@ -47,3 +47,31 @@ def test_the_session_secret_is_made_once_and_added_to_an_older_file(settings):
     upgraded = identity.load_or_create(settings)
     assert len(upgraded.session_secret) == 64 and upgraded.host_pin == first.host_pin
     assert json.loads(path.read_text())["session_secret"] == upgraded.session_secret
+
+
+def test_the_director_pin_is_its_own_made_once_and_added_to_an_older_file(settings):
+    # issue 12: the director has a PIN of its own, so a room's host cannot reach the desk.
+    first = identity.load_or_create(settings)
+    assert len(first.director_pin) == 6 and first.director_pin.isdigit()
+    assert not first.director_pin.startswith(first.host_pin)
+    path = settings.data_dir / identity.IDENTITY_FILE
+    older = json.loads(path.read_text())
+    del older["director_pin"]
+    path.write_text(json.dumps(older))
+    upgraded = identity.load_or_create(settings)
+    assert len(upgraded.director_pin) == 6 and upgraded.host_pin == first.host_pin
+    assert json.loads(path.read_text())["director_pin"] == upgraded.director_pin
+    assert identity.load_or_create(settings.replace(director_pin="97531")).director_pin == "97531"
+    with pytest.raises(ConfigError, match="director_pin must differ from host_pin"):
+        identity.load_or_create(settings.replace(host_pin="2468", director_pin="2468"))
+
+
+def test_the_console_names_every_screen_and_both_pins(settings):
+    from appliance.commands.serve import describe
+
+    box = identity.load_or_create(settings)
+    text = describe(settings)
+    assert f"host PIN {box.host_pin}" in text and f"director PIN {box.director_pin}" in text
+    urls = {word for line in text.splitlines() for word in line.split() if word.startswith("http://")}
+    assert {url.split(f":{settings.web_port}", 1)[1] for url in urls} >= {"/host", "/board", "/watch", "/play",
+                                                                           "/director/"}

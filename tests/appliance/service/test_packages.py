@@ -172,8 +172,8 @@ def test_the_board_never_shows_an_answer_with_board_answer_never(tmp_path, memor
 
 
 def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp_path, memory_battles):
-    from appliance.commands.protocol import to_csv, to_html
-    from appliance.rules.battle.protocol import protocol_notes, protocol_rows
+    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.papers import protocol_csv, protocol_html
 
     session, packages, package_id, clock = sport_session(tmp_path, memory_battles)
     session.command("setup", {**SETUP, "package": {"id": package_id, "themes": [3, 1]}}, "c1")
@@ -185,30 +185,82 @@ def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp
     assert row.theme_name == "Тема номер 4"
     assert row.source == (f"пакет / package {package_id}, тема / theme 4, вопрос / question 1 — "
                           "ответ / answer: Ответ 4.1")
-    html = to_html(state, [row], protocol_notes(state), "b1")
+    html = protocol_html(state, "b1")
     assert "1 Тема номер 4, 2 Тема номер 2" in html and f"(пакет / package {package_id})" in html
-    assert "Источник вопроса / Question from" in to_csv(state, [row]).splitlines()[0]
+    assert "Источник вопроса / Question from" in html and "ответ / answer: Ответ 4.1" in html
+    assert "Источник вопроса / Question from" in protocol_csv(state).splitlines()[0]
     session.close()
 
 
-def test_both_runs_of_a_slot_play_the_same_themes_of_the_package():
-    """youth-cup 2.4: the 1/16 is played in two runs on the same themes; the second run's battle takes the themes
-    the first run's battle of the same theme pack took from the package on this box."""
+def youth_cup_desk(tmp_path, session, packages):
+    """A youth-cup tournament on the desk with the written round (2.2) played and closed: the 1/16 seated."""
     from appliance.service.tournaments import TournamentDesk
+    from appliance.store import EventStore
 
-    state = SimpleNamespace(
-        battles={"1-16/01": SimpleNamespace(theme_pack="1-16:1"), "1-16/07": SimpleNamespace(theme_pack="1-16:1"),
-                 "1-16/02": SimpleNamespace(theme_pack="1-16:2")},
-        links={"box-1": "1-16/01", "box-2": "1-16/02"})
-    battles = SimpleNamespace(state=lambda box_id: SimpleNamespace(setup=SimpleNamespace(sources={
-        "box-1": (("pkg", 4), ("pkg", 7), ("pkg", 9)), "box-2": (("pkg", 1), ("pkg", 2), ())}[box_id])))
-    same = TournamentDesk._same_pack_themes(state, "1-16/07", {"id": "pkg"}, 2, battles)
-    assert same == {"id": "pkg", "themes": [4, 7], "spare": [9]}
-    # Another pack, another package, or the director's own choice: as given.
-    assert TournamentDesk._same_pack_themes(state, "1-16/02", {"id": "pkg"}, 2, battles) == {"id": "pkg"}
-    assert TournamentDesk._same_pack_themes(state, "1-16/07", {"id": "other"}, 2, battles) == {"id": "other"}
-    chosen = {"id": "pkg", "themes": [0, 1]}
-    assert TournamentDesk._same_pack_themes(state, "1-16/07", chosen, 2, battles) == chosen
+    desk = TournamentDesk(EventStore(tmp_path / "tournaments.sqlite"))
+    packages.tournament_of = desk.box_battles
+    tid = desk.create("youth-cup", "Кубок", seed=1)
+    for i in range(48):
+        desk.register(tid, f"Игрок {i}")
+    desk.draw(tid, seed=1)
+    for i in range(48):  # every sheet a different score: no tie to break
+        desk.enter_sheet(tid, "written", f"p{i + 1:03d}", "+" * i + "0" * (60 - i))
+    desk.close_stage(tid, "written")
+    return desk, tid
+
+
+def test_both_runs_of_a_slot_play_the_same_themes_of_the_package(tmp_path, memory_battles):
+    """youth-cup 2.4: the 1/16 is played in two runs on the same themes. The first run's battle takes the next
+    unplayed themes of the package and they become its theme pack's (ThemesNamed with their sources, the one
+    source of a pack's themes); the second run's battle reads the same themes, with no package chosen again."""
+    session, packages, package_id, clock = sport_session(tmp_path, memory_battles, themes=20)
+    desk, tid = youth_cup_desk(tmp_path, session, packages)
+    state = desk.state(tid)
+    first, second = state.battles["1-16/01"], state.battles["1-16/07"]
+    assert first.theme_pack == second.theme_pack and first.run == 1 and second.run == 2
+    one = desk.play_on_box(tid, "1-16/01", session, "c1", package={"id": package_id})
+    taken = session.state.setup.sources
+    assert taken == tuple((package_id, n) for n in range(8))
+    assert desk.state(tid).theme_sources[first.theme_pack] == taken
+    assert desk.state(tid).theme_names[first.theme_pack][:2] == ("Тема номер 1", "Тема номер 2")
+    two = desk.play_on_box(tid, "1-16/07", session, "c2", set_aside=one)
+    assert two != one and session.state.setup.sources == taken
+    assert session.state.setup.questions == memory_battles.state(one).setup.questions  # the same texts
+    # Another pack of the stage takes the next unplayed themes; the played ones are marked in this tournament.
+    desk.play_on_box(tid, "1-16/02", session, "c3", set_aside=two, package={"id": package_id})
+    assert session.state.setup.sources == tuple((package_id, n) for n in range(8, 16))
+    assert packages.preview(package_id)["themes"][0]["played_in_tournaments"] == [tid]
+    session.close()
+
+
+def test_a_pack_named_by_hand_is_played_with_its_names_and_a_new_package_choice_replaces_them(tmp_path,
+                                                                                                memory_battles):
+    session, packages, package_id, clock = sport_session(tmp_path, memory_battles, themes=20)
+    desk, tid = youth_cup_desk(tmp_path, session, packages)
+    pack = desk.state(tid).battles["1-16/01"].theme_pack
+    desk.name_themes(tid, pack, ["Реки", "Города"])
+    one = desk.play_on_box(tid, "1-16/01", session, "c1")
+    assert session.state.setup.theme_names[:3] == ("Реки", "Города", "") and session.state.setup.sources == ()
+    desk.play_on_box(tid, "1-16/07", session, "c2", set_aside=one, package={"id": package_id})
+    assert desk.state(tid).theme_names[pack][0] == "Тема номер 1"  # a later naming replaces (docs/tournament.md)
+    assert len(desk.state(tid).theme_sources[pack]) == 8
+    session.close()
+
+
+def test_themes_named_with_sources_is_checked_and_kept_in_the_log(tmp_path):
+    from appliance.rules import tournament as t
+    from appliance.rules.tournament.errors import StageError
+
+    named = t.ThemesNamed(1, "1-16:1", ("Реки", "Города"), (("abc", 3), ("abc", 0)))
+    assert t.from_dict(t.to_dict(named)) == named
+    assert "sources" not in t.to_dict(t.ThemesNamed(1, "1-16:1", ("Реки",)))  # typed names: the line as it was
+    desk, tid = youth_cup_desk(tmp_path, None, SimpleNamespace())
+    state = desk.state(tid)
+    assert t.apply(state, named).theme_sources["1-16:1"] == (("abc", 3), ("abc", 0))
+    for bad in ((("abc", 3),), (("abc", -1), ("abc", 0)), (("", 1), ("abc", 0))):
+        with pytest.raises(StageError) as refused:
+            t.apply(state, t.ThemesNamed(2, "1-16:1", ("Реки", "Города"), bad))
+        assert refused.value.code == "themes.bad_sources"
 
 
 def test_the_reading_view_goes_back_with_an_undo(tmp_path, memory_battles):

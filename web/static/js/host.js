@@ -458,6 +458,10 @@
     $("host-end").hidden = !over;
     $("run").classList.toggle("finished", over);
     if (!over) return;
+    // the day's papers: this battle's protocol, printable or as CSV (web/papers.py)
+    const papers = "/battles/" + encodeURIComponent(view.battle.id) + "/protocol";
+    $("protocol-link").href = papers;
+    $("protocol-csv-link").href = papers + ".csv";
     $("host-standings").replaceChildren(...(view.standings || []).map((row) => el("tr", {},
       el("td", { class: "place" }, String(row.place)), el("td", { class: "name" }, row.name),
       el("td", { class: "score" }, String(row.score)))));

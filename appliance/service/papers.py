@@ -1,0 +1,128 @@
+"""The day's papers for a battle: its protocol as printable HTML (A4 landscape) and as CSV, with a title that
+names the tournament, stage, battle, room, host and date (from the battle's setup), never a hex id.
+
+One renderer for every way in: ``svoyak protocol`` (appliance/commands/protocol.py), the host's end-of-battle
+screen and the director's battle card (web/papers.py). The rows themselves are the rules' own
+(:mod:`appliance.rules.battle.protocol`): who pressed in what order with time gaps, who answered, the ruling,
+the running scores, and any correction.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from html import escape
+
+from appliance.rules.battle.protocol import protocol_notes, protocol_rows
+
+HEADERS = ("Тема / Theme", "Вопрос / Question", "Цена / Value", "Тип / Kind", "Нажатия (порядок, с) / Presses",
+           "Ответы / Answers", "Итог / Outcome")
+CORRECTIONS = "Исправления / Corrections"
+SOURCE = "Источник вопроса / Question from"  # a column only when some theme came from a package or has texts
+
+CSS = """
+@page { size: A4 landscape; margin: 12mm 10mm; }
+body { font-family: "DejaVu Sans", sans-serif; font-size: 9pt; color: #000; margin: 0; }
+h1 { font-size: 13pt; margin: 0 0 2mm; } p.meta { margin: 0 0 3mm; font-size: 9pt; }
+table { border-collapse: collapse; width: 100%; page-break-inside: auto; }
+thead { display: table-header-group; } tr { page-break-inside: avoid; }
+th, td { border: 0.3mm solid #555; padding: 0.8mm 1.2mm; vertical-align: top; text-align: left; }
+th { background: #eee; font-weight: bold; } td.num { text-align: right; white-space: nowrap; }
+tr.shootout td { background: #f4f4f4; } tr.red td:first-child { border-left: 1mm solid #b00; }
+ul.notes { margin: 3mm 0 0; padding-left: 5mm; }
+@media screen { body { margin: 12px; } }
+"""
+
+
+def _date(iso: str) -> str:
+    """``2026-12-01`` as a Russian reader writes it: ``01.12.2026`` (anything else is shown as given)."""
+    parts = iso.split("-")
+    if len(parts) == 3 and all(part.isdigit() for part in parts):
+        return f"{parts[2]}.{parts[1]}.{parts[0]}"
+    return iso
+
+
+def title(state, battle_id: str = "") -> str:
+    """The protocol's title from the battle's setup: «Кубок · 1/27 финала · бой 3 · зал 2 · ведущий: Ирина ·
+    01.12.2026». A battle set up with none of these is named by its players (the id only when it has none)."""
+    setup = state.setup
+    parts = [setup.tournament, setup.stage, setup.battle_name]
+    parts = [part.strip() for part in parts if part and part.strip()]
+    if setup.room.strip():
+        parts.append(f"зал {setup.room.strip()}")
+    if setup.host.strip():
+        parts.append(f"ведущий: {setup.host.strip()}")
+    if not (setup.tournament or setup.stage or setup.battle_name):
+        parts.insert(0, " — ".join(state.players) or battle_id or "бой")
+    if setup.date:
+        parts.append(_date(setup.date))
+    return " · ".join(parts)
+
+
+def summary(state, battle_id: str = "") -> dict:
+    """A battle in a line, for a screen that must not lose it: ``{"id", "title", "finished", "questions",
+    "players": [{"name", "score"}]}``."""
+    return {"id": battle_id, "title": title(state, battle_id), "finished": state.is_over,
+            "questions": len(state.questions),
+            "players": [{"name": name, "score": score} for name, score in zip(state.players, state.scores)]}
+
+
+def file_name(state, battle_id: str, extension: str) -> str:
+    """A download's file name: ASCII (any browser keeps it), made of the date and the battle's id."""
+    stem = "-".join(part for part in ("protocol", state.setup.date, battle_id) if part)
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in stem)
+    return f"{safe}.{extension}"
+
+
+def themes_line(state) -> str:
+    """«1 Реки, 2 Города (пакет / package 0123456789ab)»: the protocol names the battle's themes and the package
+    they came from (BattleSetUp.sources); ``""`` when no theme was named."""
+    setup = state.setup
+    if not any(setup.theme_names):
+        return ""
+    packages = sorted({source[0] for source in setup.sources if source})
+    listed = ", ".join(f"{number} {name}" for number, name in enumerate(setup.theme_names, start=1) if name)
+    return listed + (f" (пакет / package {', '.join(packages)})" if packages else "")
+
+
+def protocol_csv(state) -> str:
+    """The protocol as CSV: a row per question asked, running scores per player, corrections, then (when some
+    theme came from a package or was set up with its texts) where each question was read from."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    rows = protocol_rows(state)
+    source = any(row.source for row in rows)
+    writer.writerow(HEADERS + tuple(state.players) + (CORRECTIONS,) + ((SOURCE,) if source else ()))
+    for row in rows:
+        writer.writerow((f"{row.theme} {row.theme_name}".strip(), row.question, row.value_points, row.kind,
+                         row.presses, row.answers, row.outcome, *row.scores, row.corrections)
+                        + ((row.source,) if source else ()))
+    return out.getvalue()
+
+
+def protocol_html(state, battle_id: str = "", heading: str | None = None) -> str:
+    """The protocol as a printable page (A4 landscape, Russian first); ``heading`` defaults to :func:`title`."""
+    heading = title(state, battle_id) if heading is None else heading
+    rows = protocol_rows(state)
+    source = any(row.source for row in rows)
+    head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS + tuple(state.players) + (CORRECTIONS,)
+                   + ((SOURCE,) if source else ()))
+    body = []
+    for row in rows:
+        kind = "shootout" if row.question and "shoot" in row.kind else ("red" if "red" in row.kind else "")
+        cells = [f"{row.theme} {escape(row.theme_name)}".strip(), str(row.question), str(row.value_points),
+                 escape(row.kind), escape(row.presses), escape(row.answers), escape(row.outcome)]
+        tds = "".join(f'<td class="num">{c}</td>' if i in (1, 2) else f"<td>{c}</td>" for i, c in enumerate(cells))
+        tds += "".join(f'<td class="num">{score}</td>' for score in row.scores)
+        tds += f"<td>{escape(row.corrections)}</td>"
+        if source:
+            tds += f"<td>{escape(row.source)}</td>"
+        body.append(f'<tr class="{kind}">{tds}</tr>')
+    items = "".join(f"<li>{escape(note)}</li>" for note in protocol_notes(state))
+    themes = themes_line(state)
+    meta = escape(f"{state.profile.title} · {', '.join(state.players)} · тем / themes: {state.setup.themes}"
+                  + (f" · {themes}" if themes else ""))
+    return (f'<!DOCTYPE html>\n<html lang="ru"><head><meta charset="utf-8"><title>{escape(heading)}</title>'
+            f"<style>{CSS}</style></head><body><h1>Протокол боя / Battle protocol: {escape(heading)}</h1>"
+            f'<p class="meta">{meta}</p><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+            f'</table><ul class="notes">{items}</ul></body></html>\n')

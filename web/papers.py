@@ -1,0 +1,58 @@
+"""The day's papers from the screens: a battle's protocol, printable (A4 landscape) or as CSV.
+
+``/battles/<id>/protocol`` and ``/battles/<id>/protocol.csv`` serve any battle of this box's store; the host's
+end-of-battle screen and the director's battle card link here (``svoyak protocol`` on the box's shell makes the
+same papers: one renderer, :mod:`appliance.service.papers`). Read-only and public like the scoreboard: a
+protocol holds what the hall saw, and battle ids are random.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, g, render_template
+from werkzeug.exceptions import NotFound
+
+from appliance.service import papers
+
+blueprint = Blueprint("papers", __name__)
+
+STRINGS = {
+    "papers.protocol": ("Протокол боя", "Battle protocol"),
+    "papers.protocol_csv": ("Протокол (CSV)", "Protocol (CSV)"),
+    "papers.no_battle": ("На этом боксе нет такого боя", "This box has no such battle"),
+}
+
+
+class _NoBattle(NotFound):
+    """A protocol of a battle this box does not have: a worded page, not Werkzeug's English one."""
+
+
+def _state(battle_id: str):
+    hub = current_app.extensions.get("svoyak.hub")
+    battles = getattr(getattr(hub, "session", None), "battles", None)
+    if battles is None:
+        raise _NoBattle()
+    try:
+        return battles.state(battle_id)
+    except LookupError:  # UnknownBattleError is one
+        raise _NoBattle() from None
+
+
+@blueprint.errorhandler(_NoBattle)
+def no_battle(_error):
+    words = current_app.extensions["svoyak.catalogue"].text("papers.no_battle", getattr(g, "language", "ru"))
+    return render_template("papers_missing.html", words=words), 404
+
+
+@blueprint.route("/battles/<battle_id>/protocol")
+def protocol(battle_id):
+    state = _state(battle_id)
+    return Response(papers.protocol_html(state, battle_id), mimetype="text/html; charset=utf-8")
+
+
+@blueprint.route("/battles/<battle_id>/protocol.csv")
+def protocol_csv(battle_id):
+    state = _state(battle_id)
+    name = papers.file_name(state, battle_id, "csv")
+    # UTF-8 with a BOM, so a spreadsheet opens the Cyrillic right (as the desk's CSV does).
+    return Response("\ufeff" + papers.protocol_csv(state), mimetype="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f"attachment; filename={name}"})
