@@ -25,11 +25,12 @@ import secrets
 from flask import (Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, session,
                    url_for)
 
-from appliance.errors import SvoyakError
+from appliance.errors import PackageError, SvoyakError
 from appliance.service import papers
 from appliance.service.tournament_refusals import word
 from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
 from web.guard import PinGuard
+from web.package_refusals import word_package_error
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
 SESSION_KEY = "director"  # in Flask's signed session: a digest of the PIN logged in with (a new PIN logs out)
@@ -163,6 +164,19 @@ STRINGS = {
                                   "ведущему с этими названиями", "One theme per line, in play order. Battles played "
                                   "on this box reach the host with these names"),
     "director.pack_battles": ("{count:Бой|Бои|Бои} {battles}", "{count:Battle|Battles} {battles}"),
+    "director.themes_package": ("Темы из пакета вопросов", "Themes from a question package"),
+    "director.themes_package_hint": ("Каждый набор тем, ещё не взятый из пакета, получит по порядку боёв следующие "
+                                     "темы пакета, которые на этом боксе не играли; ведущий прочтёт их тексты. "
+                                     "Набор, названный вручную, тоже заменяется",
+                                     "Each theme pack not yet taken from a package gets, in battle order, the "
+                                     "package's next themes not played on this box; the host reads their texts. "
+                                     "A pack named by hand is replaced too"),
+    "director.themes_take": ("Взять темы", "Take the themes"),
+    "director.written_papers": ("Бланки и ключ из пакета вопросов (следующие несыгранные темы)",
+                                "Answer sheets and the key from a question package (the next unplayed themes)"),
+    "director.written_sheets": ("бланки", "answer sheets"),
+    "director.written_key": ("ключ ведущего", "the host's key"),
+    "director.pack_package": ("из пакета «{title}»", "from the package «{title}»"),
     "director.themes_unnamed": ("темы без названий", "themes not named"),
     "director.absent_column": ("Не было на бою", "Absent"),
     "director.busy_title": ("На этом боксе идёт другой бой", "Another battle is on at this box"),
@@ -252,7 +266,8 @@ def _word(pair: tuple[str, str]) -> str:
 
 def _fail(error: SvoyakError, status: int = 400, form=None, note: str = ""):
     """A refusal: JSON for scripts; for a form, its own page again with the words and what was typed."""
-    words = word(error)
+    # a package's refusal (a battle or a stage's themes from a package) is worded by the packages' catalogue
+    words = {"code": error.code, **word_package_error(error)} if isinstance(error, PackageError) else word(error)
     if request.accept_mimetypes.best == "application/json" or request.is_json:
         return jsonify({"ok": False, "error": str(error), **words}), status
     if status != 404:
@@ -271,7 +286,7 @@ _FORM_PAGES = {
     "director.close_registration": "overview", "director.draw": "overview", "director.tie": "overview",
     "director.rooms": "bracket", "director.assign": "bracket", "director.play": "bracket",
     "director.battle_result": "result", "director.sheets": "sheets", "director.close_stage": "sheets",
-    "director.themes": "themes",
+    "director.themes": "themes", "director.themes_from_package": "themes",
 }
 
 
@@ -568,6 +583,19 @@ def themes(tid, stage):
                 desk().name_themes(tid, pack["pack"], request.form[field].splitlines())
         return redirect(url_for("director.bracket", tid=tid) + f"#stage-{stage}")
     return _themes_page(tid, stage)
+
+
+@blueprint.post("/director/<tid>/themes/<stage>/package")
+def themes_from_package(tid, stage):
+    """The stage's theme packs take their themes from a question package (the next unplayed, all or none)."""
+    packages = current_app.extensions["svoyak.hub"].services.packages
+    package_id = request.form.get("package", "").strip()
+    if packages is None or not package_id:
+        return _themes_page(tid, stage, error={"code": "error.no_packages",
+                                               **current_app.extensions["svoyak.catalogue"].both(
+                                                   "error.no_packages")}), 400
+    desk().name_themes_from_package(tid, stage, packages, package_id)
+    return redirect(url_for("director.themes", tid=tid, stage=stage))
 
 
 def _themes_page(tid: str, stage: str, **extra):

@@ -126,7 +126,7 @@ class Hub:
             if getattr(error, "params", None):
                 body["params"] = error.params  # which argument, and what it must be
         elif isinstance(error, PackageError):  # a setup's choice a package cannot give, or no such package
-            from web.packages import word_package_error
+            from web.package_refusals import word_package_error
 
             body = {"code": error.code, "rule": None, **word_package_error(error)}
         elif isinstance(error, RulesError):

@@ -164,20 +164,21 @@ class QuestionPackages:
 
     # ------------------------------------------------------- a battle's themes
     def battle_themes(self, package_id: str, *, themes: list[int] | None = None, count: int = 0,
-                      spare: list[int] = (), questions_per_theme: int = 5) -> dict:
+                      spare: list[int] = (), questions_per_theme: int = 5, exclude=()) -> dict:
         """What a battle set up from a package carries: ``{theme_names, questions, sources, skipped}``.
 
         ``themes`` are the chosen theme numbers in the order they are played; without them, the next ``count``
         themes this box has not played, in package order. ``spare`` themes (red or shoot-out themes the host picks
         beforehand: eurocup 2.4, irkutsk 3.6, youth-cup 2.7, northern-owl 3.3) follow the regular ones. Each
         theme carries its first ``questions_per_theme`` questions as (text, answer); ``skipped`` counts the
-        questions a longer theme leaves out. Raises PackageChoiceError naming what cannot be had.
+        questions a longer theme leaves out. The next unplayed also skip ``exclude`` (themes already given to
+        another battle that has not been played yet). Raises PackageChoiceError naming what cannot be had.
         """
         package = self.package(package_id)
         played = self._played().get(package_id, {})
         if themes is None:
             unplayed = [number for number in range(len(package.themes)) if number not in played
-                        and number not in spare]
+                        and number not in spare and number not in exclude]
             if len(unplayed) < count:
                 raise PackageChoiceError("package.too_few_unplayed",
                                          f"the package has {len(unplayed)} unplayed themes, {count} are needed",

@@ -347,15 +347,39 @@ class TournamentDesk:
             return  # unchanged: no event
         self.submit(tournament_id, t.ThemesNamed(self.clock(), pack, tuple(names)))
 
+    def name_themes_from_package(self, tournament_id: str, stage_id: str, packages, package_id: str) -> list[str]:
+        """The director gives a stage its themes beforehand from a question package (``packages``: the box's
+        :class:`~appliance.service.packages.QuestionPackages`): each theme pack of the stage not yet read from a
+        package takes, in battle order, the next themes of ``package_id`` that this box has not played and no
+        other pack of this tournament holds (``ThemesNamed`` with their sources). All the packs or none: a
+        package too short for them is refused (``package.too_few_unplayed``) before any is named. Returns the
+        packs named."""
+        state = self.state(tournament_id)
+        held = {number for sources in state.theme_sources.values() for package, number in sources
+                if package == package_id}
+        named = []
+        for pack in self.theme_packs(tournament_id, stage_id):
+            if state.theme_sources.get(pack["pack"]):
+                continue  # read from a package already (maybe played): typing its names replaces them
+            parts = packages.battle_themes(package_id, count=len(pack["themes"]), exclude=held)
+            sources = tuple((package, number) for package, number in parts["sources"])
+            held.update(number for _package, number in sources)
+            named.append(t.ThemesNamed(self.clock(), pack["pack"], tuple(parts["theme_names"]), sources))
+        for event in named:
+            self.submit(tournament_id, event)
+        return [event.pack for event in named]
+
     def theme_packs(self, tournament_id: str, stage_id: str) -> list[dict]:
         """A stage's theme packs for the director's themes page: ``{"pack", "themes": [{"colour", "values"}],
-        "names", "battles": [battle numbers]}``, in battle order."""
+        "names", "packages" (the question packages its names were read from), "battles": [battle numbers]}``, in
+        battle order."""
         state = self.state(tournament_id)
         state.fmt.stage(stage_id)  # an unknown stage is refused, worded
         packs: dict[str, dict] = {}
         for battle in sorted(state.stage_battles(stage_id), key=lambda b: (b.round, b.index)):
             entry = packs.setdefault(battle.theme_pack, {
                 "pack": battle.theme_pack, "names": list(state.theme_names.get(battle.theme_pack, ())),
+                "packages": sorted({package for package, _n in state.theme_sources.get(battle.theme_pack, ())}),
                 "themes": [{"colour": colour, "values": list(values)} for colour, values in battle.themes],
                 "battles": []})
             entry["battles"].append(battle.index + 1)

@@ -444,3 +444,89 @@ def test_the_composition_root_builds_one_desk_and_one_pin_guard_and_the_pages_sh
         assert hub.namespaces["/host"].guard is services.pin_guard is not None
     finally:
         services.session.close()
+
+
+def test_the_director_gives_a_stage_its_themes_from_a_package_beforehand(settings, recording_capture, tmp_path):
+    """The stage's themes page takes every theme pack's themes from a package (the next unplayed, a pack each, in
+    battle order); the battles then reach the host with the texts, and a package too short is refused, worded,
+    with nothing named."""
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.packages import QuestionPackages
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+    from tests.appliance.packages.conftest import sport_siq
+    from tests.web.conftest import DIRECTOR_PIN, IDENTITY
+    from web.director import desk
+
+    battles = Battles(EventStore(tmp_path / "battles.sqlite"))
+    packages = QuestionPackages.in_folder(tmp_path / "packages", battles)
+    short = packages.add("мало.siq", sport_siq(3, title="Короткий"))["id"]
+    package_id = packages.add("кубок.siq", sport_siq(60))["id"]
+    session = Session(battles, BattleAdapter(packages=packages), capture=recording_capture, simulator=True)
+    session.start(timer_thread=False)
+    app = create_app(settings, Services(session=session, identity=IDENTITY, packages=packages))
+    with app.app_context():
+        tid = desk().create("northern-owl", "Сова", seed=3)
+        for i in range(36):
+            desk().register(tid, f"Игрок {i}")
+        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+        desk().draw(tid, seed=3)
+    client = app.test_client()
+    client.post("/director/login", data={"pin": DIRECTOR_PIN})
+    page = client.get(f"/director/{tid}/themes/groups").get_data(as_text=True)
+    assert 'id="themes-package"' in page and f'<option value="{package_id}">Кубок двора</option>' in page
+    refused = client.post(f"/director/{tid}/themes/groups/package", data={"package": short})
+    assert refused.status_code == 400
+    assert "В пакете осталось несыгранных тем: 3, а нужно" in refused.get_data(as_text=True)
+    with app.app_context():
+        assert not desk().state(tid).theme_sources  # nothing named
+    taken = client.post(f"/director/{tid}/themes/groups/package", data={"package": package_id})
+    assert taken.status_code == 302
+    with app.app_context():
+        packs = desk().theme_packs(tid, "groups")
+        sources = desk().state(tid).theme_sources
+    numbers = [n for pack in packs for _p, n in sources[pack["pack"]]]
+    assert numbers == list(range(len(numbers))) and len(packs) > 1  # each pack its own, none twice
+    page = client.get(f"/director/{tid}/themes/groups").get_data(as_text=True)
+    assert "из пакета «Кубок двора»" in page
+    # The battle reaches the host with its pack's themes and texts; no package is chosen at «play».
+    assert client.post(f"/director/{tid}/play/groups/02", data={}).status_code == 302
+    second = next(pack for pack in packs if 2 in pack["battles"])
+    assert session.state.setup.sources == sources[second["pack"]]
+    assert session.state.setup.questions[0][0][0].startswith("Вопрос")
+    session.close()
+
+
+def test_the_written_rounds_sheet_page_links_the_packages_answer_sheets_and_key(settings, recording_capture,
+                                                                               tmp_path):
+    """youth-cup 2.2: the director's sheet-entry page links each package's printable sheets and the host's key,
+    for as many themes as the written round has."""
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.packages import QuestionPackages
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+    from tests.appliance.packages.conftest import sport_siq
+    from tests.web.conftest import DIRECTOR_PIN, IDENTITY
+    from web.director import desk
+
+    battles = Battles(EventStore(tmp_path / "battles.sqlite"))
+    packages = QuestionPackages.in_folder(tmp_path / "packages", battles)
+    package_id = packages.add("кубок.siq", sport_siq(14))["id"]
+    session = Session(battles, BattleAdapter(packages=packages), capture=recording_capture, simulator=True)
+    session.start(timer_thread=False)
+    app = create_app(settings, Services(session=session, identity=IDENTITY, packages=packages))
+    with app.app_context():
+        tid = desk().create("youth-cup", "Кубок", seed=1)
+        for i in range(48):
+            desk().register(tid, f"Игрок {i}")
+        desk().draw(tid, seed=1)
+    client = app.test_client()
+    client.post("/director/login", data={"pin": DIRECTOR_PIN})
+    page = client.get(f"/director/{tid}/sheets/written").get_data(as_text=True)
+    sheets = f"/packages/{package_id}/written/sheets?count=12"
+    assert f'href="{sheets}"' in page and f'href="/packages/{package_id}/written/key?count=12"' in page
+    printed = client.get(sheets).get_data(as_text=True)
+    assert printed.count('<tr><th class="theme">') == 12 and "Вопрос 1.1" not in printed  # no texts on a sheet
+    session.close()
