@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, request
 
-from web import events
 from appliance.service.session import CommandRejected
+from web import events
 from web.guard import MAX_PIN_FAILURES, PIN_LOCKOUT_NS, PinGuard  # noqa: F401 (the host's limits, re-exported)
 from web.sync import SyncNamespace, refuse
 

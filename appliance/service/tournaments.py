@@ -638,14 +638,17 @@ class TournamentDesk:
 
     def setup_view(self, tournament_id: str, battle_id: str) -> dict:
         """What a host page needs to play this battle on a box, as JSON: profile, players (ids and names), themes,
-        red themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back."""
+        red themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back; ``package``
+        (the host's setup's ``package`` choice) when its theme pack was read from a question package, else null."""
         setup = self.battle_setup(tournament_id, battle_id)
-        entrants = self.state(tournament_id).entrants
+        state = self.state(tournament_id)
+        entrants = state.entrants
         return {"profile": setup.profile.name, "players": list(setup.players),
                 "names": [entrants[p].name for p in setup.players], "themes": setup.themes,
                 "red_themes": list(setup.red_themes), "theme_names": list(setup.theme_names),
                 "cuts": None if setup.cuts is None else list(setup.cuts),
-                "slot": setup.slot, "run": setup.run, "runs": setup.runs}
+                "slot": setup.slot, "run": setup.run, "runs": setup.runs,
+                "package": self._pack_package(state, battle_id, None)}
 
     def field_check(self, tournament_id: str) -> dict | None:
         """The first stage's needs against the field, for the registration page, before anything is drawn.

@@ -223,6 +223,8 @@ def test_both_runs_of_a_slot_play_the_same_themes_of_the_package(tmp_path, memor
     assert taken == tuple((package_id, n) for n in range(8))
     assert desk.state(tid).theme_sources[first.theme_pack] == taken
     assert desk.state(tid).theme_names[first.theme_pack][:2] == ("Тема номер 1", "Тема номер 2")
+    assert desk.setup_view(tid, "1-16/07")["package"] == {"id": package_id, "themes": list(range(8))}
+    assert desk.setup_view(tid, "1-16/02")["package"] is None
     two = desk.play_on_box(tid, "1-16/07", session, "c2", set_aside=one)
     assert two != one and session.state.setup.sources == taken
     assert session.state.setup.questions == memory_battles.state(one).setup.questions  # the same texts
