@@ -18,7 +18,6 @@ start=$(date +%s)
 step() { echo "fresh-check: [$(( $(date +%s) - start ))s] $*"; }
 # shellcheck disable=SC2317  # run by the trap
 cleanup() {
-    for mnt in dev/shm dev/pts dev proc sys; do mountpoint -q "$root/$mnt" && umount -l "$root/$mnt"; done
     if [ -n "${SVOYAK_FRESH_KEEP:-}" ]; then echo "fresh-check: root kept in $root"; else rm -rf "$root"; fi
 }
 trap cleanup EXIT
@@ -31,13 +30,19 @@ mmdebstrap --variant=minbase --include=ca-certificates --aptopt='Acquire::Langua
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/host-ca-certificates.crt"
 step "the repository's HEAD, cloned into /svoyak"
 git clone -q "$PWD" "$root/svoyak"
-mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"; mount -t tmpfs shm "$root/dev/shm"
-mount -t proc proc "$root/proc"; mount -t sysfs sys "$root/sys"
 step "./dev test inside the fresh root"
+# In a mount namespace of its own, and with the root a mount point (ip netns does `mount --make-rslave /`, which
+# fails on a plain directory): every mount made here or by the tests (ip netns binds /run/netns, remounts /sys)
+# dies with the namespace instead of staying busy in this machine's and keeping the root from being removed.
 set +e
-chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI=true \
-    PIP_CERT=/etc/ssl/certs/host-ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    bash -c 'cd /svoyak && ./dev test "$@"' fresh-check "$@"
+unshare --mount --propagation private bash -euc '
+    root=$1; shift
+    mount --bind "$root" "$root"
+    mount --bind /dev "$root/dev"; mount --bind /dev/pts "$root/dev/pts"; mount -t tmpfs shm "$root/dev/shm"
+    mount -t proc proc "$root/proc"; mount -t sysfs sys "$root/sys"
+    exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI=true \
+        PIP_CERT=/etc/ssl/certs/host-ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 \
+        bash -c "cd /svoyak && ./dev test \"\$@\"" fresh-check "$@"' fresh-check "$root" "$@"
 rc=$?
 set -e
 step "./dev test exited $rc"

@@ -161,6 +161,8 @@ class TournamentDesk:
         return self.store.events(TOURNAMENT, tournament_id)
 
     def add_listener(self, listener: Listener) -> None:
+        """``listener(tournament_id, event, state)`` after each stored event, on the committing thread and possibly
+        under the desk's lock (register, draw): it must hand work over, never wait on another thread."""
         self._listeners.append(listener)
 
     # --- the one way in --------------------------------------------------------------------------------------

@@ -40,8 +40,8 @@ class HubLink:
         self.received = 0
         self.bad_messages = 0
         self.listeners: list = []
-        self._assignments: dict[str, str] = {}
-        self._assignments_lock = threading.Lock()
+        self._assignments: dict[str, str] = {}   # box -> the value last written (touched on the loop only)
+        self._assignments_due = asyncio.Event()
         self._subscribed: set[str] = set()
         self._confirm_due: set[str] = set()
         self._tasks: list = []
@@ -72,7 +72,7 @@ class HubLink:
         self.desk_sub = await self.js.subscribe(f"{protocol.SUBJECT_ROOT}.box.>", stream=protocol.DESK_STREAM,
                                                 ordered_consumer=True, cb=self._on_event, idle_heartbeat=2.0)
         self.ready = True
-        self._tasks = [asyncio.ensure_future(self._confirmer())]
+        self._tasks = [asyncio.ensure_future(self._confirmer()), asyncio.ensure_future(self._assigner())]
 
     async def sync_stations(self) -> None:
         """DESK sources every paired station's stream through its domain; each station has its KV bucket."""
@@ -165,20 +165,37 @@ class HubLink:
         except Exception as error:
             log.warning("KV %s/%s: %r", box, key, error)
             if key == "assignments":
-                with self._assignments_lock:
-                    self._assignments.pop(box, None)  # written again on the next round
+                self._assignments.pop(box, None)  # written again on the next round
 
     # --- assignments ---------------------------------------------------------------------------------------------
     def publish_assignments(self) -> None:
-        """Write each station's assignments to its bucket if they changed (called from any thread)."""
+        """Ask for each station's assignments to be written to its bucket; returns at once (any thread).
+
+        Never waits: the desk calls this from its listeners while it holds its own lock, and the loop reads the
+        desk to compute the values (waiting here once deadlocked the desk against the loop: CI, a registration
+        that never answered). The loop computes and writes them in order, so an older value never lands last.
+        """
         if self.nc is None:
             return
-        with self._assignments_lock:  # desk listeners, pages and claims call this from their own threads
-            for box in self.stations():
-                value = json.dumps(self.results.assignments_for(box), ensure_ascii=False, sort_keys=True)
+        self.loop.loop.call_soon_threadsafe(self._assignments_due.set)
+
+    async def _assigner(self) -> None:
+        while not self._closing:
+            await self._assignments_due.wait()
+            self._assignments_due.clear()
+            try:
+                values = await asyncio.get_running_loop().run_in_executor(None, self._assignments_now)
+            except Exception:  # a process edge: the desk could not be read; the next change or round retries
+                log.exception("assignments not computed")
+                continue
+            for box, value in values.items():
                 if self._assignments.get(box) != value:
                     self._assignments[box] = value
-                    self.loop.submit(lambda box=box, value=value: self._put(box, "assignments", value))
+                    await self._put(box, "assignments", value)
+
+    def _assignments_now(self) -> dict[str, str]:
+        return {box: json.dumps(self.results.assignments_for(box), ensure_ascii=False, sort_keys=True)
+                for box in self.stations()}
 
     # --- requests from the stations ------------------------------------------------------------------------------
     def _box_of(self, subject: str) -> str:

@@ -37,6 +37,8 @@ class Loop:
         if self.loop.is_running():
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout=5)
+        if not self._thread.is_alive() and not self.loop.is_closed():
+            self.loop.close()  # its selector's sockets go with it
 
 
 async def _logged(factory):

@@ -258,3 +258,49 @@ def test_a_standalone_box_starts_no_server_and_no_thread(tmp_path):
     assert (rooms.role, rooms.server, rooms.loop, rooms.hub, rooms.station) == ("standalone", None, None, None, None)
     assert threading.active_count() == before and not (tmp_path / "rooms" / "nats").exists()
     assert rooms.rooms_view() == [] and rooms.assignments() == []
+
+
+def test_publishing_assignments_never_waits_on_the_desk_it_is_called_under():
+    """The desk tells its listeners while it holds its lock, and the hub reads the desk to compute assignments.
+    Asking for them only wakes the loop: a registration under the desk's lock once deadlocked against the
+    loop's periodic rewrite (CI: a hub whose registration page never answered). The loop writes in order."""
+    import threading
+    import time
+
+    from appliance.service.rooms.hub import HubLink
+    from appliance.service.rooms.loop import Loop
+
+    desk_lock = threading.RLock()
+    written: list = []
+
+    class Results:
+        version = 0
+
+        def assignments_for(self, box):
+            with desk_lock:
+                return [{"battle": "1-1", "version": self.version}]
+
+    async def put(box, key, value):
+        written.append((box, key, json.loads(value)))
+
+    results, loop = Results(), Loop()
+    hub = HubLink(loop, "nats://127.0.0.1:1", "app", "secret", lambda: {"room2": "Зал 2"}, results)
+    hub.nc, hub._put = object(), put  # connected, as far as the assigner knows; writes recorded
+    loop.submit(hub._assigner)
+    try:
+        with desk_lock:  # a desk command in progress, its listeners being told
+            for version in (1, 2):
+                results.version = version
+                caller = threading.Thread(target=hub.publish_assignments)
+                caller.start()
+                caller.join(timeout=10)
+                assert not caller.is_alive(), "publish_assignments waited on the desk's lock"
+        deadline = time.monotonic() + 10
+        while (not written or written[-1][2][0]["version"] != 2) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert written[-1] == ("room2", "assignments", [{"battle": "1-1", "version": 2}])
+        assert [w[2][0]["version"] for w in written] == sorted(w[2][0]["version"] for w in written)
+    finally:
+        hub._closing = True
+        hub.publish_assignments()
+        loop.close()
