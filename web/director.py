@@ -172,6 +172,7 @@ STRINGS = {
                                      "package's next themes not played on this box; the host reads their texts. "
                                      "A pack named by hand is replaced too"),
     "director.themes_take": ("Взять темы", "Take the themes"),
+    "director.spares": ("запасных тем для перестрелки", "spare themes for a shoot-out"),
     "director.written_papers": ("Бланки и ключ из пакета вопросов (следующие несыгранные темы)",
                                 "Answer sheets and the key from a question package (the next unplayed themes)"),
     "director.written_sheets": ("бланки", "answer sheets"),
@@ -552,16 +553,21 @@ def play(tid, battle):
     """Put the drawn battle on this box's host page; its result comes back when it is over."""
     session = current_app.extensions["svoyak.hub"].services.session
     package = request.form.get("package", "").strip()
+    spares = request.form.get("spares", "").strip()
+    if spares and not (spares.isdigit() and int(spares) <= 20):
+        raise DeskInputError("spare themes: a whole number from 0 to 20", code="input.spares",
+                             params={"limit": 20})
+    choice = {"id": package, **({"spares": int(spares)} if spares and int(spares) else {})} if package else None
     try:
         desk().play_on_box(tid, battle, session, _command_id(request.form) or secrets.token_hex(8),
                            host=request.form.get("host", ""), set_aside=request.form.get("set_aside") or None,
-                           package={"id": package} if package else None)
+                           package=choice, packages=current_app.extensions["svoyak.hub"].services.packages)
     except BoxBusyError as busy:
         # Never replace a battle silently: show it, with its scores, and let the director choose.
         live = papers.summary(session.battles.state(busy.live_battle_id), busy.live_battle_id)
         return _page("director/bracket.html", tid, busy={"live": live, "battle": battle,
                                                          "host": request.form.get("host", ""),
-                                                         "package": package}), 409
+                                                         "package": package, "spares": spares}), 409
     return redirect("/host")
 
 

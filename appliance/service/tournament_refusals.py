@@ -27,6 +27,7 @@ DESK_CODES: dict[str, str] = {
                     "Command not stored ({type}): field «{field}» {expected}"),
     "input.seed": "a draw seed typed on a form is not a whole number; params: seed",
     "input.team_rank": "a team rank typed on a form is not a whole number; params: rank",
+    "input.spares": "spare themes typed on the «play on this box» form are not 0 to the limit; params: limit",
 }
 
 # code -> (Russian, English), each filled in from the error's params by name.
@@ -218,6 +219,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
                     "Command not stored ({type}): field «{field}» {expected}"),
     "input.seed": ("Зерно жеребьёвки «{seed}» — не целое число", "The draw seed «{seed}» is not a whole number"),
     "input.team_rank": ("Место команды «{rank}» — не целое число", "The team rank «{rank}» is not a whole number"),
+    "input.spares": ("Запасных тем — целое число от 0 до {limit}", "Spare themes: a whole number from 0 to {limit}"),
     "simulate.stuck": ("Моделирование остановилось на шаге {step} {stage}", "The simulation is stuck at {step} {stage}"),
 }
 

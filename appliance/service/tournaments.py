@@ -491,7 +491,7 @@ class TournamentDesk:
         return ""
 
     def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str, host: str = "",
-                    set_aside: str | None = None, package: dict | None = None) -> str:
+                    set_aside: str | None = None, package: dict | None = None, packages=None) -> str:
         """Put the drawn battle on this box's live session (the host page shows it at once) and link it.
 
         Never loses a battle: if the slot already has a battle on this box that is not over, that one comes
@@ -504,7 +504,9 @@ class TournamentDesk:
         from a question package, then the battle takes the same themes of it (youth-cup 2.4: both runs of a 1/16
         slot read the same questions). ``package`` (``{id, themes?, spare?}``, as the host's setup takes it)
         chooses a package for a pack not yet read from it (the next unplayed, or the themes given); the themes
-        the battle took are then the pack's, named in the tournament's log. Returns the box's battle id.
+        the battle took are then the pack's, named in the tournament's log. Its ``spares`` (a count) are each
+        battle's own: the next unplayed after the pack's (shoot-out themes). ``packages`` (the box's question
+        packages) resolves the choice first (:meth:`_pack_package`). Returns the box's battle id.
         """
         if session is None or not hasattr(session, "command"):
             raise ResultError("this box has no battle session running", code="box.no_session")
@@ -528,7 +530,7 @@ class TournamentDesk:
                 **self.battle_words(tournament_id, battle_id), "host": host}
         if set_aside:
             args["set_aside"] = set_aside
-        choice = self._pack_package(state, battle_id, package)
+        choice = self._pack_package(state, battle_id, package, packages)
         if choice:
             args["package"] = choice
         session.command("setup", args, command_id)
@@ -539,16 +541,32 @@ class TournamentDesk:
         return box_battle_id
 
     @staticmethod
-    def _pack_package(state, battle_id: str, package: dict | None) -> dict | None:
-        """The package choice for a battle's setup: the themes its pack was read from (the same package, or none
-        chosen), else ``package`` as given (a new choice replaces the pack's themes), else none."""
-        pack = state.battles[battle_id].theme_pack
-        sources = state.theme_sources.get(pack, ())
+    def _pack_package(state, battle_id: str, package: dict | None, packages=None) -> dict | None:
+        """The setup's package choice for a battle: its pack's themes if the pack was read from a package (that
+        package, or none chosen), else ``package`` (``{id, themes?, spares?}``) as chosen, else none. With the
+        box's ``packages`` the choice is resolved to theme numbers here: the next unplayed skip the themes the
+        tournament's other packs hold, and ``spares`` (a count) spare themes follow, the next unplayed after all
+        of those (raises PackageChoiceError when the package cannot give them: nothing is set up)."""
+        spec = state.battles[battle_id]
+        sources = state.theme_sources.get(spec.theme_pack, ())
         ids = {package_id for package_id, _number in sources}
         if len(ids) == 1 and (not package or (package.get("id") in ids and package.get("themes") is None)):
-            return {"id": next(iter(ids)), "themes": [number for _id, number in sources],
-                    **({"spare": list(package["spare"])} if package and package.get("spare") else {})}
-        return dict(package) if package else None
+            package_id, themes = next(iter(ids)), [number for _id, number in sources]
+        elif package:
+            package_id, themes = package["id"], package.get("themes")
+        else:
+            return None
+        spares = int((package or {}).get("spares") or 0)
+        if packages is None:
+            return {"id": package_id, **({"themes": list(themes)} if themes is not None else {})}
+        held = {number for pack, held_sources in state.theme_sources.items() if pack != spec.theme_pack
+                for held_id, number in held_sources if held_id == package_id}
+        if themes is None:
+            themes = [number for _id, number in packages.battle_themes(
+                package_id, count=len(spec.themes), exclude=held)["sources"]]
+        spare = [number for _id, number in packages.battle_themes(
+            package_id, count=spares, exclude=held | set(themes))["sources"]] if spares else []
+        return {"id": package_id, "themes": list(themes), **({"spare": spare} if spare else {})}
 
     def _name_pack_from(self, tournament_id: str, battle_id: str, setup) -> None:
         """The themes a battle took from a package become its pack's (``ThemesNamed`` with their sources)."""

@@ -490,11 +490,17 @@ def test_the_director_gives_a_stage_its_themes_from_a_package_beforehand(setting
     assert numbers == list(range(len(numbers))) and len(packs) > 1  # each pack its own, none twice
     page = client.get(f"/director/{tid}/themes/groups").get_data(as_text=True)
     assert "из пакета «Кубок двора»" in page
-    # The battle reaches the host with its pack's themes and texts; no package is chosen at «play».
-    assert client.post(f"/director/{tid}/play/groups/02", data={}).status_code == 302
+    # The battle reaches the host with its pack's themes and texts, and two spare themes for a shoot-out of its
+    # own (the next unplayed after every pack's); a count that is not 0-20 is refused, worded, nothing set up.
+    refused = client.post(f"/director/{tid}/play/groups/02", data={"package": package_id, "spares": "21"})
+    assert refused.status_code == 400 and "Запасных тем — целое число от 0 до 20" in refused.get_data(as_text=True)
+    assert session.battle_id is None
+    assert client.post(f"/director/{tid}/play/groups/02", data={"package": package_id, "spares": "2"}).status_code == 302
     second = next(pack for pack in packs if 2 in pack["battles"])
-    assert session.state.setup.sources == sources[second["pack"]]
-    assert session.state.setup.questions[0][0][0].startswith("Вопрос")
+    setup = session.state.setup
+    assert setup.sources[:setup.themes] == sources[second["pack"]]
+    assert setup.sources[setup.themes:] == ((package_id, len(numbers)), (package_id, len(numbers) + 1))
+    assert setup.questions[0][0][0].startswith("Вопрос") and len(setup.theme_names) == setup.themes + 2
     session.close()
 
 

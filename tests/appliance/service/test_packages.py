@@ -229,8 +229,10 @@ def test_both_runs_of_a_slot_play_the_same_themes_of_the_package(tmp_path, memor
     assert two != one and session.state.setup.sources == taken
     assert session.state.setup.questions == memory_battles.state(one).setup.questions  # the same texts
     # Another pack of the stage takes the next unplayed themes; the played ones are marked in this tournament.
-    desk.play_on_box(tid, "1-16/02", session, "c3", set_aside=two, package={"id": package_id})
-    assert session.state.setup.sources == tuple((package_id, n) for n in range(8, 16))
+    desk.play_on_box(tid, "1-16/02", session, "c3", set_aside=two, package={"id": package_id, "spares": 1},
+                     packages=packages)
+    assert session.state.setup.sources == tuple((package_id, n) for n in range(8, 17))  # and one spare
+    assert desk.state(tid).theme_sources["1-16:2"] == tuple((package_id, n) for n in range(8, 16))
     assert packages.preview(package_id)["themes"][0]["played_in_tournaments"] == [tid]
     session.close()
 
@@ -274,4 +276,24 @@ def test_the_reading_view_goes_back_with_an_undo(tmp_path, memory_battles):
     play(session, clock, "undo", "undo")  # the reading, then the price
     reading = session.snapshot()["view"]["reading"]
     assert reading["current"] is None and reading["next"]["text"] == "Вопрос 1.1 о теме 1."
+    session.close()
+
+
+def test_the_next_unplayed_skip_the_themes_another_pack_of_the_tournament_holds(tmp_path, memory_battles):
+    """A pack given themes beforehand holds them until played: a battle of another pack set up from the same
+    package takes the next ones after them, and a package too short is refused with nothing set up."""
+    from appliance.rules import tournament as t
+
+    session, packages, package_id, clock = sport_session(tmp_path, memory_battles, themes=20)
+    desk, tid = youth_cup_desk(tmp_path, session, packages)
+    held = tuple((package_id, n) for n in range(8))
+    desk.submit(tid, t.ThemesNamed(1, "1-16:3", tuple(f"Тема номер {n + 1}" for n in range(8)), held))
+    desk.play_on_box(tid, "1-16/01", session, "c1", package={"id": package_id}, packages=packages)
+    assert session.state.setup.sources == tuple((package_id, n) for n in range(8, 16))
+    one = session.battle_id
+    with pytest.raises(PackageChoiceError) as refused:  # 4 themes left, 8 needed
+        desk.play_on_box(tid, "1-16/02", session, "c2", set_aside=one, package={"id": package_id},
+                         packages=packages)
+    assert refused.value.code == "package.too_few_unplayed"
+    assert session.battle_id == one and len(memory_battles.list()) == 1
     session.close()
