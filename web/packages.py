@@ -160,9 +160,12 @@ def logged_in() -> bool:
 def package_choices_global():
     """``package_choices()`` for the director's «play on this box» form: the box's packages (titles only)."""
     def package_choices() -> list[dict]:
-        packages = _packages()
-        return [] if packages is None else [{"id": entry["id"], "title": entry["title"]}
-                                            for entry in packages.entries()]
+        # asked once per battle card: read the library's list once per request (titles only, nothing replayed)
+        if "svoyak_package_choices" not in g:
+            packages = _packages()
+            g.svoyak_package_choices = [] if packages is None else [
+                {"id": entry.id, "title": entry.title} for entry in packages.library.entries()]
+        return g.svoyak_package_choices
     return {"package_choices": package_choices}
 
 
