@@ -31,9 +31,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``svoyak replay: the following arguments are required: log``)."""
+
+    def error(self, message: str):
+        message = message if len(message) <= 300 else message[:297] + "..."  # it may quote a 5,000-digit argument
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="svoyak", description="Buzzer box for sport «Своя игра».")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser = Parser(prog="svoyak", description="Buzzer box for sport «Своя игра».")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=Parser)
     for name, (module_name, help_text) in COMMANDS.items():
         subparser = subparsers.add_parser(name, help=help_text, description=help_text)
         subparser.set_defaults(_module=module_name)
@@ -42,15 +50,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand. Project errors print one clear line and exit 2; nothing else is caught."""
+    """Run one subcommand. An error the input caused prints one clear line and exits 2: the project's errors, and
+    at this process edge the ones a file or a stream gives (cannot open, not UTF-8, nested too deep, too large).
+    Anything else is a bug and keeps its traceback."""
     args = build_parser().parse_args(argv)
     try:
         return importlib.import_module(args._module).run(args) or 0
     except SvoyakError as error:
-        print(f"svoyak {args.command}: {error}", file=sys.stderr)
-        return 2
+        return _say(args.command, str(error))
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        return _say(args.command, f"{where}{error.strerror or error}")
+    except UnicodeDecodeError as error:
+        return _say(args.command, f"the input is not UTF-8 text (byte 0x{error.object[error.start]:02x} at "
+                                  f"offset {error.start} of a read)")
+    except RecursionError:
+        return _say(args.command, "the input is nested too deeply to read")
+    except MemoryError:
+        return _say(args.command, "the input is too large to read")
     except KeyboardInterrupt:
         return 130
+
+
+def _say(command: str, message: str) -> int:
+    """One line on stderr, at most 500 characters (an error may quote a huge input); exit status 2."""
+    line = " ".join(message.split())
+    print(f"svoyak {command}: {line if len(line) <= 480 else line[:477] + '...'}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

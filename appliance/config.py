@@ -57,6 +57,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("host_pin", str, "", "", "host page PIN; empty: made at first boot and kept in data_dir/identity.json"),
     Setting("director_pin", str, "", "",
             "tournament desk PIN (not the host's: a room's host cannot reach the desk); empty: made at first boot"),
+    Setting("import_mb", int, 8, "MB",
+            "largest tournament export the desk imports (/director/import); every other request keeps the caps below"),
     Setting("simulator", bool, False, "", "run on mock pins with keyboard and on-screen buzzers"),
     # --- capture service and its local link
     Setting("capture_socket", Path, None, "", "Unix socket of the capture service (default data_dir/capture.sock)"),
@@ -100,6 +102,17 @@ BOARD_ANSWER_MODES = ("announced", "over", "never")
 
 _BY_NAME = {setting.name: setting for setting in SETTINGS}
 
+# --- what an HTTP client may send (web/edge.py): the same on every box, not settings an organiser tunes
+MAX_REQUEST_BYTES = 2 * 1024 * 1024  # Flask MAX_CONTENT_LENGTH: the form fields below and their overhead
+                                     # (a tournament import has its own limit, the import_mb setting)
+MAX_FORM_FIELDS_BYTES = 1024 * 1024  # Werkzeug's MAX_FORM_MEMORY_SIZE: all non-file form fields together
+MAX_FIELD_CHARS = 2_000              # one form field or query value (a name, a title, a reason)
+LONG_FIELD_CHARS = {                 # the fields that hold lists, by name
+    "bulk": 50_000,                  # one «Имя; Команда» per line: 500 players of 100 characters
+    "changes": 4_000, "seeds": 8_000, "order": 8_000, "rooms": 4_000, "marks": 4_000,
+}
+MAX_NUMBER_DIGITS = 18               # a field of digits only (not a list field): seed, rank, score; int64 holds 18
+
 
 @dataclasses.dataclass(frozen=True)
 class Settings:
@@ -111,6 +124,7 @@ class Settings:
     language: str
     host_pin: str
     director_pin: str
+    import_mb: int
     simulator: bool
     capture_socket: Path
     capture_heartbeat_ms: int
@@ -213,6 +227,8 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"reset_hold_ms {values['reset_hold_ms']} is outside 10-60000")
     if not 1000 <= values["pin_shown_ms"] <= 600000:
         raise ConfigError(f"pin_shown_ms {values['pin_shown_ms']} is outside 1000-600000")
+    if not 1 <= values["import_mb"] <= 256:
+        raise ConfigError(f"import_mb {values['import_mb']} is outside 1-256")
     if not 0 <= values["capture_debounce_ms"] <= 200:
         raise ConfigError(f"capture_debounce_ms {values['capture_debounce_ms']} is outside 0-200")
     if not 1 <= values["package_upload_mb"] <= 1024:

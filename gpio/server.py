@@ -4,7 +4,7 @@
   and writes it to the linked appliance without blocking (a non-blocking send; what does not fit is flushed by the
   server thread).
 - One thread runs the socket: hello/welcome and resend, commands (idempotent by id), acks, heartbeats, timeouts.
-- One appliance at a time: a new ``hello`` replaces the previous connection.
+- One appliance at a time: a ``hello`` while another connection holds the live link is refused (``busy``).
 """
 
 from __future__ import annotations
@@ -241,10 +241,18 @@ class Server:
         for line in lines:
             if connection.closed:
                 return
+            if len(line) > MAX_LINE_BYTES:  # whole or in pieces, a line over the cap is never handled
+                self._refuse_line(connection)
+                return
             if line.strip():
                 self._handle(connection, line)
         if len(connection.rbuf) > MAX_LINE_BYTES:
-            self._close(connection)
+            self._refuse_line(connection)
+
+    def _refuse_line(self, connection: _Connection) -> None:
+        self._write(connection, encode({"type": "error", "code": "too-long",
+                                        "message": f"a line is at most {MAX_LINE_BYTES} bytes"}))
+        self._close(connection)
 
     def _handle(self, connection: _Connection, line: bytes) -> None:
         try:
@@ -280,8 +288,14 @@ class Server:
         info = self._welcome_info()
         with self._lock:
             previous = self._current
-            if previous is not None and previous is not connection:
-                self._close(previous, notify=False)
+            if previous is not None and previous is not connection and not previous.closed:
+                # A live link is never taken over: another local client must not receive (and ack away) the
+                # presses. A restarted appliance finds the old link gone (the kernel closes a dead process's
+                # socket; a hung one times out after timeout_ms) and its client retries until then.
+                self._write(connection, encode({"type": "error", "code": "busy",
+                                                "message": "another client holds the link"}))
+                self._close(connection, notify=False)
+                return
             last_seq = message.get("last_seq") if message.get("instance") == self.instance else 0
             last_seq = last_seq if isinstance(last_seq, int) else 0
             resend = [data for seq, data in self._outbox if seq > last_seq]

@@ -3,7 +3,7 @@
 # tools, no sfdisk, no git), a clone of this repository's HEAD put into it, and `./dev test` run inside as root.
 # What the tests need and ./dev does not install fails here, as it would on a new machine.
 #
-#   ./dev fresh-check [pytest arguments]     (as root; about 15 min on a 2-core machine)
+#   ./dev fresh-check [pytest arguments]     (as root; about 10 min on a 2-core machine)
 #
 # The root reaches the package registries the way this machine does: its apt sources and settings, and its CA
 # bundle for pip, are copied in. SVOYAK_FRESH_KEEP=1 keeps the root (its path is printed) for a look inside.

@@ -19,7 +19,7 @@ from flask import Flask, g, request
 
 from appliance.config import Settings
 from appliance.words import format_counts
-from web import events, names, wire
+from web import edge, events, names, wire
 from web.strings import LANGUAGES, default_catalogue
 from web.sync import Hub, Services
 
@@ -74,7 +74,8 @@ def create_app(settings: Settings, services: Services | None = None):
                         serializer=wire.JsonPacket)
     wire.install(socketio.server.eio)  # frames written by the emitting thread when a connection is idle
     modules = [importlib.import_module(name) for name in SCREENS]
-    catalogue = default_catalogue(*modules)
+    catalogue = default_catalogue(edge, *modules)
+    edge.install(app, catalogue)  # first: the caps and the Origin check run before any screen's hooks
     hub = Hub(socketio, services, settings, catalogue)
     app.extensions["svoyak.hub"] = hub
     app.extensions["svoyak.catalogue"] = catalogue

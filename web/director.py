@@ -29,7 +29,7 @@ from appliance.errors import PackageError, SvoyakError
 from appliance.service import papers
 from appliance.service.tournament_refusals import word
 from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
-from web.guard import PinGuard
+from web.guard import PinGuard, pin_space
 from web.package_refusals import word_package_error
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
@@ -228,7 +228,7 @@ def _session_secret(state) -> None:
 
 def _login_digest(pin: str) -> str:
     """What the session keeps: keyed by the app's secret, so neither made nor checked from the PIN alone (the
-    signed session is readable, not encrypted: a bare hash of a 4-digit PIN would give the PIN away)."""
+    signed session is readable, not encrypted: a bare hash of a short PIN would give the PIN away)."""
     key = current_app.secret_key
     key = key if isinstance(key, bytes) else str(key).encode()
     return hmac.new(key, b"svoyak director\0" + pin.encode(), hashlib.sha256).hexdigest()
@@ -238,7 +238,7 @@ def _guard() -> PinGuard:
     """The director login's own guard (the host page's mechanism, a separate count): wrong director PINs lock
     an address out of the desk, and guesses at the desk's PIN never count against, or for, the host's."""
     # dict.setdefault is atomic: two first logins at once still share one guard.
-    return current_app.extensions.setdefault("svoyak.director_pin_guard", PinGuard())
+    return current_app.extensions.setdefault("svoyak.director_pin_guard", PinGuard(space=pin_space(_pin())))
 
 
 def is_logged_in() -> bool:

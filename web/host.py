@@ -2,17 +2,20 @@
 
 The page shows what the session derives from the engine: every command button is enabled only when the
 engine would accept that command now (``view.allowed``), and a refused command comes back worded with its
-rule, Russian then English. Host connections need the box's PIN; wrong PINs are rate-limited per address.
+rule, Russian then English. Host connections need the box's PIN; wrong PINs are limited for the whole box
+(``web/guard.py``), and a host already in reconnects with the pass of his ``hello``, whatever the limit says.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template, request
+from flask import Blueprint, current_app, render_template
 
 from appliance.service.session import CommandRejected
-from web import events
-from web.guard import MAX_PIN_FAILURES, PIN_LOCKOUT_NS, PinGuard  # noqa: F401 (the host's limits, re-exported)
+from web import events, payloads
+from web.guard import Passes, PinGuard
 from web.sync import SyncNamespace, refuse
+
+__all__ = ["PinGuard", "HostNamespace", "blueprint", "register"]  # PinGuard: the director's login shares it
 
 blueprint = Blueprint("host", __name__)
 
@@ -157,30 +160,44 @@ class HostNamespace(SyncNamespace):
     role = events.ROLE_HOST
     host_keys = True
 
+    def __init__(self, namespace: str) -> None:
+        super().__init__(namespace)
+        self.passes = Passes()
+
     @property
     def guard(self) -> PinGuard:
-        """The box's one PIN guard (shared with the director's login): from the composition root."""
+        """The box's one guard of the host PIN, a box-wide budget (``Services.pin_guard``, the composition root)."""
         return self.hub.services.pin_guard
 
     def admit(self, auth: dict) -> dict:
-        refusal = self.guard.check(request.remote_addr or "?", auth.get("pin", ""),
-                                   self.hub.services.identity.host_pin)
-        if refusal:
-            raise refuse(refusal, self.hub.catalogue)
+        token = self.connection_pass()
+        if not self.passes.has(token, "host"):
+            refusal = self.guard.check("", auth.get("pin", ""), self.hub.services.identity.host_pin)
+            if refusal:
+                raise refuse(refusal, self.hub.catalogue)
+            self.passes.prove(token, "host")
         return {"profiles": self.hub.session.adapter.profiles()}
 
     def on_packages(self, data=None):
         """The box's question packages for the setup form: titles and theme names with what was played (no
-        question texts: the reading view gives those one at a time)."""
+        question texts: the reading view gives those one at a time). The message is ``{}`` (an object)."""
+        try:
+            payloads.fields({} if data is None else data)
+        except payloads.BadMessage as error:
+            return self.hub.word(error)
         packages = self.hub.services.packages
         if packages is None:
             return self.hub.word(CommandRejected("error.no_packages", command="setup"))
         return self.call(lambda: {"packages": packages.choices()})
 
     def on_command(self, data=None):
-        if not isinstance(data, dict):
-            data = {}
-        return self.call(self.hub.session.command, data.get("name"), data.get("args"), data.get("id"))
+        try:
+            message = payloads.fields(data, id=payloads.ID, name=payloads.NAME, args=payloads.optional(payloads.PLAIN, {}))
+        except payloads.BadMessage as error:
+            if error.params.get("argument") in ("id", "name"):
+                error.params = {}  # ``argument`` names a command's argument (docs/socketio-events.md), not these
+            return self.hub.word(error)
+        return self.call(self.hub.session.command, message["name"], message["args"], message["id"])
 
 
 @blueprint.route("/host")

@@ -29,7 +29,6 @@ blueprint = Blueprint("packages", __name__)
 
 SESSION_KEY = "packages"  # in Flask's signed session: a digest keyed by the app's secret of the PIN used
 MB = 1024 * 1024
-FORM_OVERHEAD_BYTES = 64 * 1024  # the multipart envelope around the file
 
 STRINGS = {
     "packages.title": ("Пакеты вопросов", "Question packages"),
@@ -228,9 +227,8 @@ def too_large(error):
 
 @blueprint.route("/packages/upload", methods=["POST"])
 def upload():
-    settings = current_app.config["SVOYAK_SETTINGS"]
-    # The app's request cap (small: forms and JSON) is lifted for this route only, to the upload setting.
-    request.max_content_length = settings.package_upload_mb * MB + FORM_OVERHEAD_BYTES
+    # The app's request cap (small: forms and JSON) is lifted for this route only, to the upload setting, by the
+    # web edge (web/edge.py LARGE_BODIES) before any field is read.
     sent = request.files.get("file")
     if sent is None or not sent.filename:
         return _page(status=400, error={"code": "packages.nothing_sent", **current_app.extensions[

@@ -190,9 +190,17 @@ def new_code_json():
     return jsonify({"code": rooms().roles.new_code()})
 
 
+def _hub():
+    """The rooms service of a hub box, or ``None`` (a station or a standalone box has no rooms to assign)."""
+    service = rooms()
+    return service if service is not None and getattr(service, "results", None) is not None else None
+
+
 @blueprint.post("/director/rooms/assign")
 def assign():
-    service = rooms()
+    service = _hub()
+    if service is None:  # a post to a box that is not the hub: a worded refusal, not a 500
+        return redirect(url_for("rooms.desk_rooms", note=_refusal(RoomsError("this box is not the hub"))))
     box = request.form.get("box", "")
     tournament, _, battle = request.form.get("battle_key", "").partition("|")
     try:
@@ -206,8 +214,14 @@ def assign():
 
 @blueprint.post("/director/rooms/settle")
 def settle():
-    rooms().results.settle(request.form.get("tournament", ""), request.form.get("battle", ""),
-                           request.form.get("take") == "station")
+    service = _hub()
+    try:
+        if service is None:
+            raise RoomsError("this box is not the hub")
+        service.results.settle(request.form.get("tournament", ""), request.form.get("battle", ""),
+                               request.form.get("take") == "station")
+    except SvoyakError as error:
+        return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
     return redirect(url_for("rooms.desk_rooms"))
 
 

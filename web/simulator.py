@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template
 
-from web import events
+from web import events, payloads
 from web.sync import SyncNamespace, refuse
 
 blueprint = Blueprint("simulator", __name__)
@@ -33,12 +33,12 @@ class SimulatorNamespace(SyncNamespace):
         return {}
 
     def on_simulate(self, data=None):
-        if not isinstance(data, dict):
-            data = {}
-        player = data.get("player", -1)
-        # "host": the host's reset button; int() inside the call: a bad number is a worded refusal
-        return self.call(lambda: self.hub.session.simulate(player if player == "host" else int(player),
-                                                           str(data.get("action", ""))))
+        try:
+            # "host": the host's reset button on the box; else a player's seat
+            message = payloads.fields(data, player=payloads.BUTTON, action=payloads.NAME)
+        except payloads.BadMessage as error:
+            return self.hub.word(error)
+        return self.call(lambda: self.hub.session.simulate(message["player"], message["action"]))
 
 
 @blueprint.route("/sim")

@@ -18,8 +18,8 @@ from flask_socketio import ConnectionRefusedError, Namespace, emit
 from appliance.config import Settings
 from appliance.errors import PackageError, RulesError, StoreError, SvoyakError
 from appliance.service.session import CommandRejected
-from web import events
-from web.guard import PinGuard
+from web import events, payloads, wire
+from web.guard import Passes, PinGuard, pin_space
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ def build_services(settings: Settings) -> Services:
     desk = build_desk(settings, session.battles)
     packages = session.adapter.packages
     packages.tournament_of = desk.box_battles  # a package's themes played per tournament, through the desk's links
-    return Services(session=session, identity=identity, desk=desk, pin_guard=PinGuard(), packages=packages)
+    return Services(session=session, identity=identity, desk=desk,
+                    pin_guard=PinGuard(space=pin_space(identity.host_pin)), packages=packages)
 
 
 def complete(services: Services, settings: Settings) -> Services:
@@ -62,7 +63,7 @@ def complete(services: Services, settings: Settings) -> Services:
     if services.desk is None:
         services.desk = build_desk(settings, getattr(services.session, "battles", None))
     if services.pin_guard is None:
-        services.pin_guard = PinGuard()
+        services.pin_guard = PinGuard(space=pin_space(getattr(services.identity, "host_pin", "") or settings.host_pin))
     if services.packages is not None and getattr(services.desk, "box_battles", None) is not None:
         services.packages.tournament_of = services.desk.box_battles  # played per tournament (desk's links)
     return services
@@ -153,6 +154,10 @@ class SyncNamespace(Namespace):
     host_keys = False  # True: this role receives the host-only keys of the view
     hub: Hub
 
+    def __init__(self, namespace: str) -> None:
+        super().__init__(namespace)
+        self._passes: dict[str, str] = {}  # sid -> the connection's pass (web/guard.py)
+
     def snapshot(self) -> dict:
         snapshot = self.hub.session.snapshot()
         if not self.host_keys:
@@ -163,25 +168,75 @@ class SyncNamespace(Namespace):
         """Check ``auth`` for this role; return extra ``hello`` fields or raise ConnectionRefusedError."""
         return {}
 
+    def connection_pass(self) -> str:
+        """This connection's pass (``hello.pass``): the page's own from before if it sent one, else a new one."""
+        return self._passes[request.sid]
+
     def on_connect(self, auth=None):
         auth = auth if isinstance(auth, dict) else {}
-        extra = self.admit(auth)
+        offered = auth.get("pass")
+        token = offered if isinstance(offered, str) and 16 <= len(offered) <= 64 else Passes.new()
+        self._passes[request.sid] = token
+        try:
+            extra = self.admit(auth)
+        except ConnectionRefusedError:
+            raise
+        except Exception:  # a process edge: whatever the auth was, the client hears why, the worker lives
+            log.exception("connection to %s refused after an error", self.namespace)
+            raise refuse("error.internal", self.hub.catalogue) from None
         identity = self.hub.services.identity
         emit(events.HELLO, {
             "protocol": events.PROTOCOL_VERSION,
             "role": self.role,
+            "pass": token,
             "box": identity.box_name,
             "server_now_ns": self.hub.session.clock(),
             **extra,
         })
         emit(events.SNAPSHOT, self.snapshot())
 
+    def on_disconnect(self, reason=None):
+        self._passes.pop(request.sid, None)
+
+    def trigger_event(self, event, *args):
+        """Every event a client sends gets an ack: its handler's, or a worded refusal when there is no such event,
+        the message has extra arguments, or the handler failed (logged; nothing half-done is acknowledged)."""
+        sid = args[0] if args else None
+        if event == "connect" and sid in self._passes or (
+                event == "disconnect" and self.socketio.server.manager.is_connected(sid, self.namespace)):
+            # sent by the client as an event, not the server's own (re)connect or disconnect: no second admit
+            return self.refusal("error.unknown_event", f"{event} is not an event a client sends")
+        if event in ("connect", "disconnect"):
+            return super().trigger_event(event, *args)
+        handler = getattr(self, f"on_{event}", None) if isinstance(event, str) and event.isidentifier() else None
+        return self.socketio._handle_event(self._answering(event, handler), event, self.namespace, *args)
+
+    def _answering(self, event, handler):
+        def answer(*data):
+            if event == wire.MALFORMED:
+                return self.refusal(payloads.REFUSAL, "the message is not a JSON array [event, data] within limits")
+            if handler is None:
+                return self.refusal("error.unknown_event", f"{self.namespace} has no event {str(event)[:64]!r}")
+            if len(data) > 1:
+                return self.refusal(payloads.REFUSAL, f"{event} takes one argument, not {len(data)}")
+            try:
+                return handler(data[0] if data else None)
+            except Exception:  # a process edge: log it, answer, keep serving
+                log.exception("handler %s%s failed", self.namespace, event)
+                return self.hub.word(RuntimeError(event))
+        return answer
+
+    def refusal(self, code: str, detail: str = "") -> dict:
+        """``{ok: False, error}`` worded from the catalogue's ``code``."""
+        return self.hub.word(CommandRejected(code, detail))
+
     def on_resync(self, data=None):
         emit(events.SNAPSHOT, self.snapshot())
+        return {"ok": True}
 
     def on_clock(self, data=None):
         """The server's monotonic clock: clients time a round trip and set their countdown offset from it."""
-        return {"server_now_ns": self.hub.session.clock()}
+        return {"ok": True, "server_now_ns": self.hub.session.clock()}
 
     def call(self, action, *args) -> dict:
         """Run a session call; turn refusals into a worded ``{ok: False, error}`` ack, never a crash."""
@@ -189,7 +244,7 @@ class SyncNamespace(Namespace):
             result = action(*args)
         except SvoyakError as error:
             return self.hub.word(error)
-        except (TypeError, ValueError, KeyError) as error:
+        except (TypeError, ValueError, KeyError, ArithmeticError) as error:
             log.info("bad request from %s: %s", request.sid, error)
             body = {"code": "error.bad_command", "rule": None, **self.hub.catalogue.both("error.bad_command"),
                     "detail": str(error)}

@@ -24,7 +24,7 @@ import socket
 
 import simple_websocket
 from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
-from socketio.packet import Packet
+from socketio.packet import BINARY_EVENT, EVENT, Packet
 from wsproto.frame_protocol import FrameProtocol
 
 # engineio releases this was written against (its socket's queue/writer structure); others fall back.
@@ -57,6 +57,24 @@ class JsonPacket(Packet):
     @classmethod
     def data_is_binary(cls, data) -> bool:
         return False
+
+    def decode(self, encoded_packet):
+        """A client's event whose JSON does not parse (truncated, a 5,000-digit number, nesting 100,000 deep) or
+        is not ``[name, ...]`` still reaches the namespace, as the event :data:`MALFORMED`: it is answered with
+        a worded refusal instead of being dropped unanswered (web/sync.py)."""
+        try:
+            attachments = super().decode(encoded_packet)
+        except (ValueError, RecursionError):
+            if self.packet_type not in (EVENT, BINARY_EVENT):
+                raise
+            self.data, attachments = [MALFORMED], 0
+        if self.packet_type in (EVENT, BINARY_EVENT) and not (isinstance(self.data, list) and self.data):
+            self.data = [MALFORMED]
+        return attachments
+
+
+# The event name a malformed client event is decoded to: not a name any client can send (it is not JSON text).
+MALFORMED = "\x00malformed"
 
 
 class _Rest:

@@ -5,7 +5,11 @@ the exit status is 1."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
+
+MAX_LINE_CHARS = 4 * 1024 * 1024  # a battle log line is one event: a setup with its profile is about 10 KB
 
 
 def add_arguments(parser) -> None:
@@ -27,31 +31,69 @@ def is_sqlite(path: str) -> bool:
 
 
 def replay_store(path: str, battle: str | None):
-    """(header, state, events applied) from the box's SQLite store; ``.line`` of an error is the event's seq."""
+    """(header, state, events applied) from the box's SQLite store, opened read-only (the file is not written,
+    whoever's it is); ``.line`` of an error is the event's seq."""
+    import sqlite3
+
     from appliance.errors import StoreError
     from appliance.rules.battle import BattleRuleError, apply
     from appliance.store import BATTLE, EventStore
 
-    with EventStore(path, read_only=True) as store:  # never writes (nor migrates) the file it reads
-        ids = store.stream_ids(BATTLE)
-        if not ids:
-            raise StoreError(f"{path}: the store holds no battle")
-        battle = battle or ids[-1]
-        if battle not in ids:
-            raise StoreError(f"{path}: no battle {battle!r}; have {', '.join(ids)}")
-        state = None
-        for row in store.read(BATTLE, battle):
-            try:
-                state = apply(state, row.event)
-            except BattleRuleError as error:
-                error.line = row.seq
-                raise
+    try:
+        with EventStore(path, read_only=True) as store:  # never writes (nor migrates) the file it reads
+            ids = store.stream_ids(BATTLE)
+            if not ids:
+                raise StoreError(f"{path}: the store holds no battle")
+            battle = battle or ids[-1]
+            if battle not in ids:
+                raise StoreError(f"{path}: no battle {battle[:100]!r}; have {', '.join(ids)}")
+            state = None
+            for row in store.read(BATTLE, battle):
+                try:
+                    state = apply(state, row.event)
+                except BattleRuleError as error:
+                    error.line = row.seq
+                    raise
+    except sqlite3.DatabaseError as error:  # a damaged file: a page that does not read
+        raise StoreError(f"{path}: not a readable SQLite event store ({error})") from None
     return {"format": "svoyak-battle-log", "version": 1, "battle_id": battle}, state, state.seq
+
+
+def check_input(path: str) -> None:
+    """Refuse, in one line, a path that is not a regular file: a directory, a device (``/dev/zero`` never ends), a
+    FIFO (it may never open). A missing file raises ``FileNotFoundError``, which the CLI words."""
+    from appliance.store.errors import LogFormatError
+
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise LogFormatError("is a directory, not a battle log", source=path)
+    if not stat.S_ISREG(mode):
+        raise LogFormatError("is not a regular file (a device or a pipe): give a battle log file, or - for "
+                             "standard input", source=path)
+
+
+def bounded_lines(file, source: str):
+    """The lines of ``file``, each at most :data:`MAX_LINE_CHARS` (standard input from ``/dev/zero`` has no end of
+    line to wait for)."""
+    from appliance.store.errors import LogFormatError
+
+    number = 0
+    while True:
+        line = file.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_LINE_CHARS:
+            raise LogFormatError(f"line longer than {MAX_LINE_CHARS} characters: not a battle log", line=number,
+                                 source=source)
+        yield line
 
 
 def load(args):
     """(header, state, count, source) for ``args.log``, a JSON Lines file, stdin or an SQLite store."""
     source = "<stdin>" if args.log == "-" else args.log
+    if args.log != "-":
+        check_input(args.log)
     if is_sqlite(args.log):
         header, state, count = replay_store(args.log, getattr(args, "battle", None))
         return header, state, count, source
@@ -69,8 +111,13 @@ def replay_file(file, source: str):
     from appliance.rules.battle import BattleRuleError, apply
     from appliance.store.jsonl import iter_log
 
-    rows = iter_log(file, source)
-    _, header = next(rows)
+    from appliance.store.errors import LogFormatError
+
+    rows = iter_log(bounded_lines(file, source), source)
+    first = next(rows, None)
+    if first is None:
+        raise LogFormatError("the file is empty: not a battle log", source=source)
+    _, header = first
     state = None
     count = 0
     for line, event in rows:

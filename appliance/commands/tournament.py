@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import sys
 
+MAX_PLAYERS = 10_000  # a simulated field (the largest real tournaments have a few hundred entrants)
+MAX_ROOMS = 1_000
+
 
 def add_arguments(parser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -30,7 +33,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from appliance.rules.tournament import events, formats, simulate
+    from appliance.commands.replay import check_input
+    from appliance.rules.tournament import FormatError, events, formats, simulate
     from appliance.service.tournament_view import report
 
     if args.action == "presets":
@@ -42,18 +46,30 @@ def run(args) -> int:
     if args.action == "show":
         from importlib import resources
 
+        if args.preset not in formats.list_formats():
+            raise formats.UnknownFormatError(f"no tournament preset {args.preset[:100]!r}; presets: "
+                                             f"{', '.join(formats.list_formats())} (show takes a preset's name)")
+
         formats.load_format(args.preset)  # the error names the presets if unknown
         print((resources.files("appliance.rules.tournament") / "formats" / f"{args.preset}.toml").read_text(
             encoding="utf-8"), end="")
         return 0
-    if args.players < 1:
-        print("svoyak tournament simulate: --players must be at least 1", file=sys.stderr)
-        return 2
+    if not 1 <= args.players <= MAX_PLAYERS:
+        raise FormatError(f"--players must be 1 to {MAX_PLAYERS}, not {args.players}")
+    if not 1 <= args.rooms <= MAX_ROOMS:
+        raise FormatError(f"--rooms must be 1 to {MAX_ROOMS}, not {args.rooms}")
+    if args.preset.endswith(".toml") or "/" in args.preset:
+        check_input(args.preset)  # not a directory, device or FIFO: load_format would read it forever
     player = simulate.play_battle_outline if args.outline else None
     changes = {}
     for item in args.set:
-        key, _, value = item.partition("=")
-        changes[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value.strip()
+        key, equals, value = item.partition("=")
+        if not equals or "." not in key or not value.strip():
+            raise FormatError(f"--set {item[:100]!r}: write STAGE.FIELD=VALUE, e.g. --set swiss.rounds=7")
+        number = value.strip()
+        if number.lstrip("-").isdigit() and len(number) > 18:
+            raise FormatError(f"--set {key.strip()}: the number has more than 18 digits")
+        changes[key.strip()] = int(number) if number.lstrip("-").isdigit() else number
     log, state = simulate.simulate(args.preset, args.players, args.seed, rooms=max(1, args.rooms),
                                    battle_player=player, changes=changes)
     data = report(state)

@@ -36,10 +36,10 @@ class Identity:
 
 
 def make(token_source=secrets) -> Identity:
-    """A fresh identity: a short box name, an SSID from it, a 10-character WPA2 password, a 4-digit PIN."""
+    """A fresh identity: a short box name, an SSID from it, a 10-character WPA2 password, a 6-digit PIN."""
     suffix = "".join(token_source.choice("0123456789ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(4))
     password = "".join(token_source.choice(_READABLE) for _ in range(10))
-    pin = f"{token_source.randbelow(10_000):04d}"
+    pin = f"{token_source.randbelow(1_000_000):06d}"  # 6 digits: web/guard.py sizes the guess budget by it
     return Identity(box_name=f"svoyak-{suffix}", hotspot_ssid=f"Svoyak-{suffix}", hotspot_password=password,
                     host_pin=pin, session_secret=token_source.token_hex(32),
                     director_pin=make_director_pin(pin, token_source))

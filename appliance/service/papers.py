@@ -9,10 +9,10 @@ the running scores, and any correction.
 
 from __future__ import annotations
 
-import csv
 import io
 from html import escape
 
+from appliance.store import csv_cells
 from appliance.rules.battle.protocol import protocol_notes, protocol_rows
 
 HEADERS = ("Тема / Theme", "Вопрос / Question", "Цена / Value", "Тип / Kind", "Нажатия (порядок, с) / Presses",
@@ -89,7 +89,7 @@ def protocol_csv(state) -> str:
     """The protocol as CSV: a row per question asked, running scores per player, corrections, then (when some
     theme came from a package or was set up with its texts) where each question was read from."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv_cells.writer(out)  # a player named "=HYPERLINK(...)" stays text in a spreadsheet
     rows = protocol_rows(state)
     source = any(row.source for row in rows)
     writer.writerow(HEADERS + tuple(state.players) + (CORRECTIONS,) + ((SOURCE,) if source else ()))

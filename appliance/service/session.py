@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 REMEMBERED_COMMANDS = 2048  # command ids kept for duplicate detection (a battle has a few hundred commands)
 BUTTON_TEST_REPLY_S = 2     # the capture answers a button test within this, or the link is taken as down
-SEAT_CODE_DIGITS = 4        # a seat's code, told by the host to its player (the web layer rate-limits guesses)
+SEAT_CODE_DIGITS = 6        # a seat's code, told by the host to its player (web/guard.py limits guesses)
 # Capture event fields that are instants of the capture's clock (the others named *_ns are durations: gap_ns).
 CAPTURE_INSTANTS = ("t_ns", "arrival_ns", "armed_at_ns")
 
@@ -90,9 +90,9 @@ def make_seat_codes(seats: int, avoid=(), draw: Callable[[int], int] = secrets.r
     codes they replace: a phone holding an old code never finds it valid again).
 
     >>> draws = iter([1, 7, 7, 42])
-    >>> make_seat_codes(2, avoid={"0001"}, draw=lambda below: next(draws))
-    ('0007', '0042')
-    >>> len(set(make_seat_codes(4))), all(len(code) == 4 and code.isdigit() for code in make_seat_codes(4))
+    >>> make_seat_codes(2, avoid={"000001"}, draw=lambda below: next(draws))
+    ('000007', '000042')
+    >>> len(set(make_seat_codes(4))), all(len(code) == 6 and code.isdigit() for code in make_seat_codes(4))
     (4, True)
     """
     codes: list[str] = []

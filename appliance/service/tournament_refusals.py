@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from appliance.config import MAX_FIELD_CHARS as FIELD_CHARS
 from appliance.words import format_counts
 
 # Refusals of the desk itself and of its pages' fields (not the engine's): code -> what it means, params.
@@ -233,7 +234,9 @@ PARAM_WORDS: dict[str, dict[str, tuple[str, str]]] = {
         "absent": ("такого поля нет", "is not a field of this event"), "given": ("не указано", "is missing"),
         "themes": ("нужен список тем {colour, values}", 'must be a list of {"colour", "values"}'),
         "values": ("нужен объект «цена: число»", "must be an object of question values"),
+        "short": (f"нужна строка не длиннее {FIELD_CHARS} знаков", f"must be text of at most {FIELD_CHARS:,} characters"),
         "range": ("нужно целое число, не больше миллиона", "must be a whole number up to a million"),
+        "number": ("нужно число, по модулю не больше миллиона", "must be a number within a million either way"),
         "id": ("от 1 до 64 знаков: латинские буквы, цифры, «-», «_», «.»",
                "must be 1-64 letters, digits, '-', '_' or '.'"),
     },

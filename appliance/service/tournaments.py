@@ -14,7 +14,6 @@ battle is over, its standings become the tournament result (:meth:`TournamentDes
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import datetime
 import io
@@ -26,11 +25,13 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from appliance.config import MAX_FIELD_CHARS
 from appliance.errors import StoreError, SvoyakError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
 from appliance.service import tournament_view
+from appliance.store import csv_cells
 from appliance.store import TOURNAMENT, DuplicateCommandError, EventStore, open_store
 
 SLOT_PREFIX = "tournament:"
@@ -107,6 +108,33 @@ def _storable(event):
                                                       "field": error.params.get("field", ""),
                                                       "expected": error.params.get("expected", "")}) from None
     return event
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def _check_texts(event, number: int) -> None:
+    """Every text of an imported event (names, titles, reasons, keys) within the HTTP field cap: an export holds
+    only what the desk's forms let in, so a longer one is hand-made (``import.field``, expected ``short``)."""
+    if not isinstance(event, dict):
+        return  # from_dict names what it must be
+    kind = str(event.get("type", "?"))[:40]
+    pending = [(event, "")]
+    while pending:  # a loop, not recursion: nesting is bounded by json's own parser, not by this walk
+        value, field = pending.pop()
+        if isinstance(value, str):
+            if len(value) > MAX_FIELD_CHARS:
+                raise ResultError(f"event {kind}: {field} is longer than {MAX_FIELD_CHARS} characters",
+                                  code="import.field",
+                                  params={"number": str(number), "type": kind, "field": field[:60], "expected": "short"})
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = f"{field}.{key}" if field else str(key)
+                pending.append((key, name))
+                pending.append((item, name))
+        elif isinstance(value, (list, tuple)):
+            pending.extend((item, field) for item in value)
 
 
 def _checked(state: t.TournamentState) -> t.TournamentState:
@@ -394,7 +422,8 @@ class TournamentDesk:
     def import_json(self, data: bytes | str) -> str:
         """Restore a tournament from a JSON export file (its ``events``) or a bare list of events."""
         try:
-            parsed = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+            parsed = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data,
+                                parse_constant=_not_json)  # NaN and Infinity are Python's, not JSON
         except (ValueError, UnicodeDecodeError, RecursionError) as error:
             raise ResultError(f"not a JSON export: {error}", code="import.json", params={"error": str(error)}) from None
         return self.import_events(parsed.get("events", []) if isinstance(parsed, dict) else parsed)
@@ -408,6 +437,8 @@ class TournamentDesk:
         """
         if not isinstance(events, (list, tuple)) or not events:
             raise ResultError("a tournament log is a non-empty list of events", code="import.log")
+        for number, event in enumerate(events, 1):
+            _check_texts(event, number)
         parsed = [event if isinstance(event, tuple(t.EVENTS.values())) else t.from_dict(event, number=number)
                   for number, event in enumerate(events, 1)]
         if not isinstance(parsed[0], t.TournamentCreated):
@@ -721,7 +752,7 @@ class TournamentDesk:
         withdrawn = set(data["withdrawn"])
         out = io.StringIO()
         out.write("\ufeff")
-        writer = csv.writer(out)
+        writer = csv_cells.writer(out)  # names and teams that start with = + - @ stay text (no formulas)
         writer.writerow([words[key] for key in ("place", "player", "name", "team", "reached", "placement_points",
                                                 "score", "withdrawn")])
         for row in data["standings"]:

@@ -113,14 +113,39 @@ def test_server_sends_heartbeats_when_idle(service, raw_client):
     assert client.recv_until(lambda m: m["type"] == "heartbeat")["t_ns"] > 0
 
 
-def test_a_new_hello_replaces_the_previous_connection(service, raw_client):
-    old = raw_client()
-    old.hello()
-    new = raw_client()
-    new.hello()
+def test_a_second_hello_cannot_take_the_live_link_and_its_presses(service, raw_client, box):
+    appliance = raw_client()
+    appliance.hello()
+    appliance.command("c1", "arm", eligible=[1, 2], round_id="q1")
+    intruder = raw_client()
+    intruder.send({"type": "hello", "protocol": 1, "client": "appliance", "instance": None, "last_seq": 0})
+    assert intruder.recv()["code"] == "busy"
     with pytest.raises(ConnectionError):
-        old.recv_until(lambda m: False)
-    assert new.command("c1", "status")["ok"]
+        intruder.recv()
+    box.press(2, time.monotonic_ns())
+    assert appliance.recv_until(lambda m: m.get("event") == "press")["player"] == 2  # the press went to the appliance
+    appliance.close()                                  # the appliance goes (a restart): the link is free again
+    assert wait_for(lambda: not service.server.linked)
+    restarted = raw_client()
+    assert restarted.hello()["type"] == "welcome"
+
+
+def test_a_line_over_64_kib_is_never_handled_even_in_pieces(service, raw_client):
+    client = raw_client()
+    client.hello()
+    before = client.command("c1", "status")["result"]
+    line = b'{"type":"cmd","id":"big","op":"arm","eligible":[1],"round_id":"' + b"x" * 100_000 + b'"}\n'
+    try:
+        for start in range(0, len(line), 30_000):  # in pieces: no single read holds it all
+            client.sock.sendall(line[start:start + 30_000])
+    except BrokenPipeError:
+        pass  # the service refused the line as soon as it passed 64 KiB and closed: the rest cannot be sent
+    assert client.recv_until(lambda m: m["type"] == "error")["code"] == "too-long"
+    with pytest.raises(ConnectionError):
+        client.recv_until(lambda m: False)
+    again = raw_client()
+    again.hello()
+    assert again.command("c2", "status")["result"]["round_id"] == before["round_id"]  # nothing was armed
 
 
 def test_a_live_socket_is_never_stolen_but_a_stale_one_is_replaced(service, tmp_path):

@@ -151,3 +151,37 @@ def refusal(url: str, namespace: str, auth: dict) -> dict:
         client.connect(url, namespaces=[namespace], auth=auth, transports=["websocket"], wait_timeout=5)
     client.disconnect()
     return reasons[0]["data"]
+
+
+def watch_csp(page, seen: list | None = None) -> list:
+    """The Content-Security-Policy violations and script errors ``page`` reports from now on, added to ``seen``
+    (a new list by default) as they happen: Chromium logs each blocked inline script, eval or connection."""
+    seen = [] if seen is None else seen
+    page.on("console", lambda message: seen.append(message.text)
+            if "Content Security Policy" in message.text or "Refused to" in message.text else None)
+    page.on("pageerror", lambda error: seen.append(f"page error: {error}"))
+    return seen
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation(request, monkeypatch):
+    """Every page a browser test opens is watched: a Content-Security-Policy violation (an inline script or
+    handler a template kept, an eval, a connection elsewhere) fails the test, whatever the test itself checks."""
+    if request.node.get_closest_marker("browser") is None:
+        yield
+        return
+    sync_api = pytest.importorskip("playwright.sync_api")
+    seen: list[str] = []
+
+    def watched(original):
+        def new_page(self, *args, **kwargs):
+            page = original(self, *args, **kwargs)
+            page.on("console", lambda message: seen.append(f"{page.url}: {message.text}")
+                    if "Content Security Policy" in message.text or "Refused to" in message.text else None)
+            return page
+        return new_page
+
+    for kind in (sync_api.Browser, sync_api.BrowserContext):
+        monkeypatch.setattr(kind, "new_page", watched(kind.new_page))
+    yield
+    assert seen == [], "Content-Security-Policy violations:\n" + "\n".join(dict.fromkeys(seen))

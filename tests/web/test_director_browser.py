@@ -14,6 +14,8 @@ import pytest
 from web import create_app
 from web.sync import Services
 
+from .conftest import watch_csp
+
 pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
 ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "artifacts" / "director"
@@ -56,6 +58,7 @@ def test_sheets_typed_with_the_keyboard_only(server):
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page()
+        violations = watch_csp(page)
         page.goto(f"{base}/director/{tid}/sheets/written")
         page.fill("input[name=pin]", "2468")
         page.keyboard.press("Enter")
@@ -66,8 +69,9 @@ def test_sheets_typed_with_the_keyboard_only(server):
             page.keyboard.press("Enter")
             page.keyboard.type(marks)
             page.keyboard.press("Enter")
-            page.wait_for_function("document.getElementById('player').value === '' && "
-                                   f"document.getElementById('echo').textContent.includes('Игрок {number - 1}')")
+            # locator waits, not wait_for_function: that one evaluates a string, which the page's CSP forbids
+            playwright.expect(page.locator("#echo")).to_contain_text(f"Игрок {number - 1}")
+            playwright.expect(page.locator("#player")).to_have_value("")
         page.keyboard.type("5")
         page.keyboard.press("Enter")
         page.keyboard.type("+++")
@@ -75,10 +79,11 @@ def test_sheets_typed_with_the_keyboard_only(server):
         assert "3 ≠ 60" in page.inner_text("#echo")  # a short sheet is refused before it is sent
         page.fill("#marks", "+" * 59 + "?")
         page.keyboard.press("Enter")
-        page.wait_for_function("document.getElementById('echo').textContent.includes('непонятные отметки')")
+        playwright.expect(page.locator("#echo")).to_contain_text("непонятные отметки")
         assert "unknown marks" not in page.inner_text("#echo")  # the server's refusal, in the page's language only
         rows = page.locator("#entered tr").count()
         browser.close()
+    assert violations == []  # the pages' Content-Security-Policy: no inline script ran or was blocked
     assert rows == 1 + len(sheets)
     with app.app_context():
         stored = desk().state(tid).sheets["written"]
@@ -91,6 +96,7 @@ def test_refusals_on_their_form_and_the_field_warning_in_the_browser(server):
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        violations = watch_csp(page)
         page.goto(f"{base}/director/")
         page.fill("input[name=pin]", "2468")
         page.keyboard.press("Enter")
@@ -121,3 +127,4 @@ def test_refusals_on_their_form_and_the_field_warning_in_the_browser(server):
         assert page.input_value("#draw input[name=seed]") == "7"
         page.screenshot(path=str(ARTIFACTS / "draw_error.png"), full_page=True)
         browser.close()
+    assert violations == []

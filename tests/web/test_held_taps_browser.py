@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from appliance.store import BATTLE, EventStore
+from tests.web.conftest import watch_csp
 from tests.web.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, STEP_MS, free_port, shot, wait_http
 
 pytestmark = pytest.mark.browser
@@ -83,8 +84,9 @@ def test_a_tap_made_while_the_box_was_down_waits_for_the_host_after_the_restart(
 
     host = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True).new_page()
     sim = browser.new_context(viewport={"width": 900, "height": 500}).new_page()
-    errors = []
-    host.on("pageerror", lambda error: errors.append(str(error)))
+    errors = []  # script errors and Content-Security-Policy violations
+    for page in (host, sim):
+        watch_csp(page, errors)
     host.goto(box.url + "/host")
     host.fill("#pin", box.pin)
     host.click("#login-form button")

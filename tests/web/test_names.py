@@ -29,7 +29,7 @@ def client(settings, memory_battles):
 
 def test_every_page_gets_the_names_and_the_host_page_renders_its_buttons_from_them(client):
     page = client.get("/host", headers=BOX).get_data(as_text=True)
-    config = json.loads(re.search(r"window\.SVOYAK = (\{.*?\});</script>", page).group(1))
+    config = json.loads(re.search(r'<script type="application/json" id="svoyak-config">(.*?)</script>', page).group(1))
     assert config["names"] == page_names() == CLIENT_NAMES
     assert config["names"]["commands"] == {command.name: command.value for command in HostCommand}
     rendered = re.findall(r'data-cmd="([^"]*)"', page)

@@ -23,10 +23,11 @@ def test_the_host_needs_the_pin(server, connect):
     assert snapshot["view"]["battle"] is None
 
 
-def test_wrong_pins_lock_the_address_out(server):
-    for _ in range(5):
+def test_wrong_pins_lock_the_whole_box_out(server):
+    guard = server.app.extensions["svoyak.hub"].namespaces["/host"].guard
+    for _ in range(guard.burst):
         assert refusal(server.url, "/host", {"pin": "1111"})["code"] == "error.pin"
-    # even the right PIN waits now: 4 digits must not be guessable over the hotspot
+    # even the right PIN waits now: the box's budget of guesses is spent (web/guard.py)
     assert refusal(server.url, "/host", {"pin": PIN})["code"] == "error.pin_locked"
 
 
@@ -43,8 +44,9 @@ def test_the_board_follows_every_step_and_cannot_command(server, connect):
     assert view["battle"]["profile"] == "eurocup"
     assert view["theme"]["name"] == "Реки" and view["question"] is None
     assert [player["name"] for player in view["players"]] == ["Аня", "Борис", "Вера"]
-    # the board's namespace has no command handler at all: nothing answers, nothing changes
-    assert board.sio.call("command", {"id": "b1", "name": "next", "args": {}}, namespace="/board", timeout=5) is None
+    # the board's namespace has no command handler at all: it is told so, nothing changes
+    refused = board.sio.call("command", {"id": "b1", "name": "next", "args": {}}, namespace="/board", timeout=5)
+    assert refused["ok"] is False and refused["error"]["code"] == "error.unknown_event"
     assert server.session.seq == ack["seq"]
 
 
@@ -154,13 +156,15 @@ def test_a_spectator_guessing_seat_codes_is_locked_out(server, connect):
     code = host.until_seq(ack["seq"])["seat_codes"][0]
     guesser = connect("/player")
     before = server.session.seq
-    wrong = [guess for guess in ("0000", "1111", "2222", "3333", "4444", "5555") if guess != code][:5]
+    burst = server.app.extensions["svoyak.hub"].namespaces["/player"].guard.burst
+    wrong = [guess for guess in (f"{digit}" * 6 for digit in range(10)) if guess not in codes_of(host)][:burst]
+    assert len(wrong) == burst
     for number, guess in enumerate(wrong):
         refused = press(guesser, f"g{number}", 0, guess)
         assert refused["ok"] is False and refused["error"]["code"] == "error.seat_code"
         assert refused["error"]["ru"] == "Неверный код места: спросите код у ведущего"
         assert refused["error"]["en"] == "Wrong seat code: ask the host for your code"
-    # now even the right code waits: 4 digits must not be guessable over the hotspot
+    # now even the right code waits: the box's budget of code guesses is spent (web/guard.py)
     locked = press(guesser, "g-right", 0, code)
     assert locked["ok"] is False and locked["error"]["code"] == "error.seat_code_locked"
     claim = guesser.sio.call("claim", {"player": 0, "code": code}, namespace="/player", timeout=5)
@@ -283,3 +287,7 @@ def test_the_doc_names_the_host_only_keys_and_the_access_refusals():
     assert set(re.findall(r"^\| `(\w+)` \*host\* \|", doc, flags=re.M)) == HOST_ONLY_KEYS
     for code in ("error.seat_code", "error.seat_code_locked", "error.pin", "error.pin_locked"):
         assert f"| `{code}` |" in doc and code in strings.STRINGS
+
+
+def codes_of(host) -> list:
+    return host.view["seat_codes"] or []

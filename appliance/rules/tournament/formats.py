@@ -279,6 +279,8 @@ def _check_kind(value: Any, annotation: str, where: str, key: str) -> None:
                 whole(item)
             elif isinstance(item, bool) or not isinstance(item, _ITEM_KINDS[annotation]):
                 raise bad("list")
+            elif annotation == "tuple[float, ...]" and not -FIELD_INT_LIMIT <= item <= FIELD_INT_LIMIT:
+                raise bad("number")  # NaN and infinities too (TOML has nan and inf; Python's JSON NaN)
 
 
 def _advance(where: str):
@@ -302,6 +304,21 @@ def _advance(where: str):
     return convert
 
 
+def _check_tables(data: dict[str, Any], origin: str) -> None:
+    """``[registration]`` a table, ``[[registration.category]]`` and ``[[stage]]`` lists of tables (``stage = "abc"``
+    in an organiser's file is refused by name, not met by an AttributeError)."""
+    registration = data.get("registration", {})
+    shapes = (("registration", registration, dict),
+              ("stage", data.get("stage", []), list),
+              ("registration.category", registration.get("category", []) if isinstance(registration, dict) else [],
+               list))
+    for name, value, kind in shapes:
+        if not isinstance(value, kind) or (kind is list and not all(isinstance(item, dict) for item in value)):
+            expected = "a table" if kind is dict else f"[[{name}]] tables"
+            raise FormatError(f"{origin}: {name} must be {expected}", code="format.type",
+                              params={"where": origin, "field": name, "expected": expected})
+
+
 def parse_format(data: dict[str, Any], origin: str = "<format>") -> Format:
     """Build and validate a :class:`Format` from TOML data (as loaded by ``tomllib``).
 
@@ -309,6 +326,7 @@ def parse_format(data: dict[str, Any], origin: str = "<format>") -> Format:
     """
     original = json.loads(json.dumps(data))
     data = dict(data)
+    _check_tables(data, origin)
     raw_registration = dict(data.pop("registration", {}))
     categories = tuple(
         _build(Category, raw, f"{origin} registration.category #{n}")

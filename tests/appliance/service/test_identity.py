@@ -14,7 +14,7 @@ from appliance.service import identity
 def test_identity_is_made_once_and_kept(settings):
     first = identity.load_or_create(settings)
     assert first == identity.load_or_create(settings)
-    assert len(first.host_pin) == 4 and first.host_pin.isdigit()
+    assert len(first.host_pin) == 6 and first.host_pin.isdigit()  # 6 digits: docs/security.md sizes the guess budget by it
     assert 8 <= len(first.hotspot_password) <= 63
     path = settings.data_dir / identity.IDENTITY_FILE
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -9,7 +9,7 @@ import pytest
 
 from appliance.rules.battle import BattleRuleError
 from appliance.service.battle_adapter import BattleAdapter
-from appliance.service.session import CommandRejected, Session, diff
+from appliance.service.session import SEAT_CODE_DIGITS, CommandRejected, Session, diff
 from appliance.service.timers import Deadlines
 from appliance.store import BATTLE
 
@@ -192,7 +192,7 @@ def test_enabling_phones_makes_one_fresh_code_per_seat_off_the_battle_log(sessio
     command(session, "phones", enabled=True)
     codes = session.snapshot()["view"]["seat_codes"]
     assert len(codes) == 4 and len(set(codes)) == 4                         # one per seat, distinct
-    assert all(len(code) == 4 and code.isdigit() for code in codes)
+    assert all(len(code) == SEAT_CODE_DIGITS == 6 and code.isdigit() for code in codes)
     assert session.updates[-1]["event"] == {"type": "PhonesEnabled"}        # the update names no code
     command(session, "phones", enabled=True)                                # already on (a resend): kept
     assert session.snapshot()["view"]["seat_codes"] == codes

@@ -134,7 +134,7 @@
     });
   }
   $("login-form").addEventListener("submit", (e) => { e.preventDefault(); login($("pin").value.trim()); });
-  $("logout").addEventListener("click", () => { sessionStorage.removeItem(PIN_KEY); location.reload(); });
+  $("logout").addEventListener("click", () => { sessionStorage.removeItem(PIN_KEY); S.forgetPass("/host"); location.reload(); });
 
   // ---------------------------------------------------------------- setup
   function fillProfiles() {

@@ -4,7 +4,8 @@
  */
 (function () {
   "use strict";
-  const S = window.SVOYAK;
+  // The page's settings ride as JSON data, not inline script (the Content-Security-Policy allows script files only)
+  const S = window.SVOYAK = JSON.parse(document.getElementById("svoyak-config").textContent);
   const E = S.events;
   S.t = (key) => (key in S.strings ? S.strings[key] : key);
   S.lang = S.language;
@@ -76,11 +77,16 @@
     S._toastTimer = setTimeout(() => { el.hidden = true; }, 3000);
   };
 
+  /* forget this tab's pass for a namespace (the host logs out: the next login needs the PIN again) */
+  S.forgetPass = (namespace) => sessionStorage.removeItem("svoyak.pass" + namespace);
+
   /* connect(namespace, {auth(): object, onHello(h), onView(view, event, seq, changed), onRefused(err)});
      ``changed``: the view keys this update changed, or null after a snapshot (everything may have). */
   S.connect = function (namespace, options) {
+    const passKey = "svoyak.pass" + namespace;
     const socket = io(namespace, {
-      auth: (cb) => cb(options.auth ? options.auth() : {}),
+      // the pass of the last hello: a reconnect of a page that proved the PIN (or a seat code) is not a guess
+      auth: (cb) => cb(Object.assign(options.auth ? options.auth() : {}, { pass: sessionStorage.getItem(passKey) || "" })),
       transports: ["websocket"],
       reconnectionDelay: 300,
       reconnectionDelayMax: 2000,
@@ -110,6 +116,7 @@
     });
     socket.on(E.hello, (hello) => {
       link.hello = hello;
+      if (hello.pass) sessionStorage.setItem(passKey, hello.pass);
       clock(hello.server_now_ns);
       if (options.onHello) options.onHello(hello);
     });

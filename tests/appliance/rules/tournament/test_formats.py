@@ -56,6 +56,10 @@ def test_unknown_preset_lists_the_presets():
     (lambda d: d["stage"][0]["advance"][0].update(to="nowhere"), "not a later stage"),
     (lambda d: d["stage"][0]["advance"][0].update(top=3), "exactly one of"),
     (lambda d: d["stage"][0].update(ranking=["luck"]), "ranking key"),
+    # a number list's items finite and within the field limit (TOML has nan and inf; issue 10)
+    (lambda d: d["stage"][0].update(placement_points=[3.0, float("nan")]), "placement_points must be number"),
+    (lambda d: d["stage"][0].update(placement_points=[float("inf")]), "placement_points must be number"),
+    (lambda d: d["stage"][0].update(placement_points=[10**30]), "placement_points must be number"),
 ])
 def test_a_malformed_format_names_the_field(change, message):
     data = raw("irkutsk")
