@@ -23,6 +23,7 @@ def test_a_siq_uploaded_on_packages_is_read_by_the_host_and_named_on_the_board(b
     # Upload on /packages (the host's PIN).
     manager = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     manager.on("pageerror", lambda error: errors.append(str(error)))
+    watch_csp(manager, errors)
     manager.goto(box.url + "/packages")
     manager.fill("input[name=pin]", box.pin)
     manager.click("form.login button")
@@ -36,8 +37,10 @@ def test_a_siq_uploaded_on_packages_is_read_by_the_host_and_named_on_the_board(b
     # The host sets up a battle from it: the next unplayed themes, the sixth kept as the shoot-out's.
     host = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True).new_page()
     host.on("pageerror", lambda error: errors.append(str(error)))
+    watch_csp(host, errors)
     board = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
     board.on("pageerror", lambda error: errors.append(str(error)))
+    watch_csp(board, errors)
     board.goto(box.url + "/board")
     host.goto(box.url + "/host")
     host.fill("#pin", box.pin)
@@ -100,4 +103,17 @@ def test_a_siq_uploaded_on_packages_is_read_by_the_host_and_named_on_the_board(b
     manager.goto(box.url + "/packages")
     cells = manager.locator("table.packages-list tbody tr td")
     expect(cells.nth(5)).to_have_text("5")
+    # Every packages page under the Content-Security-Policy: no blocked script, no script error, no failed load.
+    package_id = manager.locator("table.packages-list tbody tr").first.get_attribute("data-package")
+    for path in (f"/packages/{package_id}", f"/packages/{package_id}/written/sheets?copies=2&themes=1,2,3",
+                 f"/packages/{package_id}/written/key?themes=1,2,3", f"/packages/{package_id}/delete"):
+        response = manager.goto(box.url + path)
+        manager.wait_for_load_state("load")
+        assert response.status == 200, path
     assert errors == []
+
+
+def watch_csp(page, errors):
+    page.on("console", lambda message: ("Content Security Policy" in message.text or "Refused to" in message.text)
+            and errors.append(f"{page.url}: {message.text}"))
+    page.on("response", lambda response: response.status >= 400 and errors.append(f"{response.status} {response.url}"))
