@@ -237,6 +237,19 @@ def test_the_host_alone_gets_the_question_text_and_the_board_gets_the_answer_onc
         listed = host.sio.call("packages", {}, namespace="/host", timeout=5)
         assert listed["ok"] and listed["packages"][0]["themes"][0] == {"number": 0, "name": "Тема номер 1",
                                                                        "played": False}
+        # Every message gets an ack: one that is not an object is refused in words; so is a setup whose package
+        # choice has the wrong shape (nothing set up). Audience namespaces have no packages event.
+        for junk in ([1], "x", 5, float("inf")):
+            answer = host.sio.call("packages", junk, namespace="/host", timeout=5)
+            assert answer["ok"] is False and answer["error"]["code"] == "error.bad_command" and answer["error"]["ru"]
+        for choice in ("abc", {"themes": [1]}, {"id": package_id, "themes": "1"}, {"id": package_id, "x": 1},
+                       {"id": package_id, "spare": [10**30]}):
+            answer = host.command("setup", "bad-0", profile="eurocup", players=["Аня", "Борис", "Вера"],
+                                  themes=4, package=choice)
+            assert answer["ok"] is False and answer["error"]["ru"], choice
+        assert session.battle_id is None
+        unknown = audience[0].sio.call("packages", {}, namespace="/board", timeout=5)
+        assert unknown["ok"] is False and unknown["error"]["code"] == "error.unknown_event"
         refused = host.command("setup", "bad-1", profile="eurocup", players=["Аня", "Борис", "Вера"],
                                themes=[{"name": "", "red": False}] * 4, package={"id": package_id, "themes": [1, 9]})
         assert refused["ok"] is False and refused["error"]["code"] == "package.no_such_theme"
