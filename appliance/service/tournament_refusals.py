@@ -235,7 +235,7 @@ PARAM_WORDS: dict[str, dict[str, tuple[str, str]]] = {
         "themes": ("нужен список тем {colour, values}", 'must be a list of {"colour", "values"}'),
         "values": ("нужен объект «цена: число»", "must be an object of question values"),
         "short": (f"нужна строка не длиннее {FIELD_CHARS} знаков", f"must be text of at most {FIELD_CHARS:,} characters"),
-        "range": ("нужно целое число, не больше миллиона", "must be a whole number up to a million"),
+        "range": ("нужно целое число от 0 до миллиона", "must be a whole number from 0 to a million"),
         "number": ("нужно число, по модулю не больше миллиона", "must be a number within a million either way"),
         "id": ("от 1 до 64 знаков: латинские буквы, цифры, «-», «_», «.»",
                "must be 1-64 letters, digits, '-', '_' or '.'"),

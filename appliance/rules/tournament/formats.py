@@ -262,7 +262,9 @@ def _check_kind(value: Any, annotation: str, where: str, key: str) -> None:
     def whole(item: Any) -> None:
         if isinstance(item, bool) or not isinstance(item, int):
             raise bad("whole")
-        if not -FIELD_INT_LIMIT <= item <= FIELD_INT_LIMIT:
+        # Every whole number of a format is a count, a place or a question value: never below zero (an imported
+        # capacity of -1 was accepted and shown).
+        if not 0 <= item <= FIELD_INT_LIMIT:
             raise bad("range")
 
     if annotation == "int":

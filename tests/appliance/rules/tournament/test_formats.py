@@ -60,6 +60,11 @@ def test_unknown_preset_lists_the_presets():
     (lambda d: d["stage"][0].update(placement_points=[3.0, float("nan")]), "placement_points must be number"),
     (lambda d: d["stage"][0].update(placement_points=[float("inf")]), "placement_points must be number"),
     (lambda d: d["stage"][0].update(placement_points=[10**30]), "placement_points must be number"),
+    # counts, places and values are never negative (an imported capacity of -1 was accepted)
+    (lambda d: d["registration"].update(capacity=-1), "capacity must be range"),
+    (lambda d: d["stage"][0].update(battles=-1), "battles must be range"),
+    (lambda d: d["stage"][0].update(theme_values=[10, -20]), "theme_values must be range"),
+    (lambda d: d["stage"][0].update(placement_multiplier=-1), "placement_multiplier must be range"),
 ])
 def test_a_malformed_format_names_the_field(change, message):
     data = raw("irkutsk")
