@@ -11,9 +11,10 @@ of its own (the host page's mechanism, a separate count of wrong guesses), then 
 session (the app's secret key: random per process unless the app has one, so the
 cookie cannot be made from the PIN). ``/table/<id>`` is public.
 
-A refused command is shown on the page of its form, Russian first, then English, worded from its stable ``code``
+A refused command is shown on the page of its form in the page's language, worded from its stable ``code``
 and ``params`` by the desk's one catalogue (``appliance/service/tournament_refusals.py``), with
-what was typed kept in the fields.
+what was typed kept in the fields. Reasons the engine gives as codes and figures (who went on, who was not
+admitted, why a shoot-out is needed) are worded by the ``reason.*`` and ``tie.*`` lines below.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from flask import (Blueprint, Response, current_app, g, jsonify, redirect, rende
 
 from appliance.errors import PackageError, SvoyakError
 from appliance.service import papers
+from appliance.service.session import CommandRejected
 from appliance.service.tournament_refusals import word
 from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
 from web.guard import PinGuard, pin_space
@@ -99,6 +101,9 @@ STRINGS = {
     "director.setup_json": ("данные боя (JSON)", "battle data (JSON)"),
     "director.entrants": ("Участников", "Entrants"),
     "director.seeding": ("Посев", "Seeding"),
+    "director.seeds_count": ("{count} {count:сеяный игрок|сеяных игрока|сеяных игроков}",
+                             "{count} seeded {count:player|players}"),
+    "director.no_seeds": ("регламент не сеет игроков", "the format seeds no one"),
     "director.seeds_hint": ("Номера сеяных игроков по порядку, через пробел", "Seeded players' ids in order, space separated"),
     "director.save": ("Сохранить", "Save"),
     "director.draw": ("Жеребьёвка", "Draw"),
@@ -179,6 +184,7 @@ STRINGS = {
     "director.written_key": ("ключ ведущего", "the host's key"),
     "director.pack_package": ("из пакета «{title}»", "from the package «{title}»"),
     "director.themes_unnamed": ("темы без названий", "themes not named"),
+    "director.name_themes": ("назвать", "name them"),
     "director.absent_column": ("Не было на бою", "Absent"),
     "director.busy_title": ("На этом боксе идёт другой бой", "Another battle is on at this box"),
     "director.busy_hint": ("Он не окончен. Его можно отложить: он останется в списке боёв бокса, и ведущий вернётся "
@@ -190,6 +196,28 @@ STRINGS = {
                                   "{count} {count:question|questions} played"),
     "director.box_set_aside": ("отложен на этом боксе", "set aside on this box"),
     "director.box_resume": ("Вернуться к этому бою", "Go back to this battle"),
+    # Why a player went on, was not admitted, or why a shoot-out is needed: worded from the engine's reason codes
+    # and figures (appliance/rules/tournament/outcomes.py, entry.py), never from its English sentence
+    "reason.bye": ("без игры: участники прямо проходят в следующий этап", "not played: the entrants fit the next stage"),
+    "reason.place": ("{place}-е место в бою {battle}", "place {place} in battle {battle}"),
+    "reason.best": ("{rank}-й лучший из занявших {place}-е место", "best {rank} of those placed {place}"),
+    "reason.top": ("{rank}-е место этапа", "place {rank} of the stage"),
+    "reason.record": ("{stage} — {place}-е место", "{stage}: place {place}"),
+    "reason.over_capacity": ("не хватило места: мест {capacity}, их заполняют по приоритету ({rule})",
+                             "over the {capacity} places, filled by priority ({rule})"),
+    "tie.shared_cut": ("{stage}, бой {battle}: {place}-е место поделено, а места {place}–{last} решают, кто проходит "
+                       "дальше или куда", "{stage}, battle {battle}: place {place} is shared, and places "
+                       "{place}-{last} decide who goes on, or where"),
+    "tie.shared_seats": ("{stage}, бой {battle}: {place}-е место поделено, а в следующем этапе места {seats} — каждое "
+                         "для одного игрока", "{stage}, battle {battle}: place {place} is shared, and places {seats} "
+                         "each seat one player in the next stage"),
+    "tie.best": ("{stage}: из занявших {place}-е место проходят {best} {best:лучший|лучших|лучших}, а показатели "
+                 "у претендентов равны", "{stage}: the {best} best of those placed {place} go on, and the "
+                 "contenders' figures are equal"),
+    "tie.top": ("{stage}: проходят {top} {top:лучший|лучших|лучших}, а у претендентов на последние места показатели "
+                "равны", "{stage}: the {top} best go on, and the contenders for the last places have equal figures"),
+    "tie.slots": ("{slots} из {players} {slots:проходит|проходят|проходят}",
+                  "{slots} of {players} {slots:goes|go} on"),
 }
 
 NEXT_WORDS = {
@@ -261,14 +289,38 @@ def _language() -> str:
     return getattr(g, "language", "ru")
 
 
+@blueprint.app_template_filter("rule")
+def rule_words(text: str) -> str:
+    """A format's rule as a page shows it: the TOML line is its citation, then an English gloss
+    («eurocup 3.1: the battle winner goes on»); a Russian page shows the citation alone (the reason beside it
+    is worded from the catalogue)."""
+    text = str(text or "")
+    return text.split(":", 1)[0].strip() if _language() == "ru" else text
+
+
 def _word(pair: tuple[str, str]) -> str:
     return pair[0] if _language() == "ru" else pair[1]
+
+
+def _battle_names(tid: str | None) -> dict[str, tuple[str, str]]:
+    """Each drawn battle of a tournament as a refusal names it: «3 (1/27 финала)», «3 (1/27 final)»."""
+    try:
+        view = desk().view(tid) if tid else None
+    except SvoyakError:
+        return {}
+    names = {}
+    for stage in (view or {}).get("stages", []):
+        for battle in stage.get("battles", []):
+            names[battle["id"]] = (f"{battle.get('number', 0)} ({stage.get('title_ru', stage['id'])})",
+                                   f"{battle.get('number', 0)} ({stage.get('title', stage['id'])})")
+    return names
 
 
 def _fail(error: SvoyakError, status: int = 400, form=None, note: str = ""):
     """A refusal: JSON for scripts; for a form, its own page again with the words and what was typed."""
     # a package's refusal (a battle or a stage's themes from a package) is worded by the packages' catalogue
-    words = {"code": error.code, **word_package_error(error)} if isinstance(error, PackageError) else word(error)
+    words = {"code": error.code, **word_package_error(error)} if isinstance(error, PackageError) else \
+        word(error, _battle_names((request.view_args or {}).get("tid")))
     if request.accept_mimetypes.best == "application/json" or request.is_json:
         return jsonify({"ok": False, "error": str(error), **words}), status
     if status != 404:
@@ -398,7 +450,7 @@ def _box_status(view: dict) -> dict:
             if not box_battle:
                 continue
             try:
-                line = papers.summary(battles.state(box_battle), box_battle)
+                line = papers.summary(battles.state(box_battle), box_battle, _language())
             except LookupError:
                 continue  # played on another box
             status[box_battle] = {**line, "live": getattr(session, "battle_id", None) == box_battle}
@@ -410,7 +462,11 @@ def _page(template: str, tid: str, **extra):
     fmt = view["rules"]
     if template in ("director/bracket.html", "director/overview.html"):
         extra.setdefault("box_status", _box_status(view))
-    rejected = [{"battle": battle, "box_battle": box_battle, **word(error)}
+    cards = {b["id"]: (stage, b) for stage in view.get("stages", []) for b in stage.get("battles", [])}
+    names = {b: (f"{card[1].get('number', 0)} ({card[0].get('title_ru')})",
+                 f"{card[1].get('number', 0)} ({card[0].get('title')})") for b, card in cards.items()}
+    rejected = [{"battle": battle, "box_battle": box_battle, "where": _battle_words(cards.get(battle), battle),
+                 **word(error, names)}
                 for rejected_tid, battle, box_battle, error in desk().rejected if rejected_tid == tid]
     extra.setdefault("form", {})
     if template == "director/registration.html":
@@ -418,6 +474,15 @@ def _page(template: str, tid: str, **extra):
     categories = {c["id"]: _word((c["title_ru"], c["title_en"])) for c in fmt["registration"]["categories"]}
     return render_template(template, tid=tid, view=view, fmt=fmt, rejected=rejected, categories=categories,
                            next_words=_word(NEXT_WORDS.get(view["next"]["kind"], ("", ""))), **extra)
+
+
+def _battle_words(card, battle_id: str) -> str:
+    """A drawn battle as people name it: «Первый отборочный этап · Бой 3» (its id only if the view lacks it)."""
+    if card is None:
+        return battle_id
+    stage, battle = card
+    title = stage.get("title_ru") if _language() == "ru" else stage.get("title")
+    return f"{title} · {t_format('director.battle_n', number=battle.get('number', 0))}"
 
 
 @blueprint.route("/director/<tid>/")
@@ -562,9 +627,14 @@ def play(tid, battle):
         desk().play_on_box(tid, battle, session, _command_id(request.form) or secrets.token_hex(8),
                            host=request.form.get("host", ""), set_aside=request.form.get("set_aside") or None,
                            package=choice, packages=current_app.extensions["svoyak.hub"].services.packages)
-    except BoxBusyError as busy:
-        # Never replace a battle silently: show it, with its scores, and let the director choose.
-        live = papers.summary(session.battles.state(busy.live_battle_id), busy.live_battle_id)
+    except (BoxBusyError, CommandRejected) as busy:
+        # Never replace a battle silently: show it, with its scores, and let the director choose. The session's
+        # own refusal (error.battle_unfinished: the host started or resumed a battle between the desk's check
+        # and its command) gets the same choice, for the battle live now.
+        live_id = getattr(busy, "live_battle_id", None) or session.battle_id
+        if isinstance(busy, CommandRejected) and (busy.code != "error.battle_unfinished" or not live_id):
+            raise
+        live = papers.summary(session.battles.state(live_id), live_id, _language())
         return _page("director/bracket.html", tid, busy={"live": live, "battle": battle,
                                                          "host": request.form.get("host", ""),
                                                          "package": package, "spares": spares}), 409

@@ -37,6 +37,11 @@ def _state(battle_id: str):
         raise _NoBattle() from None
 
 
+def _language() -> str:
+    """The page's language (``?lang=``, else the cookie, else the box's): a paper speaks the screen's language."""
+    return getattr(g, "language", "ru")
+
+
 @blueprint.errorhandler(_NoBattle)
 def no_battle(_error):
     words = current_app.extensions["svoyak.catalogue"].text("papers.no_battle", getattr(g, "language", "ru"))
@@ -46,7 +51,7 @@ def no_battle(_error):
 @blueprint.route("/battles/<battle_id>/protocol")
 def protocol(battle_id):
     state = _state(battle_id)
-    return Response(papers.protocol_html(state, battle_id), mimetype="text/html; charset=utf-8")
+    return Response(papers.protocol_html(state, battle_id, language=_language()), mimetype="text/html; charset=utf-8")
 
 
 @blueprint.route("/battles/<battle_id>/protocol.csv")
@@ -54,5 +59,5 @@ def protocol_csv(battle_id):
     state = _state(battle_id)
     name = papers.file_name(state, battle_id, "csv")
     # UTF-8 with a BOM, so a spreadsheet opens the Cyrillic right (as the desk's CSV does).
-    return Response("\ufeff" + papers.protocol_csv(state), mimetype="text/csv; charset=utf-8",
+    return Response("\ufeff" + papers.protocol_csv(state, _language()), mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f"attachment; filename={name}"})

@@ -114,6 +114,9 @@ STRINGS = {
     "test.none_yet": ("нажатий ещё не было", "no presses yet"),
     "test.button_n": ("Кнопка {n}", "Button {n}"),
     "test.ended": ("Проверка кнопок закончена: начался вопрос", "Button test over: a question has started"),
+    # A theme with no name yet (a tournament battle whose themes the director has not named), SVOYAK.themeName
+    "theme.unnamed": ("Тема {n}", "Theme {n}"),
+    "theme.shootout": ("Перестрелка", "Shoot-out"),
     # Counts, worded by the one plural rule (templates: tn("count.themes", count=6); scripts: SVOYAK.format)
     "count.themes": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
     "count.players": ("{count} {count:игрок|игрока|игроков}", "{count} {count:player|players}"),

@@ -44,11 +44,12 @@ class Services:
 def build_services(settings: Settings) -> Services:
     """The box's own services: event store, battles, capture link, session (started), tournament desk, PIN guard."""
     from appliance.service.identity import load_or_create
-    from appliance.service.wiring import build_desk, build_session
+    from appliance.service.wiring import build_desk, build_session, link_theme_names
 
     identity = load_or_create(settings)
     session = build_session(settings)
     desk = build_desk(settings, session.battles)
+    link_theme_names(session, desk)
     packages = session.adapter.packages
     packages.tournament_of = desk.box_battles  # a package's themes played per tournament, through the desk's links
     return Services(session=session, identity=identity, desk=desk,
@@ -58,10 +59,11 @@ def build_services(settings: Settings) -> Services:
 def complete(services: Services, settings: Settings) -> Services:
     """Fill in what ``services`` lacks: the desk over ``data_dir`` (linked to the session's battles, if it has
     any) and the PIN guard."""
-    from appliance.service.wiring import build_desk
+    from appliance.service.wiring import build_desk, link_theme_names
 
     if services.desk is None:
         services.desk = build_desk(settings, getattr(services.session, "battles", None))
+        link_theme_names(services.session, services.desk)
     if services.pin_guard is None:
         services.pin_guard = PinGuard(space=pin_space(getattr(services.identity, "host_pin", "") or settings.host_pin))
     if services.packages is not None and getattr(services.desk, "box_battles", None) is not None:

@@ -473,17 +473,36 @@ class BattleAdapter:
             rows.append((not state.is_over, order, {
                 "id": line["battle_id"], "profile": state.profile.name,
                 "title_ru": title_ru, "title_en": title_en or title_ru,
+                # a tournament battle by the names on its papers: «Сова · Первый отборочный этап · группа A, бой 2»
+                "named": " · ".join(part.strip() for part in (getattr(state.setup, "tournament", ""),
+                                                               getattr(state.setup, "stage", ""),
+                                                               getattr(state.setup, "battle_name", ""))
+                                    if part and part.strip()),
                 "finished": state.is_over, "current": line["battle_id"] == current,
                 "players": [{"name": name, "score": None if line["battle_id"] == current else state.scores[i]}
                             for i, name in enumerate(state.players)],
                 "themes": state.setup.themes, "themes_started": sum(1 for t in state.themes if not t.shootout),
                 "questions": len(state.questions),
-                "theme_name": (theme.name or f"{theme.index + 1}") if theme is not None else "",
+                "theme_name": theme.name if theme is not None else "",
+                "theme_index": theme.index if theme is not None else None,
+                "theme_shootout": bool(theme is not None and theme.shootout),
                 "slot": state.setup.slot}))
         rows.sort(key=lambda row: (not row[0], -row[1]))
         return [row[2] for row in rows]
 
     # ------------------------------------------------------------ commands
+    @staticmethod
+    def unnamed_next_theme(state) -> int | None:
+        """The board number of the regular theme «next» would start now if it has no name yet, else ``None``
+        (a theme is named at its start: the director may name a tournament battle's themes after it began)."""
+        if state is None or state.phase != engine.Phase.BETWEEN_THEMES:
+            return None
+        number = state.regular_themes_played
+        names = state.setup.theme_names
+        if number >= state.setup.themes or (number < len(names) and names[number]):
+            return None
+        return number
+
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
         """The events one host command stands for (the engine then accepts or refuses them all)."""
         build = _BUILDERS.get(name) if isinstance(name, str) else None  # a HostCommand is its name
@@ -623,7 +642,8 @@ class BattleAdapter:
         names = after.players
         return {
             "id": after.seq, "kind": kind, "player": player, "name": names[player],
-            "question": {"index": index, "theme_name": theme.name or f"{theme.index + 1}",
+            "question": {"index": index, "theme": theme.index, "theme_name": theme.name,
+                         "theme_shootout": theme.shootout,
                          "price": new_q.value_points},
             "was": None if old_ruling is None else old_ruling.effective,
             "now": None if new_ruling is None else new_ruling.effective,
@@ -702,11 +722,13 @@ class BattleAdapter:
         rows = []
         names = []
         for i, q in enumerate(state.questions):
-            name = state.themes[q.theme].name or f"{q.theme + 1}"
+            name = state.themes[q.theme].name  # "" when not named: the pages word it («Тема 2», SVOYAK.themeName)
             if i < len(known_questions) and known_questions[i] is q and known_names[i] == name:
                 row = known_rows[i]
             else:
-                row = {"index": q.index, "theme_name": name, "price": q.value_points, "outcome": q.outcome,
+                row = {"index": q.index, "theme": q.theme, "theme_shootout": state.themes[q.theme].shootout,
+                       "theme_name": name,
+                       "price": q.value_points, "outcome": q.outcome,
                        "withdrawn": q.withdrawn,
                        "answers": [{"player": r.player, "correct": r.effective} for r in q.rulings]}
             rows.append(row)
@@ -741,7 +763,7 @@ class BattleAdapter:
             red = number in state.setup.red_themes
             multiplier = profile.questions_red_theme_multiplier if red else 1
             played = list(played_by_theme.get(started.index, ())) if started is not None else []
-            themes.append({"index": number, "name": name or f"{number + 1}", "red": red,
+            themes.append({"index": number, "name": name, "red": red,
                            "prices": [v * multiplier for v in profile.questions_values], "played": played,
                            "current": state.theme is not None and started is state.theme})
         for theme in state.themes:
@@ -870,10 +892,11 @@ class BattleAdapter:
             "players": players,
             "themes": themes,
             "theme": None if theme is None else {
-                "index": theme.index, "name": theme.name or f"{theme.index + 1}", "red": theme.red,
+                "index": theme.index, "name": theme.name, "red": theme.red,
                 "shootout": theme.shootout, "complete": state.is_theme_complete},
             "question": None if shown is None or theme is None else {
-                "index": shown.index, "theme": theme.index, "theme_name": theme.name or f"{theme.index + 1}",
+                "index": shown.index, "theme": theme.index, "theme_name": theme.name,
+                "theme_shootout": theme.shootout,
                 "price": shown.value_points, "red": shown.red, "reading": shown.reading,
                 "over": shown.is_over, "outcome": shown.outcome, "withdrawn": shown.withdrawn,
                 "answer": self._board_answer(state, shown)},

@@ -48,6 +48,23 @@ def _box_battle(state: t.TournamentState, battle_id: str) -> str:
     return linked[-1] if linked else ""
 
 
+def _titled(params: dict, titles: dict) -> dict:
+    """A reason's figures with its stages named for the page (``stage`` -> ``stage_ru``/``stage_en``; ``records``
+    as ``[{"stage_ru", "stage_en", "place"}]``) and lists of places joined, so the catalogue's line fills in."""
+    worded = dict(params)
+    if "stage" in worded:
+        title = titles.get(worded["stage"], {"ru": worded["stage"], "en": worded["stage"]})
+        worded["stage_ru"], worded["stage_en"] = title["ru"], title["en"]
+    if "records" in worded:
+        worded["records"] = [{"stage_ru": titles.get(stage, {}).get("ru", stage),
+                              "stage_en": titles.get(stage, {}).get("en", stage), "place": place}
+                             for stage, place in worded["records"]]
+    for key in ("cuts", "seats"):
+        if isinstance(worded.get(key), (list, tuple)):
+            worded[key] = ", ".join(map(str, worded[key]))
+    return worded
+
+
 def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
     """``view`` (the desk's view dict) with the words above added in place; returns it."""
     withdrawn = {p for p, e in state.entrants.items() if e.withdrawn}
@@ -79,10 +96,14 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
             for rule in by_place:
                 if place in rule.places and player not in undecided and state.active(player):
                     seated.setdefault(player, rule.to)
+    order = {stage.id: index for index, stage in enumerate(state.fmt.stages)}
     for stage in view.get("stages", []):
-        went = {**seated, **{a["player"]: a["to"] for a in stage.get("advanced", [])}}
+        # a seat in this stage or an earlier one is where a player came from, not where the player went on
+        later = {p: to for p, to in seated.items() if order.get(to, -1) > order.get(stage["id"], -1)}
+        went = {**later, **{a["player"]: a["to"] for a in stage.get("advanced", [])}}
         for advanced in stage.get("advanced", []):
             advanced["to_title"] = titles.get(advanced["to"], {"ru": advanced["to"], "en": advanced["to"]})
+            advanced["how_params"] = _titled(advanced.get("how_params") or {}, titles)
         for battle in stage.get("battles", []):
             spec = state.battles.get(battle["id"])
             battle["number"] = spec.index + 1 if spec is not None else 0
@@ -117,4 +138,5 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
             step["battles_total"] = len(in_stage)
         if step.get("tie"):
             step["tie"]["names"] = [names.get(p, p) for p in step["tie"].get("players", [])]
+            step["tie"]["reason_params"] = _titled(step["tie"].get("reason_params") or {}, titles)
     return view

@@ -12,13 +12,27 @@ from __future__ import annotations
 import io
 from html import escape
 
+from appliance.rules.battle.protocol import protocol_notes, protocol_rows, word
 from appliance.store import csv_cells
-from appliance.rules.battle.protocol import protocol_notes, protocol_rows
+from appliance.words import format_counts
 
-HEADERS = ("Тема / Theme", "Вопрос / Question", "Цена / Value", "Тип / Kind", "Нажатия (порядок, с) / Presses",
-           "Ответы / Answers", "Итог / Outcome")
-CORRECTIONS = "Исправления / Corrections"
-SOURCE = "Источник вопроса / Question from"  # a column only when some theme came from a package or has texts
+# A paper speaks one language, the one its screen was in (a Russian page never shows English): (ru, en) pairs.
+HEADERS = (("Тема", "Theme"), ("Вопрос", "Question"), ("Цена", "Value"), ("Тип", "Kind"),
+           ("Нажатия (порядок, с)", "Presses (order, s)"), ("Ответы", "Answers"), ("Итог", "Outcome"))
+CORRECTIONS = ("Исправления", "Corrections")
+SOURCE = ("Источник вопроса", "Question from")  # a column only when some theme came from a package or has texts
+WORDS = {
+    "heading": ("Протокол боя: {title}", "Battle protocol: {title}"),
+    "themes": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
+    "room": ("зал {room}", "room {room}"),
+    "host": ("ведущий: {host}", "host: {host}"),
+    "battle": ("бой", "battle"),
+    "package": ("пакет {packages}", "package {packages}"),
+}
+
+
+def _headers(language: str) -> tuple[str, ...]:
+    return tuple(word(pair, language) for pair in HEADERS)
 
 CSS = """
 @page { size: A4 landscape; margin: 12mm 10mm; }
@@ -34,35 +48,35 @@ ul.notes { margin: 3mm 0 0; padding-left: 5mm; }
 """
 
 
-def _date(iso: str) -> str:
-    """``2026-12-01`` as a Russian reader writes it: ``01.12.2026`` (anything else is shown as given)."""
+def _date(iso: str, language: str = "ru") -> str:
+    """``2026-12-01`` as a Russian reader writes it: ``01.12.2026`` (anything else, or English, as given)."""
     parts = iso.split("-")
-    if len(parts) == 3 and all(part.isdigit() for part in parts):
+    if language != "en" and len(parts) == 3 and all(part.isdigit() for part in parts):
         return f"{parts[2]}.{parts[1]}.{parts[0]}"
     return iso
 
 
-def title(state, battle_id: str = "") -> str:
+def title(state, battle_id: str = "", language: str = "ru") -> str:
     """The protocol's title from the battle's setup: «Кубок · 1/27 финала · бой 3 · зал 2 · ведущий: Ирина ·
     01.12.2026». A battle set up with none of these is named by its players (the id only when it has none)."""
     setup = state.setup
     parts = [setup.tournament, setup.stage, setup.battle_name]
     parts = [part.strip() for part in parts if part and part.strip()]
     if setup.room.strip():
-        parts.append(f"зал {setup.room.strip()}")
+        parts.append(word(WORDS["room"], language).format(room=setup.room.strip()))
     if setup.host.strip():
-        parts.append(f"ведущий: {setup.host.strip()}")
+        parts.append(word(WORDS["host"], language).format(host=setup.host.strip()))
     if not (setup.tournament or setup.stage or setup.battle_name):
-        parts.insert(0, " — ".join(state.players) or battle_id or "бой")
+        parts.insert(0, " — ".join(state.players) or battle_id or word(WORDS["battle"], language))
     if setup.date:
-        parts.append(_date(setup.date))
+        parts.append(_date(setup.date, language))
     return " · ".join(parts)
 
 
-def summary(state, battle_id: str = "") -> dict:
+def summary(state, battle_id: str = "", language: str = "ru") -> dict:
     """A battle in a line, for a screen that must not lose it: ``{"id", "title", "finished", "questions",
     "players": [{"name", "score"}]}``."""
-    return {"id": battle_id, "title": title(state, battle_id), "finished": state.is_over,
+    return {"id": battle_id, "title": title(state, battle_id, language), "finished": state.is_over,
             "questions": len(state.questions),
             "players": [{"name": name, "score": score} for name, score in zip(state.players, state.scores)]}
 
@@ -74,25 +88,28 @@ def file_name(state, battle_id: str, extension: str) -> str:
     return f"{safe}.{extension}"
 
 
-def themes_line(state) -> str:
-    """«1 Реки, 2 Города (пакет / package 0123456789ab)»: the protocol names the battle's themes and the package
-    they came from (BattleSetUp.sources); ``""`` when no theme was named."""
+def themes_line(state, language: str = "ru") -> str:
+    """«1 Реки, 2 Города (пакет 0123456789ab)»: the protocol names the battle's themes and the package they came
+    from (BattleSetUp.sources); ``""`` when no theme was named."""
     setup = state.setup
     if not any(setup.theme_names):
         return ""
     packages = sorted({source[0] for source in setup.sources if source})
     listed = ", ".join(f"{number} {name}" for number, name in enumerate(setup.theme_names, start=1) if name)
-    return listed + (f" (пакет / package {', '.join(packages)})" if packages else "")
+    package = word(WORDS["package"], language).format(packages=", ".join(packages))
+    return listed + (f" ({package})" if packages else "")
 
 
-def protocol_csv(state) -> str:
+def protocol_csv(state, language: str = "ru") -> str:
     """The protocol as CSV: a row per question asked, running scores per player, corrections, then (when some
-    theme came from a package or was set up with its texts) where each question was read from."""
+    theme came from a package or was set up with its texts) where each question was read from; headers and
+    words in ``language``."""
     out = io.StringIO()
     writer = csv_cells.writer(out)  # a player named "=HYPERLINK(...)" stays text in a spreadsheet
-    rows = protocol_rows(state)
+    rows = protocol_rows(state, language)
     source = any(row.source for row in rows)
-    writer.writerow(HEADERS + tuple(state.players) + (CORRECTIONS,) + ((SOURCE,) if source else ()))
+    writer.writerow(_headers(language) + tuple(state.players) + (word(CORRECTIONS, language),)
+                    + ((word(SOURCE, language),) if source else ()))
     for row in rows:
         writer.writerow((f"{row.theme} {row.theme_name}".strip(), row.question, row.value_points, row.kind,
                          row.presses, row.answers, row.outcome, *row.scores, row.corrections)
@@ -100,16 +117,18 @@ def protocol_csv(state) -> str:
     return out.getvalue()
 
 
-def protocol_html(state, battle_id: str = "", heading: str | None = None) -> str:
-    """The protocol as a printable page (A4 landscape, Russian first); ``heading`` defaults to :func:`title`."""
-    heading = title(state, battle_id) if heading is None else heading
-    rows = protocol_rows(state)
+def protocol_html(state, battle_id: str = "", heading: str | None = None, language: str = "ru") -> str:
+    """The protocol as a printable page (A4 landscape) in ``language``; ``heading`` defaults to :func:`title`."""
+    heading = title(state, battle_id, language) if heading is None else heading
+    rows = protocol_rows(state, language)
     source = any(row.source for row in rows)
-    head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS + tuple(state.players) + (CORRECTIONS,)
-                   + ((SOURCE,) if source else ()))
+    head = "".join(f"<th>{escape(h)}</th>"
+                   for h in _headers(language) + tuple(state.players) + (word(CORRECTIONS, language),)
+                   + ((word(SOURCE, language),) if source else ()))
     body = []
-    for row in rows:
-        kind = "shootout" if row.question and "shoot" in row.kind else ("red" if "red" in row.kind else "")
+    questions = state.questions
+    for row, question in zip(rows, questions):
+        kind = "shootout" if question.shootout else ("red" if question.red else "")
         cells = [f"{row.theme} {escape(row.theme_name)}".strip(), str(row.question), str(row.value_points),
                  escape(row.kind), escape(row.presses), escape(row.answers), escape(row.outcome)]
         tds = "".join(f'<td class="num">{c}</td>' if i in (1, 2) else f"<td>{c}</td>" for i, c in enumerate(cells))
@@ -118,11 +137,14 @@ def protocol_html(state, battle_id: str = "", heading: str | None = None) -> str
         if source:
             tds += f"<td>{escape(row.source)}</td>"
         body.append(f'<tr class="{kind}">{tds}</tr>')
-    items = "".join(f"<li>{escape(note)}</li>" for note in protocol_notes(state))
-    themes = themes_line(state)
-    meta = escape(f"{state.profile.title} · {', '.join(state.players)} · тем / themes: {state.setup.themes}"
-                  + (f" · {themes}" if themes else ""))
-    return (f'<!DOCTYPE html>\n<html lang="ru"><head><meta charset="utf-8"><title>{escape(heading)}</title>'
-            f"<style>{CSS}</style></head><body><h1>Протокол боя / Battle protocol: {escape(heading)}</h1>"
+    items = "".join(f"<li>{escape(note)}</li>" for note in protocol_notes(state, language))
+    themes = format_counts(word(WORDS["themes"], language), language, count=state.setup.themes)
+    title_ru, _, title_en = state.profile.title.partition(" / ")  # a profile's title is "русский / English"
+    named = themes_line(state, language)
+    meta = escape(f"{(title_en or title_ru) if language == 'en' else title_ru} · {', '.join(state.players)} · {themes}"
+                  + (f": {named}" if named else ""))
+    lang = "en" if language == "en" else "ru"
+    return (f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{escape(heading)}</title>'
+            f"<style>{CSS}</style></head><body><h1>{escape(word(WORDS['heading'], language).format(title=heading))}</h1>"
             f'<p class="meta">{meta}</p><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
             f'</table><ul class="notes">{items}</ul></body></html>\n')

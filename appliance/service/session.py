@@ -276,6 +276,8 @@ class Session:
                 else:
                     if self._battle_id is None:
                         raise CommandRejected("error.no_battle", command=name)
+                    if name == "next" and not args.get("name"):
+                        args = self._named_theme(args)
                     events = self.adapter.command_events(name, self._state, args, at_ns)
                     result["battle_id"] = self._battle_id
                     if self._button_test_on and self.adapter.starts_question(events):
@@ -287,6 +289,24 @@ class Session:
                 raise CommandRejected(error.code, str(error), name, error.params) from None
             self._remember(command_id, result)
             return result
+
+    # (battle id, its setup's slot) -> the names typed for its themes now ("" for one still unnamed): the tournament desk's, for a
+    # battle linked to a slot (appliance/service/wiring.py link_theme_names); None: a theme keeps its setup's name
+    theme_names_for: Callable[[str, str], tuple] | None = None
+
+    def _named_theme(self, args: dict) -> dict:
+        """«next» starting a theme the setup left unnamed takes the name the director typed since, if any: it is
+        stored in the theme's start (ThemeStarted.name), so a replay reads the same name."""
+        number = self.adapter.unnamed_next_theme(self._state)
+        if number is None or self.theme_names_for is None:
+            return args
+        try:
+            names = tuple(self.theme_names_for(self._battle_id, getattr(self._state.setup, "slot", "")) or ())
+        except Exception:  # noqa: BLE001 - a name is a nicety: the theme starts unnamed rather than not at all
+            log.exception("theme names for battle %s", self._battle_id)
+            return args
+        name = names[number] if number < len(names) and isinstance(names[number], str) else ""
+        return {**args, "name": name} if name.strip() else args
 
     def _checked(self, name: str, args) -> dict:
         try:

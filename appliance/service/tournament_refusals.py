@@ -255,20 +255,32 @@ def _shown(value: Any) -> str:
     return text if len(text) <= MAX_FIELD_CHARS else text[:MAX_FIELD_CHARS] + "…"
 
 
-def word(error: BaseException) -> dict[str, str]:
+def _citation(params: dict, language: str) -> dict:
+    """A format's rule line is its citation, then an English gloss («eurocup 3.1: the battle winner goes on»):
+    the Russian line cites the section alone."""
+    rule = params.get("rule")
+    if language == "ru" and isinstance(rule, str) and ":" in rule:
+        return {"rule": rule.split(":", 1)[0].strip()}
+    return {}
+
+
+def word(error: BaseException, battles: dict[str, tuple[str, str]] | None = None) -> dict[str, str]:
     """``{"code", "ru", "en"}`` for a refusal, from its ``code`` and ``params`` (no parsing of its sentence).
 
     An empty ``rule`` drops its parentheses; a code not in :data:`REFUSALS` (or params missing a figure) reads
-    :data:`FALLBACK` with the error's own sentence.
+    :data:`FALLBACK` with the error's own sentence. ``battles`` (a drawn battle's id -> its number and stage as
+    people say them, «3 (1/27 финала)», in Russian and English) words a ``battle`` param instead of its id.
     """
     code = getattr(error, "code", None)
     params = {key: _shown(value) for key, value in (getattr(error, "params", None) or {}).items()}
+    named = (battles or {}).get(params.get("battle", ""))
     lines = REFUSALS.get(code) if isinstance(code, str) else None
     if lines is not None:
         try:
             ru, en = (format_counts(line, name, **{**params, **{
                           key: PARAM_WORDS[key].get(value, (value, value))[index]
-                          for key, value in params.items() if key in PARAM_WORDS}})
+                          for key, value in params.items() if key in PARAM_WORDS}, **_citation(params, name),
+                          **({"battle": named[index]} if named else {})})
                       for index, (name, line) in enumerate(zip(("ru", "en"), lines)))
         except (KeyError, IndexError, ValueError):
             lines = None

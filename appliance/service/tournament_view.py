@@ -22,6 +22,8 @@ def report(state: t.TournamentState) -> dict:
         "entrants": len([e for e in entrants.values() if not e.withdrawn]),
         "field": {"accepted": list(field.accepted), "waiting": list(field.waiting),
                   "refused": [list(pair) for pair in field.refused],
+                  "refused_why": {p: {"code": code, "params": _plain(params)}
+                                  for p, (code, params) in field.refused_why.items()},
                   "joining": {k: list(v) for k, v in field.joining.items()}},
         "seeds": list(state.seeds),
         "stages": [],
@@ -30,7 +32,7 @@ def report(state: t.TournamentState) -> dict:
     for stage in fmt.stages:
         entry = {"id": stage.id, "title": stage.title_en, "title_ru": stage.title_ru, "rule": stage.rule}
         if stage not in playing:
-            entry["skipped"] = f"not played: entrants fit the next stage ({stage.rule})"
+            entry["skipped"] = f"not played: entrants fit the next stage ({stage.rule})"  # pages: director.skipped_why
             data["stages"].append(entry)
             continue
         result = t.outcome(state, stage.id)
@@ -43,7 +45,8 @@ def report(state: t.TournamentState) -> dict:
         else:
             entry["battles"] = [_battle(state, battle)
                                 for battle in sorted(state.stage_battles(stage.id), key=lambda b: (b.round, b.index))]
-        entry["advanced"] = [{"player": a.player, "to": a.to_stage, "rule": a.rule, "how": a.how}
+        entry["advanced"] = [{"player": a.player, "to": a.to_stage, "rule": a.rule, "how": a.how,
+                              "how_code": a.how_code, "how_params": _plain(a.how_params)}
                              for a in result.advancing]
         entry["ties_broken"] = [
             {"tie": tie_id, "order": list(order), "how": state.tie_notes.get(tie_id, ("", ""))[0],
@@ -73,6 +76,15 @@ def _battle(state: t.TournamentState, battle: t.BattleSpec) -> dict:
         if played else [],
         "source": played.source if played else "",
     }
+
+
+def _plain(value):
+    """A reason's figures as JSON reads them back (tuples as lists), so a view and its export agree."""
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _line(line: t.PlayerResult) -> dict:
@@ -119,7 +131,9 @@ def desk_view(state: t.TournamentState) -> dict:
     data["next"] = {"kind": step.kind, "stage": step.stage, "battles": list(step.battles),
                     "tie": None if step.tie is None else {
                         "id": step.tie.id, "players": list(step.tie.players), "slots": step.tie.slots,
-                        "reason": step.tie.reason, "shootout": step.tie.shootout, "rule": step.tie.rule}}
+                        "reason": step.tie.reason, "reason_code": step.tie.reason_code,
+                        "reason_params": _plain(step.tie.reason_params), "shootout": step.tie.shootout,
+                        "rule": step.tie.rule}}
     data["names"] = {p: e.name for p, e in state.entrants.items()}
     data["teams"] = {p: e.team for p, e in state.entrants.items()}
     data["withdrawn"] = [p for p, e in state.entrants.items() if e.withdrawn]

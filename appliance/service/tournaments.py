@@ -504,6 +504,23 @@ class TournamentDesk:
         room = state.assignments.get(battle_id, (spec.room, ""))[0]
         return {"tournament": state.title, "stage": stage.title_ru, "battle_name": name, "room": room}
 
+    def box_battle_theme_names(self, box_battle_id: str, slot: str = "") -> tuple[str, ...]:
+        """The theme names the director has typed for the slot a box battle plays (by its ``BattleLinked`` link,
+        or the ``slot`` of its setup), one per theme, ``""`` for one not named; ``()`` for a battle no
+        tournament here knows."""
+        parsed = BattleSlot.parse(slot or "")
+        if parsed is not None and parsed.tournament in self._states:
+            state = self._states[parsed.tournament]
+            spec = state.battles.get(parsed.battle)
+            if spec is not None:
+                return self._theme_names(state, spec)
+        for state in list(self._states.values()):
+            linked = state.links.get(box_battle_id)
+            spec = state.battles.get(linked) if linked else None
+            if spec is not None:
+                return self._theme_names(state, spec)
+        return ()
+
     def own_box_battle(self, tournament_id: str, battle_id: str, battles=None) -> str:
         """The box battle that is this slot's own: its result's log, else its newest link that ``battles`` (the
         box's store, when given) still holds; ``""`` if none."""
@@ -755,8 +772,12 @@ class TournamentDesk:
         writer = csv_cells.writer(out)  # names and teams that start with = + - @ stay text (no formulas)
         writer.writerow([words[key] for key in ("place", "player", "name", "team", "reached", "placement_points",
                                                 "score", "withdrawn")])
+        english = language == "en"
+        # stages by their titles in the CSV's language (an id such as "final" is no word of a Russian paper)
+        titles = {stage["id"]: stage["title"] if english else stage["title_ru"] for stage in data["stages"]}
         for row in data["standings"]:
-            writer.writerow([row["place"], row["player"], row["name"], row["team"], row["reached"],
+            writer.writerow([row["place"], row["player"], row["name"], row["team"],
+                             row["reached_title_en"] if english else row["reached_title"],
                              row["placement_points"], row["score"], yes_no[row["player"] in withdrawn]])
         writer.writerow([])
         writer.writerow([words[key] for key in ("stage", "battle", "room", "player", "name", "score", "place",
@@ -764,12 +785,12 @@ class TournamentDesk:
         for stage in data["stages"]:
             for battle in stage.get("battles", []):
                 for line in battle["lines"]:
-                    writer.writerow([stage["id"], battle["id"], battle["room"], line["player"],
+                    writer.writerow([titles[stage["id"]], battle["id"], battle["room"], line["player"],
                                      names.get(line["player"], ""), line["score"], line["place"],
                                      line["right_points"], line["right_answers"],
                                      yes_no[bool(line.get("absent", False))], yes_no[line["player"] in withdrawn]])
             for sheet in stage.get("sheets", []):
-                writer.writerow([stage["id"], "", "", sheet["player"], names.get(sheet["player"], ""),
+                writer.writerow([titles[stage["id"]], "", "", sheet["player"], names.get(sheet["player"], ""),
                                  sheet.get("score", ""), "", sheet.get("right_points", ""),
                                  sheet.get("right_answers", ""), yes_no[bool(sheet.get("absent", False))],
                                  yes_no[sheet["player"] in withdrawn]])

@@ -51,6 +51,13 @@ def build_packages(settings: Settings, battles=None):
                                       limits=Limits(upload_bytes=settings.package_upload_mb * MB))
 
 
+def link_theme_names(session, desk) -> None:
+    """A tournament battle's themes take the names the director types after it was put on the box: «next»
+    starting an unnamed theme asks the desk (appliance/service/session.py ``theme_names_for``)."""
+    if session is not None and desk is not None and hasattr(session, "command"):
+        session.theme_names_for = desk.box_battle_theme_names
+
+
 def build_desk(settings: Settings, battles=None):
     """The tournament desk over ``data_dir``, listening to ``battles`` (the session's :class:`Battles`, or
     ``None`` on an app without battles): results of linked battles played on this box flow in, and battles that

@@ -295,3 +295,44 @@ def test_a_tournament_day(browser, box):
     assert day.errors == []
     assert day.missing == []
     assert day.problems == {}, json.dumps(day.problems, ensure_ascii=False, indent=1)
+
+
+def test_a_tournament_battle_with_unnamed_themes_reads_tema_n_and_the_director_can_name_them(browser, box):
+    """Themes the director has not named read «Тема 1», «Тема 2» on the host page and the board (never "1"), and
+    the battle card leads to the page that names them."""
+    day = Day(browser, box)
+    expect, desk, host, board = day.expect, day.desk, day.host, day.board
+    desk.goto(day.url + "/director/")
+    desk.fill("input[name=pin]", box["director_pin"])
+    desk.keyboard.press("Enter")
+    desk.select_option("#new-tournament select[name=preset]", "northern-owl")
+    desk.fill("#new-tournament input[name=title]", "Сова без тем")
+    desk.fill("#new-tournament textarea[name=changes]", "groups.themes = 2")
+    desk.click("#new-tournament button")
+    desk.fill("#add-list textarea", "\n".join(f"Игрок {n:02d}" for n in range(1, 37)))
+    desk.click("#add-list button")
+    expect(desk.locator("h3", has_text="Участники (36/36)")).to_be_visible(timeout=STEP_MS)
+    tid = re.search(r"/director/([^/]+)/", desk.url).group(1)
+    desk.goto(f"{day.url}/director/{tid}/")
+    desk.click("#close-registration button")
+    desk.goto(f"{day.url}/director/{tid}/seeding")
+    desk.fill("#seeds input[name=seeds]", " ".join(f"p{n:03d}" for n in range(1, 10)))
+    desk.click("#seeds button")
+    desk.fill("#draw input[name=seed]", "5")
+    desk.click("#draw button")
+    card = desk.locator("#b-groups\\/02")
+    expect(card.locator("a", has_text="темы без названий: назвать")).to_have_attribute(
+        "href", f"/director/{tid}/themes/groups", timeout=STEP_MS)
+    card.locator("form.play button").click()
+    desk.wait_for_url(re.compile(r"/host$"), timeout=STEP_MS)
+
+    board.goto(day.url + "/board")
+    host.goto(day.url + "/host")
+    host.fill("#pin", box["host_pin"])
+    host.click("#login-form button")
+    expect(host.locator("#run")).to_be_visible(timeout=STEP_MS)
+    expect(board.locator(".theme-chip-name")).to_have_text(["Тема 1", "Тема 2"], timeout=STEP_MS)
+    day.command("next")
+    expect(board.locator("#board-theme")).to_have_text("Тема 1", timeout=STEP_MS)
+    expect(host.locator(".theme-name")).to_have_text("Тема 1", timeout=STEP_MS)
+    assert day.errors == []

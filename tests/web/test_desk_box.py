@@ -122,3 +122,50 @@ def test_a_slot_set_aside_on_the_box_comes_back_when_the_director_plays_it_again
     back = client.post(f"/director/{tid}/play/groups/01", data={"set_aside": other})
     assert back.status_code == 302 and session.battle_id == own  # the slot's own battle, as it was left
     assert len(session.battles.list()) == 2 and session.state.themes  # no third battle; its theme still started
+
+
+def test_a_battle_the_host_starts_meanwhile_gets_the_same_choice(box, monkeypatch):
+    """The host starts a battle between the desk's look at the box and its command: the session refuses
+    (error.battle_unfinished) and the director is shown that battle with «Отложить», not a bare refusal."""
+    session = box.session
+    tid = owl(box.app)
+    command = session.command
+
+    def host_first(name, args, command_id):
+        if name == "setup" and command_id != "host":
+            monkeypatch.setattr(session, "command", command)
+            command("setup", {"profile": "eurocup", "players": ["Аня", "Борис"], "themes": 1}, "host")
+            command("next", {}, "host-next")
+        return command(name, args, command_id)
+
+    monkeypatch.setattr(session, "command", host_first)
+    client = director(box.app)
+    refused = client.post(f"/director/{tid}/play/groups/01", data={"host": "Пётр"})
+    live = session.battle_id
+    html = refused.get_data(as_text=True)
+    assert refused.status_code == 409 and 'id="box-busy"' in html and f'name="set_aside" value="{live}"' in html
+    assert "Отложить его и играть этот бой" in html and re.search(r"Аня\s*<b>0</b>", html)
+    played = client.post(f"/director/{tid}/play/groups/01", data={"host": "Пётр", "set_aside": live})
+    assert played.status_code == 302 and session.battle_id != live and not session.battles.state(live).is_over
+    rows = {row["id"]: row for row in session.snapshot()["view"]["battles"]}  # the host's list names it
+    assert rows[session.battle_id]["named"].startswith("Сова · Первый отборочный этап · ") and rows[live]["named"] == ""
+
+
+def test_themes_named_after_the_battle_is_on_the_box_reach_it_as_each_theme_starts(box):
+    session = box.session
+    tid = owl(box.app)
+    client = director(box.app)
+    assert client.post(f"/director/{tid}/play/groups/01", data={}).status_code == 302
+    battle = session.battle_id
+    session.command("next", {}, "t1")  # theme 1 starts before the director typed anything
+    assert session.snapshot()["view"]["theme"]["name"] == ""  # the pages say «Тема 1»
+    for price in range(5):  # the first theme's questions, withdrawn one by one (quickest to the theme's end)
+        session.command("next", {}, f"q{price}")
+        session.command("withdraw", {}, f"w{price}")
+    names = ["Реки", "Кино", "Химия", "Спорт", "Поэзия", "Города"]
+    assert client.post(f"/director/{tid}/themes/groups",
+                       data={"names-groups:1": "\n".join(names)}).status_code == 302
+    session.command("next", {}, "t2")  # theme 2 starts with the name typed meanwhile
+    assert session.snapshot()["view"]["theme"]["name"] == "Кино"
+    assert session.state.setup.theme_names == ("",) * 6  # the setup stays as stored; the name is in ThemeStarted
+    assert session.battles.state(battle).themes[1].name == "Кино" and session.battles.state(battle).themes[0].name == ""

@@ -125,3 +125,18 @@ def test_shootouts_and_tie_breaks_show_names(client):
     text = card(html, "groups/01")
     assert f"Перестрелки: {names[players[0]]} › {names[players[1]]}" in text
     assert " › ".join(players[:2]) not in html
+
+
+def test_a_card_says_who_went_on_never_the_stage_its_players_came_to(client):
+    tournaments = desk(client)
+    tid = eurocup_81(client)
+    for battle in tournaments.view(tid)["stages"][1]["battles"]:
+        tournaments.record_result(tid, battle["id"], [{"player": p, "score": 90 - 30 * n}
+                                                      for n, p in enumerate(battle["players"])])
+    ninth = tournaments.view(tid)["stages"][2]["battles"][0]
+    tournaments.record_result(tid, ninth["id"], [{"player": p, "score": 90 - 30 * n}
+                                                 for n, p in enumerate(ninth["players"])])
+    names = tournaments.view(tid)["names"]
+    text = card(client.get(f"/director/{tid}/bracket").get_data(as_text=True), ninth["id"])
+    assert f"{names[ninth['players'][0]]} → 1/3 финала" in text
+    assert "→ 1/9 финала" not in text  # the losers came to the 1/9 and went no further

@@ -82,7 +82,7 @@ def test_register_draw_enter_results_and_export(client):
     refused = client.post(f"/director/{tid}/battle/groups/01", data={f"score-{players[0]}": "x"})
     assert refused.status_code == 400
     rows = list(csv.reader(io.StringIO(client.get(f"/director/{tid}/export.csv").get_data(as_text=True).lstrip("\ufeff"))))
-    assert any(row[:2] == ["groups", "groups/01"] for row in rows)
+    assert any(row[:2] == ["Первый отборочный этап", "groups/01"] for row in rows)  # the stage by its title
     exported = json.loads(client.get(f"/director/{tid}/export.json").data)
     assert any(e["type"] == "BattleAssigned" and e["box"] == "box-2" for e in exported["events"])
     printable = client.get(f"/director/{tid}/print").get_data(as_text=True)

@@ -222,6 +222,8 @@ def test_the_hosts_hands_big_targets_a_steady_layout_and_undo_said_before_and_af
     stage.command("point")
     stage.command("wrong")
     stage.scores(0, 0, -10)
+    # A wrong answer stopped the reading (eurocup 2.10): reading on is the next expected action.
+    expect(host.locator(".controls [data-cmd=resume_reading]")).to_have_class(re.compile(r"\bexpected\b"))
     expect(host.locator("#undo-what")).to_have_text("«Минус» — Вера, 10")
     stage.command("undo")
     stage.scores(0, 0, 0)

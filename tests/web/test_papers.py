@@ -65,14 +65,19 @@ def test_a_host_battle_protocol_is_named_by_its_players_and_date_and_says_wrong(
     today = datetime.date.today().strftime("%d.%m.%Y")
     assert f"<title>Аня — Борис — Вера · ведущий: Ирина Соколова · {today}</title>" in html
     assert box_id not in html.split("<body>")[1]  # no hex id on the paper
-    assert "неверно / wrong" in html and "без ответа" not in html
+    assert "<td>неверно</td>" in html and "без ответа" not in html and "wrong" not in html  # one language
     sheet = client.get(f"/battles/{box_id}/protocol.csv")
     assert sheet.mimetype == "text/csv" and "attachment" in sheet.headers["Content-Disposition"]
     text = sheet.get_data(as_text=True)
     assert text.startswith("\ufeff")
     rows = list(csv.reader(io.StringIO(text[1:])))
-    assert rows[0][:2] == ["Тема / Theme", "Вопрос / Question"] and rows[0][7:10] == ["Аня", "Борис", "Вера"]
-    assert rows[1][0] == "1 Реки" and rows[1][6] == "неверно / wrong" and rows[1][7:10] == ["-10", "0", "0"]
+    assert rows[0][:2] == ["Тема", "Вопрос"] and rows[0][7:10] == ["Аня", "Борис", "Вера"]
+    assert rows[1][0] == "1 Реки" and rows[1][6] == "неверно" and rows[1][7:10] == ["-10", "0", "0"]
+    english = list(csv.reader(io.StringIO(client.get(f"/battles/{box_id}/protocol.csv?lang=en").get_data(
+        as_text=True)[1:])))
+    assert english[0][:2] == ["Theme", "Question"] and english[1][6] == "wrong"
+    page = client.get(f"/battles/{box_id}/protocol?lang=en").get_data(as_text=True)
+    assert f"<title>Аня — Борис — Вера · host: Ирина Соколова · {datetime.date.today().isoformat()}</title>" in page
 
 
 def test_an_unknown_battle_gets_a_worded_page(box):
@@ -102,7 +107,12 @@ def test_a_tournament_battle_protocol_names_tournament_stage_battle_room_host_an
     play_six_themes(box.session.battles, box_id, start_ns=box.session.state.last_at_ns)
     html = client.get(f"/battles/{box_id}/protocol").get_data(as_text=True)
     today = datetime.date.today().strftime("%d.%m.%Y")
-    assert (f"<h1>Протокол боя / Battle protocol: Северная Сова 2026 · Первый отборочный этап · группа A, бой 2"
+    assert (f"<h1>Протокол боя: Северная Сова 2026 · Первый отборочный этап · группа A, бой 2"
             f" · зал Малый зал · ведущий: Пётр Ильин · {today}</h1>") in html
+    from tests.web.test_desk_russian import visible_text
+    from tests.web.test_strings import ALLOWED_LATIN, latin_words
+
+    english = [line for line in visible_text(html) if [w for w in latin_words(line) if w not in ALLOWED_LATIN]]
+    assert english == []  # a Russian paper: no «Theme», «taken», «shoot-out»
     bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
     assert f"/battles/{box_id}/protocol.csv" in bracket  # and after its result is in

@@ -16,7 +16,7 @@ from web.strings import default_catalogue
 # Latin words a Russian screen may show: names (of things, languages, regulations, programs, keys) and units.
 ALLOWED_LATIN = {
     "PIN", "Wi-Fi", "RPi.GPIO", "JSON", "CSV", "HDMI", "QR", "English", "Enter", "svoyak", "mubc", "eurocup",
-    "irkutsk", "swiss.rounds", "SD", "USB",
+    "irkutsk", "northern-owl", "youth-cup", "swiss.rounds", "SD", "USB",
     # question packages: the formats and the programs that make them (docs/packages.md)
     "SIGame", "siq", "db.chgk.info", "XML", "TOML", "ZIP", "DTD", "content.xml", "UTF-8", "Windows-1251",
 }

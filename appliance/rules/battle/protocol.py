@@ -12,18 +12,62 @@ from appliance.rules.battle.choices import CorrectionKind, PressSource
 from appliance.rules.battle.standings import standings
 from appliance.rules.battle.state import BattleState, Question
 
+# Every word of the protocol, (Russian, English): a paper speaks the language it was asked in (the screens' one).
 OUTCOMES = {
-    "right": "взят / taken",
-    "all_wrong": "все ошиблись / all wrong",
-    "unanswered": "без ответа / no answer",
-    "wrong": "неверно / wrong",  # answered, and no answer counted right: not «без ответа»
-    "first_answer": "первый ответ / first answer",
-    "withdrawn": "снят / withdrawn",
-    None: "играется / in play",
+    "right": ("взят", "taken"),
+    "all_wrong": ("все ошиблись", "all wrong"),
+    "unanswered": ("без ответа", "no answer"),
+    "wrong": ("неверно", "wrong"),  # answered, and no answer counted right: not «без ответа»
+    "first_answer": ("первый ответ", "first answer"),
+    "withdrawn": ("снят", "withdrawn"),
+    None: ("играется", "in play"),
 }
-PRESS_NOTES = {"answerer": "", "queued": "след.", "beaten": "опередили", "early": "рано", "late": "поздно",
-               "during_answer": "во время ответа", "blocked": "блок", "answered": "ответ уже был", "locked": "блок",
-               "not_playing": "не играет", "claps": "хлопки"}
+PRESS_NOTES = {"answerer": ("", ""), "queued": ("след.", "next"), "beaten": ("опередили", "beaten"),
+               "early": ("рано", "early"), "late": ("поздно", "late"),
+               "during_answer": ("во время ответа", "during an answer"), "blocked": ("блок", "blocked"),
+               "answered": ("ответ уже был", "answered already"), "locked": ("блок", "locked out"),
+               "not_playing": ("не играет", "not playing"), "claps": ("хлопки", "claps")}
+SOURCES = {"phone": ("телефон", "phone"), "host": ("вручную", "by hand")}
+# What the host undid, by the undone event's type (the host page's «Отменить» says the same things)
+UNDONE = {"ThemeStarted": ("начало темы", "a theme's start"), "PriceAnnounced": ("объявление цены", "a price"),
+          "ReadingStarted": ("начало чтения", "a reading's start"),
+          "ReadingFinished": ("«Вопрос прочитан»", "«Reading done»"),
+          "ReadingResumed": ("«Читать дальше»", "«Resume reading»"),
+          "AnswererPointed": ("«Отвечает»", "«Answering»"), "AnswerJudged": ("оценка ответа", "a ruling"),
+          "TimeCalled": ("«Время»", "«Time»"), "ShortFormGiven": ("«Краткая форма»", "«Short form»"),
+          "ClarificationRequested": ("«Уточните»", "«Clarify»"), "AnswerTimeExtended": ("«Ещё время»", "«Extend time»"),
+          "QuestionWithdrawn": ("снятие вопроса", "a withdrawal"), "AnswerAnnounced": ("«Ответ объявлен»",
+                                                                                     "«Answer announced»"),
+          "RulingCorrected": ("исправление решения", "a correction"), "AppealLodged": ("апелляция", "an appeal"),
+          "AppealDecided": ("решение по апелляции", "an appeal's decision"), "ModeChanged": ("смена режима",
+                                                                                             "a mode change")}
+WORDS = {
+    "time": ("время", "time"),
+    "appeal": ("апелляция", "appeal"), "host": ("ведущий", "host"),
+    "void": ("{name}: {was} → 0 (не в счёт — раньше засчитан верный ответ: {by})",
+             "{name}: {was} → 0 (void: {by}'s answer was made right first)"),
+    "withdrawn": ("вопрос снят", "withdrawn"),
+    "shootout": ("перестрелка", "shoot-out"), "red": ("красная", "red"),
+    "appeal_pending": ("не рассмотрена", "pending"), "appeal_accepted": ("принята", "accepted"),
+    "appeal_rejected": ("отклонена", "rejected"),
+    "appeal_line": ("Апелляция {number}: {name}, вопрос {question} ({claim}) — {decision}",
+                    "Appeal {number}: {name}, question {question} ({claim}): {decision}"),
+    "undone": ("Отменено ведущим: {action}", "Undone by the host: {action}"),
+    "undone_other": ("действие", "an action"),
+    "placement": (", очки за место: {points}", ", placement points: {points}"),
+    "shootout_score": (" (перестрелка {score})", " (shoot-out {score})"),
+    "absent": (" (не было на бою)", " (absent)"),  # a name's gender is unknown: not «отсутствовал»
+    # where a question was read from (BattleSetUp.sources) and its answer as set up: the appeal's text
+    "source": ("пакет {package}, тема {theme}, вопрос {question}", "package {package}, theme {theme}, question {question}"),
+    "source_answer": ("ответ: {answer}", "answer: {answer}"),
+    "shootout_needed": ("Нужна перестрелка: {names} (места {first}-{last})",
+                        "A shoot-out is needed: {names} (places {first}-{last})"),
+}
+
+
+def word(pair: tuple[str, str], language: str = "ru") -> str:
+    """One of a ``(ru, en)`` pair: English when asked, else Russian."""
+    return pair[1] if language == "en" else pair[0]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,48 +91,51 @@ def _seconds(ns: int) -> str:
     return f"{ns / 1e9:.3f}"
 
 
-def question_row(state: BattleState, question: Question, running: list[int]) -> ProtocolRow:
+def question_row(state: BattleState, question: Question, running: list[int], language: str = "ru") -> ProtocolRow:
     names = state.players
     presses = []
     first = None
     for press in sorted(question.presses, key=lambda p: p.at_ns):
         first = press.at_ns if first is None else first
         gap = "0.000" if press.at_ns == first else f"+{_seconds(press.at_ns - first)}"
-        note = PRESS_NOTES.get(press.outcome, press.outcome)
-        source = "" if press.source == PressSource.BUTTON else f", {press.source}"
+        note = word(PRESS_NOTES.get(press.outcome, (press.outcome, press.outcome)), language)
+        source = "" if press.source == PressSource.BUTTON else \
+            f", {word(SOURCES.get(getattr(press.source, 'value', press.source), (str(press.source),) * 2), language)}"
         presses.append(f"{names[press.player]} {gap}" + (f" ({note}{source})" if note or source else ""))
     answers, corrections = [], []
     value = question.value_points
     for ruling in question.rulings:
         sign = "+" if ruling.correct else "−"
-        answers.append(f"{names[ruling.player]} {sign}{value}" + (" (время)" if ruling.by_time else ""))
+        answers.append(f"{names[ruling.player]} {sign}{value}"
+                       + (f" ({word(WORDS['time'], language)})" if ruling.by_time else ""))
         for correction in ruling.corrections:
-            kind = "апелляция / appeal" if correction.kind == CorrectionKind.APPEAL else "ведущий / host"
+            kind = word(WORDS["appeal" if correction.kind == CorrectionKind.APPEAL else "host"], language)
             new = "+" if correction.correct else "−"
             corrections.append(f"{names[ruling.player]}: {sign}{value} → {new}{value} ({kind}"
                                + (f": {correction.reason}" if correction.reason else "") + ")")
         if ruling.void:
             # a name's gender is unknown: worded around it (not «исправлением ответа Борис»)
-            corrections.append(f"{names[ruling.player]}: {sign}{value} → 0 (не в счёт — раньше засчитан верный "
-                               f"ответ: {names[ruling.voided_by]} / voided by the correction of "
-                               f"{names[ruling.voided_by]}'s answer)")
+            corrections.append(word(WORDS["void"], language).format(
+                name=names[ruling.player], was=f"{sign}{value}", by=names[ruling.voided_by]))
         if not question.withdrawn:
             running[ruling.player] += ruling.points(value)
     if question.withdrawn:
-        corrections.append("вопрос снят / withdrawn" + (f": {question.withdrawn_reason}"
-                                                       if question.withdrawn_reason else ""))
+        corrections.append(word(WORDS["withdrawn"], language) + (f": {question.withdrawn_reason}"
+                                                                 if question.withdrawn_reason else ""))
     theme = state.themes[question.theme]
     outcome = question.outcome
     if outcome == "unanswered" and any(not r.void and not r.effective for r in question.rulings):
         outcome = "wrong"
-    kind = "перестрелка / shoot-out" if question.shootout else ("красная / red" if question.red else "")
+    kind = word(WORDS["shootout"], language) if question.shootout else (word(WORDS["red"], language)
+                                                                         if question.red else "")
     return ProtocolRow(theme=question.theme + 1, theme_name=theme.name, question=question.number + 1,
                        value_points=value, kind=kind, presses="; ".join(presses), answers="; ".join(answers),
-                       outcome=OUTCOMES.get(outcome, outcome or ""), scores=tuple(running),
-                       corrections="; ".join(corrections), source=question_source(state, question))
+                       outcome=word(OUTCOMES[outcome], language) if outcome in OUTCOMES else (outcome or ""),
+                       scores=tuple(running),
+                       corrections="; ".join(corrections), source=question_source(state, question, language))
 
 
-def question_source(state: BattleState, question: Question) -> str:
+def question_source(state: BattleState, question: Question, language: str = "ru") -> str:
     """Which package, theme and question of it this question was read from, and the answer as set up."""
     setup = state.setup
     slot = question.theme  # themes are started in the setup's order: regular ones, then the spares
@@ -96,40 +143,44 @@ def question_source(state: BattleState, question: Question) -> str:
     sources = setup.sources
     if slot < len(sources) and sources[slot]:
         package_id, number = sources[slot]
-        parts.append(f"пакет / package {package_id}, тема / theme {number + 1}, вопрос / question {question.number + 1}")
+        parts.append(word(WORDS["source"], language).format(package=package_id, theme=number + 1,
+                                                            question=question.number + 1))
     if slot < len(setup.questions) and question.number < len(setup.questions[slot]):
         answer = setup.questions[slot][question.number][1]
         if answer:
-            parts.append(f"ответ / answer: {answer}")
+            parts.append(word(WORDS["source_answer"], language).format(answer=answer))
     return " — ".join(parts)
 
 
-def protocol_rows(state: BattleState) -> list[ProtocolRow]:
+def protocol_rows(state: BattleState, language: str = "ru") -> list[ProtocolRow]:
     """One row per question asked, in order; the last row's scores equal ``state.scores``."""
     running = [0] * len(state.players)
-    return [question_row(state, question, running) for question in state.questions]
+    return [question_row(state, question, running, language) for question in state.questions]
 
 
-def protocol_notes(state: BattleState) -> list[str]:
+def protocol_notes(state: BattleState, language: str = "ru") -> list[str]:
     """Appeals, undone actions and the final standing, as lines under the table."""
     notes = []
     for number, appeal in enumerate(state.appeals, start=1):
-        decision = "не рассмотрена / pending"
-        if appeal.decided:
-            decision = ("принята / accepted" if appeal.accepted else "отклонена / rejected")
-        notes.append(f"Апелляция / appeal {number}: {state.players[appeal.player]}, вопрос {appeal.question + 1}"
-                     f" ({appeal.claim}) — {decision}")
+        decision = "appeal_pending" if not appeal.decided else ("appeal_accepted" if appeal.accepted
+                                                                  else "appeal_rejected")
+        notes.append(word(WORDS["appeal_line"], language).format(
+            number=number, name=state.players[appeal.player], question=appeal.question + 1, claim=appeal.claim,
+            decision=word(WORDS[decision], language)))
     for undone in state.undone:
-        notes.append(f"Отменено ведущим / undone by the host: {type(undone.event).__name__}")
+        action = UNDONE.get(type(undone.event).__name__, WORDS["undone_other"])
+        notes.append(word(WORDS["undone"], language).format(action=word(action, language)))
     table = standings(state)
     for line in table.lines:
         place = str(line.place) if line.place == line.place_to else f"{line.place}-{line.place_to}"
-        extra = f", {line.placement_points} очк. за место" if line.placement_points is not None else ""
-        shootout = "" if line.shootout_score is None else f" (перестрелка / shoot-out {line.shootout_score:+d})"
+        extra = word(WORDS["placement"], language).format(points=line.placement_points) \
+            if line.placement_points is not None else ""
+        shootout = "" if line.shootout_score is None else \
+            word(WORDS["shootout_score"], language).format(score=f"{line.shootout_score:+d}")
         notes.append(f"{place}. {line.name}: {line.score}{shootout}{extra}"
-                     + (" (отсутствовал / absent)" if line.absent else ""))
+                     + (word(WORDS["absent"], language) if line.absent else ""))
     if table.shootout is not None:
         names = ", ".join(state.players[p] for p in table.shootout.players)
-        notes.append(f"Нужна перестрелка / shoot-out needed: {names} (места {table.shootout.places[0]}-"
-                     f"{table.shootout.places[1]})")
+        notes.append(word(WORDS["shootout_needed"], language).format(
+            names=names, first=table.shootout.places[0], last=table.shootout.places[1]))
     return notes

@@ -21,6 +21,8 @@ class Field:
     waiting: tuple[str, ...]
     refused: tuple[tuple[str, str], ...]
     joining: dict
+    # each refusal's reason as a code and its figures, for the pages to word: player -> ("over_capacity", {capacity, rule})
+    refused_why: dict = dataclasses.field(default_factory=dict)
 
 
 def field(state: TournamentState) -> Field:
@@ -55,7 +57,9 @@ def field(state: TournamentState) -> Field:
         waiting = ()
         refused = tuple((e.player_id, f"over the {capacity} places, filled by priority ({c.rule or registration.rule})")
                         for e, c in rest)
-    result = Field(accepted, waiting, refused, {k: tuple(v) for k, v in joining.items()})
+    why = {e.player_id: ("over_capacity", {"capacity": capacity, "rule": c.rule or registration.rule}) for e, c in rest
+           if not registration.waiting_list}
+    result = Field(accepted, waiting, refused, {k: tuple(v) for k, v in joining.items()}, why)
     state.cache["field"] = result
     return result
 

@@ -62,6 +62,10 @@ class Advance:
     to_stage: str
     rule: str  # the regulation's words, with the section
     how: str  # which selector matched: "place 1 in battle 1-27/04", "best runner-up", ...
+    # The same as a code and its figures, for the pages to word in their language (appliance/service/bracket_words.py):
+    # "bye" {}, "place" {place, battle}, "best" {place, rank}, "top" {rank}, "records" {records: ((stage, place),...)}
+    how_code: str = ""
+    how_params: dict = dataclasses.field(default_factory=dict, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +79,10 @@ class Tie:
     reason: str
     shootout: str
     rule: str
+    # ``reason`` as a code and its figures: "shared_cut" {stage, place, last, battle, cuts}, "shared_seats" {stage,
+    # place, battle, seats}, "best" {best, place, stage}, "top" {top, stage}
+    reason_code: str = dataclasses.field(default="", compare=False)
+    reason_params: dict = dataclasses.field(default_factory=dict, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,7 +174,8 @@ def _summed(a: PlayerResult, b: PlayerResult) -> PlayerResult:
 
 
 def _cut(ranked: list[tuple[str, tuple]], slots: int, tie_id: str, state: TournamentState, stage: Stage,
-         reason: str, rule: str) -> tuple[list[str], Tie | None]:
+         reason: str, rule: str, reason_code: str = "", reason_params: dict | None = None
+         ) -> tuple[list[str], Tie | None]:
     """The first ``slots`` of a ranked list; if equal keys straddle the cut, a recorded tie-break or a Tie."""
     ranked = sorted(ranked, key=lambda item: item[1], reverse=True)
     if slots >= len(ranked):
@@ -179,7 +188,8 @@ def _cut(ranked: list[tuple[str, tuple]], slots: int, tie_id: str, state: Tourna
     order = state.ties.get(tie_id)
     if order and sorted(order) == list(group):
         return above + list(order[: slots - len(above)]), None
-    return above, Tie(tie_id, stage.id, group, slots - len(above), reason, stage.shootout, rule)
+    return above, Tie(tie_id, stage.id, group, slots - len(above), reason, stage.shootout, rule, reason_code,
+                      dict(reason_params or {}))
 
 
 def outcome(state: TournamentState, stage_id: str) -> StageOutcome:
@@ -197,7 +207,7 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
     if is_skipped(state, stage.id):
         players = stage_participants(state, stage.id) or ()
         advancing = tuple(Advance(p, stage.id, rule.to, f"{stage.rule}: not played, the entrants fit the next stage",
-                                  "bye") for rule in stage.advance[:1] for p in players)
+                                  "bye", "bye") for rule in stage.advance[:1] for p in players)
         return StageOutcome(stage.id, True, {}, {}, advancing)
     lines, placement, complete = stage_lines(state, stage)
     present = {p: line for p, line in lines.items() if not line.absent and state.active(p)}
@@ -232,12 +242,19 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
                 slots = max(inside) - place + 1
                 reason = (f"shared place {place} in battle {battle.id}: places {place}-{last} decide who goes on, "
                           f"or where (a cut after place {', '.join(map(str, sorted(inside)))})")
+                reason_code, reason_params = "shared_cut", {"stage": stage.id, "place": place, "last": last,
+                                                            "battle": battle.index + 1,
+                                                            "cuts": tuple(sorted(inside))}
             else:  # a seat names a shared place (a format whose cuts miss it): never pick one of the tied
                 slots = seated[-1] - place + 1
                 reason = (f"shared place {place} in battle {battle.id}: seats of the next stage name places "
                           f"{', '.join(map(str, seated))}, each needs one player")
+                reason_code, reason_params = "shared_seats", {"stage": stage.id, "place": place,
+                                                              "battle": battle.index + 1,
+                                                              "seats": tuple(seated)}
             rule_text = next((r.rule for r in stage.advance if r.places or r.records), stage.rule or fmt.regulation)
-            tie = Tie(str(TieId.places(battle.id, recorded)), stage.id, group, slots, reason, stage.shootout, rule_text)
+            tie = Tie(str(TieId.places(battle.id, recorded)), stage.id, group, slots, reason, stage.shootout, rule_text,
+                      reason_code, reason_params)
             if tie not in ties:
                 ties.append(tie)
         for index in sorted(set(range(1, 5)) | named):
@@ -251,35 +268,39 @@ def _outcome(state: TournamentState, stage: Stage) -> StageOutcome:
             for battle in battles:
                 for player, line in ((p, state.results[battle.id].line(p)) for p in battle_players(state, battle.id)):
                     if player in present and places_of.get(player) in rule.places and battle_for[player] is battle:
-                        chosen.append((player, f"place {places_of[player]} in battle {battle.id}"))
+                        chosen.append((player, f"place {places_of[player]} in battle {battle.id}", "place",
+                                       {"place": places_of[player], "battle": battle.index + 1}))
         elif rule.best:
             candidates = [(p, key_of(p)) for p in present if places_of.get(p) == rule.place and p not in taken]
             best, tie = _cut(candidates, rule.best, str(TieId.best(stage.id, rule.place)), state, stage,
-                             f"best {rule.best} of place {rule.place} in {stage.id}", rule.rule)
+                             f"best {rule.best} of place {rule.place} in {stage.id}", rule.rule,
+                             "best", {"best": rule.best, "place": rule.place, "stage": stage.id})
             if tie:
                 ties.append(tie)
             for rank, player in enumerate(best, 1):
                 seats[str(SeatRef.best(stage.id, rule.place, rank))] = player
-                chosen.append((player, f"best of place {rule.place} (#{rank}) in {stage.id}"))
+                chosen.append((player, f"best of place {rule.place} (#{rank}) in {stage.id}", "best",
+                               {"place": rule.place, "rank": rank}))
         elif rule.top:
             candidates = [(p, key_of(p)) for p in present if p not in taken]
             top, tie = _cut(candidates, rule.top, str(TieId.top(stage.id)), state, stage,
-                            f"the top {rule.top} of {stage.id}", rule.rule)
+                            f"the top {rule.top} of {stage.id}", rule.rule, "top", {"top": rule.top, "stage": stage.id})
             if tie:
                 ties.append(tie)
             for rank, player in enumerate(top, 1):
                 seats[str(SeatRef.top(stage.id, rank))] = player
-                chosen.append((player, f"#{rank} of {stage.id}"))
+                chosen.append((player, f"#{rank} of {stage.id}", "top", {"rank": rank}))
         else:
             for player in present:
                 for record in rule.records:
                     if all(place_in(state, player, s) == place for s, place in record):
-                        chosen.append((player, ", ".join(f"{s} place {place}" for s, place in record)))
+                        chosen.append((player, ", ".join(f"{s} place {place}" for s, place in record), "records",
+                                       {"records": tuple(record)}))
                         break
-        for player, how in chosen:
+        for player, how, how_code, how_params in chosen:
             if player not in taken:
                 taken.add(player)
-                advancing.append(Advance(player, stage.id, rule.to, rule.rule, how))
+                advancing.append(Advance(player, stage.id, rule.to, rule.rule, how, how_code, how_params))
     return StageOutcome(stage.id, True, lines, placement, tuple(advancing), tuple(ties), seats, ranking)
 
 

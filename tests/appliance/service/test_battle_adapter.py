@@ -215,7 +215,7 @@ def plain_themes(state):
         red = number in state.setup.red_themes
         multiplier = profile.questions_red_theme_multiplier if red else 1
         played = [q.value_points for q in state.questions if started is not None and q.theme == started.index]
-        themes.append({"index": number, "name": name or f"{number + 1}", "red": red,
+        themes.append({"index": number, "name": name, "red": red,  # unnamed: "", the pages word it
                        "prices": [v * multiplier for v in profile.questions_values], "played": played,
                        "current": state.theme is not None and started is state.theme})
     for theme in state.themes:
@@ -228,7 +228,8 @@ def plain_themes(state):
 
 
 def plain_questions(state):
-    return [{"index": q.index, "theme_name": (state.themes[q.theme].name or f"{q.theme + 1}"),
+    return [{"index": q.index, "theme": q.theme, "theme_shootout": state.themes[q.theme].shootout,
+             "theme_name": state.themes[q.theme].name,
              "price": q.value_points, "outcome": q.outcome, "withdrawn": q.withdrawn,
              "answers": [{"player": r.player, "correct": r.effective} for r in q.rulings]}
             for q in state.questions]

@@ -183,12 +183,14 @@ def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp
     state = session.state
     (row,) = protocol_rows(state)
     assert row.theme_name == "Тема номер 4"
-    assert row.source == (f"пакет / package {package_id}, тема / theme 4, вопрос / question 1 — "
-                          "ответ / answer: Ответ 4.1")
+    assert row.source == f"пакет {package_id}, тема 4, вопрос 1 — ответ: Ответ 4.1"
+    assert protocol_rows(state, "en")[0].source == f"package {package_id}, theme 4, question 1 — answer: Ответ 4.1"
     html = protocol_html(state, "b1")
-    assert "1 Тема номер 4, 2 Тема номер 2" in html and f"(пакет / package {package_id})" in html
-    assert "Источник вопроса / Question from" in html and "ответ / answer: Ответ 4.1" in html
-    assert "Источник вопроса / Question from" in protocol_csv(state).splitlines()[0]
+    assert "1 Тема номер 4, 2 Тема номер 2" in html and f"(пакет {package_id})" in html
+    assert "Источник вопроса" in html and "ответ: Ответ 4.1" in html and "Question from" not in html
+    assert "Источник вопроса" in protocol_csv(state).splitlines()[0]
+    assert "Question from" in protocol_csv(state, "en").splitlines()[0]
+    assert f"(package {package_id})" in protocol_html(state, "b1", language="en")
     session.close()
 
 

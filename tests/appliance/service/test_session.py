@@ -429,7 +429,7 @@ def test_a_correction_is_announced_with_the_scores_it_moved_and_the_answer_it_vo
     command(session, "correct", question=0, player=0, correct=True, reason="синоним")
     told = session.snapshot()["view"]["announcement"]
     assert told["kind"] == "correction" and told["name"] == "Аня" and (told["was"], told["now"]) == (False, True)
-    assert told["question"] == {"index": 0, "theme_name": "Реки", "price": 10}
+    assert told["question"] == {"index": 0, "theme": 0, "theme_name": "Реки", "theme_shootout": False, "price": 10}
     assert told["scores"] == [{"player": 0, "name": "Аня", "old": -10, "new": 10},
                               {"player": 1, "name": "Борис", "old": 10, "new": 0}]
     assert told["voided"] == [{"player": 1, "name": "Борис"}]     # eurocup 2.11.1: the question ended with Аня

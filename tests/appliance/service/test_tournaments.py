@@ -55,7 +55,7 @@ def test_manual_results_exports_and_duplicate_commands(desk):
     assert sum(isinstance(e, t.BattleResultRecorded) for e in desk.events(tid)) == 1
     rows = list(csv.reader(io.StringIO(desk.export_csv(tid).lstrip("\ufeff"))))
     assert rows[0][:3] == ["Место", "Номер", "Игрок"]  # the UI's language (Russian by default)
-    assert any(row[:2] == ["swiss", battle.id] for row in rows)
+    assert any(row[:2] == ["Общий турнир (швейцарская система)", battle.id] for row in rows)  # a stage by its title
     exported = json.loads(desk.export_json(tid))
     assert exported["events"][0]["type"] == "TournamentCreated"
 

@@ -60,7 +60,7 @@ def test_replay_of_a_malformed_line_fails_naming_it(tmp_path, battle_events, cap
 def test_protocol_csv_has_presses_gaps_rulings_running_scores_and_corrections(tmp_path, battle_events, capsys):
     assert main(["protocol", str(write(tmp_path, battle_events)), "--format", "csv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    assert rows[0][:3] == ["Тема / Theme", "Вопрос / Question", "Цена / Value"]
+    assert rows[0][:3] == ["Тема", "Вопрос", "Цена"]  # one language: Russian unless --lang en
     first = rows[1]
     assert "Аня 0.000" in first[4] and "Борис +0.050" in first[4] and "Вера +0.551 (след.)" in first[4]
     assert first[5] == "Аня −10; Вера +10" and first[7:10] == ["-10", "0", "10"]
@@ -70,13 +70,18 @@ def test_protocol_csv_has_presses_gaps_rulings_running_scores_and_corrections(tm
     assert [int(x) for x in last[7:10]] == list(replay(battle_events).scores)
 
 
-def test_protocol_html_prints_on_a4_russian_first(tmp_path, battle_events):
+def test_protocol_html_prints_on_a4_in_one_language(tmp_path, battle_events):
     out = tmp_path / "protocol.html"
     assert main(["protocol", str(write(tmp_path, battle_events)), "--format", "html", "-o", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
     assert "@page { size: A4" in html and '<html lang="ru">' in html
-    assert "Протокол боя / Battle protocol" in html and "источник" in html
-    assert html.index("Тема") < html.index("Theme")
+    assert "<h1>Протокол боя: " in html and "источник" in html
+    assert "Theme" not in html and "Battle protocol" not in html
+    assert main(["protocol", str(write(tmp_path, battle_events)), "--format", "html", "--lang", "en",
+                 "-o", str(out)]) == 0
+    english = out.read_text(encoding="utf-8")
+    assert '<html lang="en">' in english and "<h1>Battle protocol: " in english and "<th>Theme</th>" in english
+    assert "Протокол" not in english and "<th>Тема</th>" not in english
 
 
 @pytest.mark.browser

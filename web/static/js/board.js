@@ -86,7 +86,7 @@
     $("board-players").style.setProperty("--players", String(view.players.length));
     if (battle.finished) renderStandings();
     const q = view.question, th = view.theme;
-    $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, th.name) : "",
+    $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, S.themeName(th.name, th.index, th.shootout)) : "",
       battle.shootout && (!th || th.complete) ? el("span", { class: "shootout" }, t("board.shootout")) : "");
     $("board-price").textContent = q && !q.over ? String(q.price) : "";
     // the right answer, once the question is over and the box's setting shows it (never the question's text)
@@ -102,7 +102,7 @@
     if (touched("themes")) $("board-themes").replaceChildren(...(view.themes || []).map((th) => el("li", {
         class: "board-theme-chip" + (th.red ? " red" : "") + (th.current ? " current" : "") +
                (th.played.length === th.prices.length ? " done" : "") },
-      el("span", { class: "theme-chip-name" }, th.name),
+      el("span", { class: "theme-chip-name" }, S.themeName(th.name, th.index, th.shootout)),
       el("span", { class: "pips" }, ...th.prices.map((price) => el("i", { class: th.played.includes(price) ? "played" : "" }))))));
     remember();
   }

@@ -209,7 +209,7 @@
   function progress(b) {
     if (!b.questions && !b.themes_started) return t("battles.not_started");
     return t("battles.progress").replace("{started}", b.themes_started).replace("{themes}", b.themes) +
-      (b.theme_name && !b.finished ? " · «" + b.theme_name + "»" : "");
+      (b.theme_index != null && !b.finished ? " · «" + S.themeName(b.theme_name, b.theme_index, b.theme_shootout) + "»" : "");
   }
   /* a battle as the host recognises it: regulation, where it stands, every player with the score */
   function battleCard(b) {
@@ -218,10 +218,11 @@
       const regular = (view.themes || []).filter((th) => !th.shootout);
       b = Object.assign({}, b, { finished: !!view.battle.finished, questions: (view.questions || []).length,
         themes_started: regular.filter((th) => th.played.length || th.current).length,
-        theme_name: view.theme ? view.theme.name : "" });
+        theme_name: view.theme ? view.theme.name : "", theme_index: view.theme ? view.theme.index : null,
+        theme_shootout: !!(view.theme && view.theme.shootout) });
     }
     return [
-      el("div", { class: "battle-title" }, S.lang === "en" ? b.title_en : b.title_ru, " · ",
+      el("div", { class: "battle-title" }, b.named ? b.named + " · " : "", S.lang === "en" ? b.title_en : b.title_ru, " · ",
         el("span", { class: "status" + (b.finished ? "" : " open") }, t(b.current ? "battles.current" : b.finished ? "battles.finished" : "battles.unfinished")),
         " · ", progress(b)),
       el("div", { class: "battle-scores" }, ...players.map((p) => el("span", { class: "battle-score" },
@@ -331,7 +332,7 @@
     const q = view.question, th = view.theme;
     const over = !!view.battle.finished;  // the end screen says so, without the last theme's name before it
     $("question-title").replaceChildren(...[
-      th && !over ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, th.name) : null,
+      th && !over ? el("span", { class: "theme-name" + (th.red ? " red" : "") }, S.themeName(th.name, th.index, th.shootout)) : null,
       q && !q.over ? el("span", { class: "price" }, String(q.price)) : null,
       view.battle.finished ? el("span", {}, t("host.finished")) : null].filter(Boolean));
     const answerer = view.answerer !== null && view.answerer !== undefined ? view.players[view.answerer] : null;
@@ -362,7 +363,7 @@
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index },
         onclick: () => { if (view.battle.on_claps) tryCommand(C.PICK, { player: p.index }); } },
       el("span", { class: "name", title: p.name }, p.name), el("span", { class: "score" }, String(p.score)))));
-    fillSelect($("corr-question"), (view.questions || []).map((q) => [q.index, q.theme_name + " · " + q.price +
+    fillSelect($("corr-question"), (view.questions || []).map((q) => [q.index, S.themeName(q.theme_name, q.theme, q.theme_shootout) + " · " + q.price +
       (q.withdrawn ? " · " + t("host.withdrawn") : "")]).reverse());
     renderCorrection();
     renderEnd();
@@ -385,6 +386,8 @@
     if (answerer && !view.pointed && allowed(C.POINT)) expected = [C.POINT];
     else if (view.pointed && allowed(C.RIGHT)) expected = [C.RIGHT, C.WRONG];
     else if (q && !q.over && q.reading === S.names.reading.READING && allowed(C.READING_DONE)) expected = [C.READING_DONE];
+    // a wrong answer stopped the reading (eurocup 2.10): reading on is what comes next, not a greyed «Вопрос прочитан»
+    else if (q && !q.over && q.reading === S.names.reading.INTERRUPTED && allowed(C.RESUME_READING)) expected = [C.RESUME_READING];
     else if (allowed(C.NEXT)) expected = [C.NEXT];
     document.querySelectorAll(".controls [data-cmd]").forEach((b) => b.classList.toggle("expected", expected.includes(b.dataset.cmd)));
   }

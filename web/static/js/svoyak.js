@@ -29,6 +29,10 @@
     .replace(/\{(\w+):([^{}|]*(?:\|[^{}|]*)+)\}/g, (_, name, forms) => S.plural(values[name], forms))
     .replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 
+  /* a theme as the pages call it: its name, or «Тема 2» / «Перестрелка» while it has none (the view sends "") */
+  S.themeName = (name, index, shootout) => name ||
+    (shootout ? S.t("theme.shootout") : S.format(S.t("theme.unnamed"), { n: Number(index) + 1 }));
+
   let idCounter = 0;
   const idPrefix = Date.now().toString(36) + "-" + Math.floor(Math.random() * 1e9).toString(36);
   S.newId = () => idPrefix + "-" + (++idCounter);
@@ -239,7 +243,7 @@
     const t = S.t, section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
     const verdict = a.kind === "appeal_rejected" ? t("announce.stands") : a.kind === "question_voided" ? ""
       : a.now === true ? t("announce.now_right") : a.now === false ? t("announce.now_wrong") : "";
-    const what = S.format(t("announce.question"), { name: a.name, theme: a.question.theme_name, price: a.question.price })
+    const what = S.format(t("announce.question"), { name: a.name, theme: S.themeName(a.question.theme_name, a.question.theme, a.question.theme_shootout), price: a.question.price })
       + (verdict ? " — " + verdict : "");
     const said = a.reason || a.claim;  // the host's or the player's own words, quoted on a line of their own
     const notes = (said ? ["«" + said + "»"] : []).concat((a.voided || []).map((p) => S.format(t("announce.voided"), { name: p.name }) + section(a.void_section)))

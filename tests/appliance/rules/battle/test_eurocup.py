@@ -251,7 +251,8 @@ def test_2_11_1_an_answer_corrected_to_right_ends_the_question_there_and_later_a
     assert g.state.scores == (10, 0, 0)  # one right answer per question: the question ended with Аня's
     assert g.state.questions[0].rulings[1].voided_by == 0
     row = protocol_rows(g.state)[0]
-    assert row.scores == (10, 0, 0) and "Борис: +10 → 0" in row.corrections and "voided" in row.corrections
+    assert row.scores == (10, 0, 0) and "Борис: +10 → 0 (не в счёт" in row.corrections
+    assert "Борис: +10 → 0 (void: Аня's answer was made right first)" in protocol_rows(g.state, "en")[0].corrections
     assert g.refused(RulingCorrected(at_ns=g.tick(), question=0, player=1, correct=False)).rule == \
         "eurocup (profile: corrections)"
     # made wrong again, the answer it voided counts again; a right answer made wrong invents nothing later
