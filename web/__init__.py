@@ -33,6 +33,7 @@ SCREENS: tuple[str, ...] = (
     "web.player",
     "web.simulator",
     "web.director",
+    "web.packages",
     "web.papers",
     "web.rooms",
 )

@@ -26,12 +26,13 @@ import secrets
 from flask import (Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, session,
                    url_for)
 
-from appliance.errors import SvoyakError
+from appliance.errors import PackageError, SvoyakError
 from appliance.service import papers
 from appliance.service.session import CommandRejected
 from appliance.service.tournament_refusals import word
 from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
 from web.guard import PinGuard, pin_space
+from web.package_refusals import word_package_error
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
 SESSION_KEY = "director"  # in Flask's signed session: a digest of the PIN logged in with (a new PIN logs out)
@@ -168,6 +169,20 @@ STRINGS = {
                                   "ведущему с этими названиями", "One theme per line, in play order. Battles played "
                                   "on this box reach the host with these names"),
     "director.pack_battles": ("{count:Бой|Бои|Бои} {battles}", "{count:Battle|Battles} {battles}"),
+    "director.themes_package": ("Темы из пакета вопросов", "Themes from a question package"),
+    "director.themes_package_hint": ("Каждый набор тем, ещё не взятый из пакета, получит по порядку боёв следующие "
+                                     "темы пакета, которые на этом боксе не играли; ведущий прочтёт их тексты. "
+                                     "Набор, названный вручную, тоже заменяется",
+                                     "Each theme pack not yet taken from a package gets, in battle order, the "
+                                     "package's next themes not played on this box; the host reads their texts. "
+                                     "A pack named by hand is replaced too"),
+    "director.themes_take": ("Взять темы", "Take the themes"),
+    "director.spares": ("запасных тем для перестрелки", "spare themes for a shoot-out"),
+    "director.written_papers": ("Бланки и ключ из пакета вопросов (следующие несыгранные темы)",
+                                "Answer sheets and the key from a question package (the next unplayed themes)"),
+    "director.written_sheets": ("бланки", "answer sheets"),
+    "director.written_key": ("ключ ведущего", "the host's key"),
+    "director.pack_package": ("из пакета «{title}»", "from the package «{title}»"),
     "director.themes_unnamed": ("темы без названий", "themes not named"),
     "director.name_themes": ("назвать", "name them"),
     "director.absent_column": ("Не было на бою", "Absent"),
@@ -254,6 +269,12 @@ def _guard() -> PinGuard:
     return current_app.extensions.setdefault("svoyak.director_pin_guard", PinGuard(space=pin_space(_pin())))
 
 
+def is_logged_in() -> bool:
+    """A director is logged in on this request's session (the question packages' page asks too)."""
+    pin = _pin()
+    return not pin or hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin))
+
+
 @blueprint.before_request
 def require_pin():
     if request.endpoint in ("director.login", "director.table", "director.table_json"):
@@ -297,7 +318,9 @@ def _battle_names(tid: str | None) -> dict[str, tuple[str, str]]:
 
 def _fail(error: SvoyakError, status: int = 400, form=None, note: str = ""):
     """A refusal: JSON for scripts; for a form, its own page again with the words and what was typed."""
-    words = word(error, _battle_names((request.view_args or {}).get("tid")))
+    # a package's refusal (a battle or a stage's themes from a package) is worded by the packages' catalogue
+    words = {"code": error.code, **word_package_error(error)} if isinstance(error, PackageError) else \
+        word(error, _battle_names((request.view_args or {}).get("tid")))
     if request.accept_mimetypes.best == "application/json" or request.is_json:
         return jsonify({"ok": False, "error": str(error), **words}), status
     if status != 404:
@@ -316,7 +339,7 @@ _FORM_PAGES = {
     "director.close_registration": "overview", "director.draw": "overview", "director.tie": "overview",
     "director.rooms": "bracket", "director.assign": "bracket", "director.play": "bracket",
     "director.battle_result": "result", "director.sheets": "sheets", "director.close_stage": "sheets",
-    "director.themes": "themes",
+    "director.themes": "themes", "director.themes_from_package": "themes",
 }
 
 
@@ -594,9 +617,16 @@ def _result_page(tid: str, battle: str, **extra):
 def play(tid, battle):
     """Put the drawn battle on this box's host page; its result comes back when it is over."""
     session = current_app.extensions["svoyak.hub"].services.session
+    package = request.form.get("package", "").strip()
+    spares = request.form.get("spares", "").strip()
+    if spares and not (spares.isdigit() and int(spares) <= 20):
+        raise DeskInputError("spare themes: a whole number from 0 to 20", code="input.spares",
+                             params={"limit": 20})
+    choice = {"id": package, **({"spares": int(spares)} if spares and int(spares) else {})} if package else None
     try:
         desk().play_on_box(tid, battle, session, _command_id(request.form) or secrets.token_hex(8),
-                           host=request.form.get("host", ""), set_aside=request.form.get("set_aside") or None)
+                           host=request.form.get("host", ""), set_aside=request.form.get("set_aside") or None,
+                           package=choice, packages=current_app.extensions["svoyak.hub"].services.packages)
     except (BoxBusyError, CommandRejected) as busy:
         # Never replace a battle silently: show it, with its scores, and let the director choose. The session's
         # own refusal (error.battle_unfinished: the host started or resumed a battle between the desk's check
@@ -606,7 +636,8 @@ def play(tid, battle):
             raise
         live = papers.summary(session.battles.state(live_id), live_id, _language())
         return _page("director/bracket.html", tid, busy={"live": live, "battle": battle,
-                                                         "host": request.form.get("host", "")}), 409
+                                                         "host": request.form.get("host", ""),
+                                                         "package": package, "spares": spares}), 409
     return redirect("/host")
 
 
@@ -628,6 +659,19 @@ def themes(tid, stage):
                 desk().name_themes(tid, pack["pack"], request.form[field].splitlines())
         return redirect(url_for("director.bracket", tid=tid) + f"#stage-{stage}")
     return _themes_page(tid, stage)
+
+
+@blueprint.post("/director/<tid>/themes/<stage>/package")
+def themes_from_package(tid, stage):
+    """The stage's theme packs take their themes from a question package (the next unplayed, all or none)."""
+    packages = current_app.extensions["svoyak.hub"].services.packages
+    package_id = request.form.get("package", "").strip()
+    if packages is None or not package_id:
+        return _themes_page(tid, stage, error={"code": "error.no_packages",
+                                               **current_app.extensions["svoyak.catalogue"].both(
+                                                   "error.no_packages")}), 400
+    desk().name_themes_from_package(tid, stage, packages, package_id)
+    return redirect(url_for("director.themes", tid=tid, stage=stage))
 
 
 def _themes_page(tid: str, stage: str, **extra):

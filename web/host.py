@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template
 
+from appliance.service.session import CommandRejected
 from web import events, payloads
 from web.guard import Passes, PinGuard
 from web.sync import SyncNamespace, refuse
@@ -176,6 +177,18 @@ class HostNamespace(SyncNamespace):
                 raise refuse(refusal, self.hub.catalogue)
             self.passes.prove(token, "host")
         return {"profiles": self.hub.session.adapter.profiles()}
+
+    def on_packages(self, data=None):
+        """The box's question packages for the setup form: titles and theme names with what was played (no
+        question texts: the reading view gives those one at a time). The message is ``{}`` (an object)."""
+        try:
+            payloads.fields({} if data is None else data)
+        except payloads.BadMessage as error:
+            return self.hub.word(error)
+        packages = self.hub.services.packages
+        if packages is None:
+            return self.hub.word(CommandRejected("error.no_packages", command="setup"))
+        return self.call(lambda: {"packages": packages.choices()})
 
     def on_command(self, data=None):
         try:

@@ -7,15 +7,18 @@ seconds (no script needed); the director's pages take the director's login (the 
 
 from __future__ import annotations
 
+import re
 import secrets
 
-from flask import Blueprint, current_app, g, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request, url_for
 
 from appliance.errors import SvoyakError
 from appliance.service.rooms.protocol import PairingError, RoomsError, SlotTakenError
 
 blueprint = Blueprint("rooms", __name__, template_folder="templates")
 LOBBY_STANDINGS = 16  # lines of each tournament's table on the hall's board
+HUB_ADDRESS = re.compile(r"^[A-Za-z0-9.\-]{1,253}(:[0-9]{1,5})?$")  # host[:port] as the pairing link carries it
+CODE = re.compile(r"^[0-9]{6}$")
 
 STRINGS = {
     "rooms.title": ("Комнаты", "Rooms"),
@@ -72,6 +75,15 @@ STRINGS = {
     "rooms.backlog": ("{count} {count:событие ждёт|события ждут|событий ждут} отправки",
                       "{count} {count:event waits|events wait} to be sent"),
     "rooms.taken": ("Этот бой уже у другого бокса: {holder}", "This battle is held by another box: {holder}"),
+    "rooms.qr_hint": ("Или наведите камеру планшета комнаты (подключённого к своей станции) на этот код: откроется "
+                      "форма станции с адресом стола и кодом.",
+                      "Or point the room's tablet (on its own station) at this code: the station's form opens with the "
+                      "desk's address and the code filled in."),
+    "rooms.qr_alt": ("QR-код для подключения станции", "QR code to pair a station"),
+    "rooms.is_hub": ("Этот бокс — стол. Ссылку для подключения откройте на планшете комнаты, подключённом к её станции.",
+                     "This box is the desk. Open the pairing link on the room's tablet, on its own station."),
+    "rooms.bad_link": ("Ссылка для подключения испорчена: введите адрес стола и код вручную.",
+                       "The pairing link is damaged: type the desk's address and the code."),
     "rooms.refused": ("Не получилось: {why}", "Could not: {why}"),
 }
 
@@ -162,11 +174,13 @@ def take_lags():
     """Bench only: how long each station event took from its box's commit stamp to the hub's copy (ns), since
     the last call. Meaningful only when the boxes share one clock (one machine, network namespaces)."""
     hub = getattr(rooms(), "hub", None)
-    lags = []
+    lags, stages = [], []
     if hub is not None:
         while hub.lags_ns:
             lags.append(hub.lags_ns.popleft())
-    return jsonify({"lags_ns": lags})
+        while hub.stages_ns:
+            stages.append(hub.stages_ns.popleft())
+    return jsonify({"lags_ns": lags, "stages_ns": stages})
 
 
 @blueprint.post("/director/rooms/role")
@@ -177,6 +191,45 @@ def set_role():
     except SvoyakError as error:
         return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
     return redirect(url_for("rooms.desk_rooms"))
+
+
+def pairing_link(station_address: str, hub_address: str, code: str) -> str:
+    """What the pairing QR code holds: the *station's* own join page (its host tablet is on the station's
+    hotspot, where the station is ``station_address``), with the desk's address and the code in the path (a
+    query would be lost through the director's login, which keeps only the path).
+
+    >>> pairing_link("10.42.0.1", "192.168.1.20:8080", "012345")
+    'http://10.42.0.1/director/rooms/join/192.168.1.20:8080/012345'
+    """
+    return f"http://{station_address}/director/rooms/join/{hub_address}/{code}"
+
+
+@blueprint.route("/director/rooms/pair.svg")
+def pair_qr():
+    """The current pairing code as a QR code (SVG drawn on the box by segno: offline, no script)."""
+    from web.board import svg_qr
+
+    service = rooms()
+    current = service.roles.current_code() if service is not None and service.role == "hub" else None
+    if current is None or not HUB_ADDRESS.match(request.host):
+        abort(404)
+    settings = current_app.config["SVOYAK_SETTINGS"]
+    svg = svg_qr(pairing_link(settings.hotspot_address, request.host, current[0]))
+    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@blueprint.route("/director/rooms/join/<hub>/<code>")
+def join(hub: str, code: str):
+    """A station's pairing form, filled in from the QR code the desk shows (one tap to connect)."""
+    service = rooms()
+    if service is not None and service.role == "hub":
+        return render_template("rooms/station.html", service=service, note=_word("rooms.is_hub"), assignments=[],
+                               prefill=None), 409
+    if not HUB_ADDRESS.match(hub) or not CODE.match(code):
+        return render_template("rooms/station.html", service=service, note=_word("rooms.bad_link"),
+                               assignments=[], prefill=None), 400
+    return render_template("rooms/station.html", service=service, note="", assignments=[],
+                           prefill={"hub": hub, "code": code}, repairing=True)
 
 
 @blueprint.post("/director/rooms/code")
@@ -216,11 +269,11 @@ def assign():
 def settle():
     service = _hub()
     try:
-        if service is None:
+        if service is None or service.results is None:
             raise RoomsError("this box is not the hub")
         service.results.settle(request.form.get("tournament", ""), request.form.get("battle", ""),
                                request.form.get("take") == "station")
-    except SvoyakError as error:
+    except SvoyakError as error:  # answered already (another tab), or the desk refuses the station's result
         return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
     return redirect(url_for("rooms.desk_rooms"))
 

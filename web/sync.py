@@ -16,7 +16,7 @@ from flask import request
 from flask_socketio import ConnectionRefusedError, Namespace, emit
 
 from appliance.config import Settings
-from appliance.errors import RulesError, StoreError, SvoyakError
+from appliance.errors import PackageError, RulesError, StoreError, SvoyakError
 from appliance.service.session import CommandRejected
 from web import events, payloads, wire
 from web.guard import Passes, PinGuard, pin_space
@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 @dataclasses.dataclass
 class Services:
     """What the web layer is given: the live session, the box's identity (PIN, hotspot), the tournament desk and
-    the one guard of the host PIN (shared by ``/host`` and the director's login).
+    the one guard of the host PIN (shared by ``/host`` and the director's login), and the question packages
+    (:class:`appliance.service.packages.QuestionPackages`; None: the package pages say so).
 
     ``desk`` and ``pin_guard`` left ``None`` (tests that bring only a session) are completed by
     :func:`complete`, so every app has exactly one of each.
@@ -37,6 +38,7 @@ class Services:
     identity: Any
     desk: Any = None
     pin_guard: PinGuard | None = None
+    packages: Any = None
 
 
 def build_services(settings: Settings) -> Services:
@@ -48,7 +50,10 @@ def build_services(settings: Settings) -> Services:
     session = build_session(settings)
     desk = build_desk(settings, session.battles)
     link_theme_names(session, desk)
-    return Services(session=session, identity=identity, desk=desk, pin_guard=PinGuard(space=pin_space(identity.host_pin)))
+    packages = session.adapter.packages
+    packages.tournament_of = desk.box_battles  # a package's themes played per tournament, through the desk's links
+    return Services(session=session, identity=identity, desk=desk,
+                    pin_guard=PinGuard(space=pin_space(identity.host_pin)), packages=packages)
 
 
 def complete(services: Services, settings: Settings) -> Services:
@@ -61,6 +66,8 @@ def complete(services: Services, settings: Settings) -> Services:
         link_theme_names(services.session, services.desk)
     if services.pin_guard is None:
         services.pin_guard = PinGuard(space=pin_space(getattr(services.identity, "host_pin", "") or settings.host_pin))
+    if services.packages is not None and getattr(services.desk, "box_battles", None) is not None:
+        services.packages.tournament_of = services.desk.box_battles  # played per tournament (desk's links)
     return services
 
 
@@ -121,6 +128,10 @@ class Hub:
                 body["detail"] = error.detail
             if getattr(error, "params", None):
                 body["params"] = error.params  # which argument, and what it must be
+        elif isinstance(error, PackageError):  # a setup's choice a package cannot give, or no such package
+            from web.package_refusals import word_package_error
+
+            body = {"code": error.code, "rule": None, **word_package_error(error)}
         elif isinstance(error, RulesError):
             state = self.session.state
             body = {"code": "rule", **self.session.adapter.word_rule_error(error, getattr(state, "players", ()))}
@@ -133,8 +144,9 @@ class Hub:
 
 
 # View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small,
-# and the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows).
-HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "battles", "undo"})
+# the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows), and the
+# question texts of the reading view kept from the audience and the players (they hear a question as it is read).
+HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "battles", "undo", "reading"})
 
 
 class SyncNamespace(Namespace):

@@ -42,8 +42,8 @@ class ArgumentRejected(WebError, ValueError):
 
 
 # The kinds an argument may be (checked by _check below)
-WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE, OPTIONAL_WHOLES = (
-    "whole", "text", "flag", "optional_flag", "names", "themes", "profile", "mode", "optional_wholes")
+WHOLE, TEXT, FLAG, OPTIONAL_FLAG, NAMES, THEMES, PROFILE, MODE, OPTIONAL_WHOLES, PACKAGE = (
+    "whole", "text", "flag", "optional_flag", "names", "themes", "profile", "mode", "optional_wholes", "package")
 
 # command -> {argument: (kind, required)}
 COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
@@ -53,9 +53,11 @@ COMMANDS: dict[str, dict[str, tuple[str, bool]]] = {
               "tournament": (TEXT, False), "stage": (TEXT, False), "battle_name": (TEXT, False),
               "room": (TEXT, False), "host": (TEXT, False), "date": (TEXT, False),
               # a tournament battle assigned to this box (docs/rooms.md): its slot, run and the stage's cuts
-              "slot": (TEXT, False), "run": (WHOLE, False), "runs": (WHOLE, False), "cuts": (OPTIONAL_WHOLES, False)},
+              "slot": (TEXT, False), "run": (WHOLE, False), "runs": (WHOLE, False), "cuts": (OPTIONAL_WHOLES, False),
+              "package": (PACKAGE, False)},
     # a battle of this box becomes the live one again; set_aside names the unfinished live one it replaces
-    "resume": {"battle": (TEXT, True), "set_aside": (TEXT, False)},
+    "resume": {"battle": (TEXT, True), "set_aside": (TEXT, False),
+              "package": (PACKAGE, False)},
     "phones": {"enabled": (FLAG, True)},
     "button_test": {"on": (FLAG, False)},
     # the battle's host commands, by name (battle_adapter.HostCommand; every one has its line here)
@@ -154,6 +156,27 @@ def _check(key: str, kind: str, value: Any) -> None:
                 _check(f"{key}.name", TEXT, theme["name"])
             if theme.get("red") is not None:
                 _check(f"{key}.red", FLAG, theme["red"])
+    elif kind == PACKAGE:
+        # {id, themes: [numbers] (absent: the next unplayed), spare: [numbers]}: docs/socketio-events.md
+        if not isinstance(value, dict):
+            raise wrong("{id, themes, spare}")
+        for field in value:
+            if field not in ("id", "themes", "spare"):
+                raise ArgumentRejected("error.argument_unknown", f"a package choice has no field {str(field)[:100]!r}",
+                                       {"argument": f"{key}.{str(field)[:100]}"})
+        if "id" not in value:
+            raise ArgumentRejected("error.argument_missing", f"{key} needs id", {"argument": f"{key}.id"})
+        _check(f"{key}.id", TEXT, value["id"])
+        for field in ("themes", "spare"):
+            numbers = value.get(field)
+            if numbers is None:
+                continue
+            if not isinstance(numbers, list):
+                raise ArgumentRejected("error.argument_type", f"{key}.{field} must be a list of theme numbers",
+                                       {"argument": f"{key}.{field}", "expected": "a list of theme numbers"})
+            _check_length(f"{key}.{field}", numbers)
+            for number in numbers:
+                _check(f"{key}.{field}", WHOLE, number)
     elif kind == OPTIONAL_WHOLES:
         if value is None:
             return

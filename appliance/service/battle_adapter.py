@@ -85,6 +85,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "no_red_themes": ("В этом регламенте нет красных тем", "This regulation has no red themes"),
     "bad_question_texts": ("Вопросы темы — до {max} пар «вопрос, ответ»",
                            "A theme has up to {max} question-answer pairs"),
+    "bad_sources": ("Источник темы — пакет и номер темы в нём, не больше {themes}",
+                    "A theme's source is a package and a theme number in it, at most {themes}"),
     "bad_absent_players": ("Отсутствующие — номера игроков от 1 до {players}",
                            "Absent players are numbers 1-{players}"),
     "nobody_present": ("Нет ни одного игрока", "Nobody is present"),
@@ -368,7 +370,12 @@ def _text(args: dict, key: str) -> str:
 class BattleAdapter:
     """The engine's events, view and plans for :class:`appliance.service.session.Session`."""
 
-    def __init__(self) -> None:
+    def __init__(self, packages=None, board_answer: str = "announced") -> None:
+        # The box's question packages (appliance/service/packages.py): a setup may take its themes from one,
+        # and the host's reading view reads each question's comment and source from it.
+        self.packages = packages
+        self.board_answer = board_answer  # appliance/config.py board_answer: announced, over or never
+        self._reading_shown: tuple | None = None  # the last reading view: (setup, positions, view)
         self._worded: dict[tuple, dict] = {}  # allowed(): refusals worded before, by (code, rule, message, ...)
         self._questions_shown: tuple = ((), [], [])  # the last view's (questions, theme names, rows)
         self._board_shown: tuple | None = None  # the last view's (setup, profile, themes, played, board)
@@ -395,7 +402,13 @@ class BattleAdapter:
         return out
 
     def setup_event(self, args: dict, at_ns: int) -> ev.BattleSetUp:
-        """``{profile, players: [names], themes: [{name, red}] | count, mode}`` to the setup event.
+        """``{profile, players: [names], themes: [{name, red}] | count, mode, package}`` to the setup event.
+
+        ``package`` (``{id, themes: [numbers] | absent, spare: [numbers]}``) takes the themes from a question
+        package: the chosen themes in order, or (``themes`` absent) the next unplayed as many as the form
+        has, then the spare (red or shoot-out) themes picked beforehand; names, texts and sources come from
+        the package, the red flags from the form. Raises PackageFileError (worded by its code) for a choice the
+        package cannot give.
 
         Optional words for the protocol's title (:data:`PAPER_FIELDS`: ``tournament``, ``stage``, ``battle_name``,
         ``room``, ``host``, ``date``); ``date`` defaults to the box's calendar date today."""
@@ -419,10 +432,25 @@ class BattleAdapter:
             names = tuple(f"Игрок {i + 1}" for i in range(max(len(names), profile.players_min)))
         else:
             names = tuple(name or f"Игрок {i + 1}" for i, name in enumerate(names))
+        theme_names = tuple(str(theme.get("name", "")).strip() for theme in themes)
+        count, questions, sources = len(themes), (), ()
+        choice = args.get("package")
+        if choice is not None:
+            if self.packages is None:
+                raise CommandError("this box keeps no question packages", "error.no_packages", "package")
+            chosen = choice.get("themes")  # the choice's shape is checked first (appliance/service/arguments.py)
+            parts = self.packages.battle_themes(
+                choice["id"], themes=None if chosen is None else list(chosen), count=len(themes),
+                spare=list(choice.get("spare") or ()), questions_per_theme=len(profile.questions_values))
+            if chosen is not None:
+                count = len(chosen)
+            theme_names = tuple(parts["theme_names"])
+            questions = tuple(tuple(tuple(pair) for pair in theme) for theme in parts["questions"])
+            sources = tuple(tuple(source) for source in parts["sources"])
         return ev.BattleSetUp(
-            at_ns=at_ns, profile=profile, players=names, themes=len(themes),
-            red_themes=tuple(i for i, theme in enumerate(themes) if theme.get("red")),
-            theme_names=tuple(str(theme.get("name", "")).strip() for theme in themes),
+            at_ns=at_ns, profile=profile, players=names, themes=count,
+            red_themes=tuple(i for i, theme in enumerate(themes[:count]) if theme.get("red")),
+            theme_names=theme_names, questions=questions, sources=sources,
             mode=str(args.get("mode", engine.Mode.BUTTONS)), **_paper_fields(args), **_slot_fields(args))
 
     def resumable(self, battles) -> str | None:
@@ -748,6 +776,74 @@ class BattleAdapter:
         self._board_shown = (state.setup, state.profile, state.themes, played_by_theme, themes)
         return themes
 
+    # ------------------------------------------------------------ the texts: host's reading view, board answer
+    def _text(self, state, slot: int, number: int) -> tuple[str, str] | None:
+        """(text, answer) of the question at ``number`` in the setup's theme ``slot``, if the setup has it."""
+        texts = state.setup.questions
+        if 0 <= slot < len(texts) and 0 <= number < len(texts[slot]):
+            return texts[slot][number]
+        return None
+
+    def _board_answer(self, state, question) -> str | None:
+        """The right answer for the board: after the question, per the board_answer setting; never before."""
+        if self.board_answer == "never" or not question.is_over:
+            return None
+        if self.board_answer == "announced" and not question.answer_announced:
+            return None
+        theme = state.themes[question.theme]
+        text = self._text(state, theme.index, question.number)
+        return text[1] if text and text[1] else None
+
+    def _reading_block(self, state, slot: int, number: int, price: int | None) -> dict | None:
+        text = self._text(state, slot, number)
+        if text is None:
+            return None
+        setup = state.setup
+        block = {"theme_number": slot + 1, "number": number + 1, "price": price,
+                 "theme_name": setup.theme_names[slot] if slot < len(setup.theme_names) else "",
+                 "text": text[0], "answer": text[1], "comment": "", "source": "", "author": ""}
+        source = setup.sources[slot] if slot < len(setup.sources) else ()
+        if source and self.packages is not None:
+            found = self.packages.question(source[0], source[1], number)
+            if found is not None:
+                block.update(comment=found["comment"], source=found["source"], author=found["author"])
+        return block
+
+    def _reading(self, state) -> dict | None:
+        """The view's ``reading`` (host only): the question being read (or the last one, its answer to show)
+        and the next one ready, by the position the engine keeps (the theme started, the question's number in
+        it); None for a battle without texts. Reused while the positions stay the same (a press, a ruling)."""
+        setup = state.setup
+        if not setup.questions:
+            return None
+        shown = state.current_question or state.last_question
+        theme = state.theme
+        values = state.profile.questions_values
+        multiplier = state.profile.questions_red_theme_multiplier
+        current = None if shown is None else (state.themes[shown.theme].index, shown.number, shown.value_points,
+                                              shown.is_over, shown.answer_announced)
+        if theme is not None and not state.is_theme_complete and state.questions_in_theme < len(values):
+            slot, number = theme.index, state.questions_in_theme
+        else:
+            slot, number = len(state.themes), 0
+        red = slot < setup.themes and slot in setup.red_themes
+        upcoming = (slot, number, values[number] * (multiplier if red else 1) if number < len(values) else None)
+        positions = (current, upcoming)
+        known = self._reading_shown
+        if known is not None and known[0] is setup and known[1] == positions:
+            return known[2]
+        sources = [source for source in setup.sources if source]
+        title = self.packages.title(sources[0][0]) if sources and self.packages is not None else None
+        view = {"package": title,
+                "current": None if current is None else {
+                    **(self._reading_block(state, current[0], current[1], current[2]) or {}),
+                    "over": current[3], "announced": current[4]},
+                "next": self._reading_block(state, *upcoming)}
+        if view["current"] is not None and "text" not in view["current"]:
+            view["current"] = None  # a shoot-out beyond the themes the setup has texts for
+        self._reading_shown = (setup, positions, view)
+        return view
+
     def view(self, state, battle_id: str, now_ns: int) -> dict:
         """The pages' view of ``state`` (docs/socketio-events.md, "view")."""
         question = state.current_question
@@ -802,7 +898,8 @@ class BattleAdapter:
                 "index": shown.index, "theme": theme.index, "theme_name": theme.name,
                 "theme_shootout": theme.shootout,
                 "price": shown.value_points, "red": shown.red, "reading": shown.reading,
-                "over": shown.is_over, "outcome": shown.outcome, "withdrawn": shown.withdrawn},
+                "over": shown.is_over, "outcome": shown.outcome, "withdrawn": shown.withdrawn,
+                "answer": self._board_answer(state, shown)},
             "answerer": state.answerer,
             "pointed": bool(question is not None and question.pointed_ns is not None),
             "presses": presses,
@@ -810,6 +907,7 @@ class BattleAdapter:
             "allowed": self.allowed(state, now_ns),
             "standings": standings_rows,
             "questions": self._question_rows(state),
+            "reading": self._reading(state),
             "undo": self.undo_view(state),
             "appeals": [{"index": i, "player": a.player, "question": a.question, "claim": a.claim,
                          "decided": a.decided, "accepted": a.accepted} for i, a in enumerate(state.appeals)],

@@ -108,6 +108,9 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
             spec = state.battles.get(battle["id"])
             battle["number"] = spec.index + 1 if spec is not None else 0
             battle["theme_names"] = list(state.theme_names.get(spec.theme_pack, ())) if spec is not None else []
+            # the question packages the pack's themes were read from (the play form preselects it)
+            battle["theme_packages"] = sorted({package for package, _number in state.theme_sources.get(
+                spec.theme_pack, ())}) if spec is not None else []
             battle["box_battle"] = _box_battle(state, battle["id"])
             battle["seat_views"] = [
                 {"player": player or "", "empty": player == "", "withdrawn": player in withdrawn,

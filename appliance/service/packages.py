@@ -9,12 +9,17 @@ checked against the very text the host read.
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 from appliance.errors import SvoyakError
 from appliance.packages.archive import Limits
 from appliance.packages.errors import PackageFileError, PackageNotFound
 from appliance.packages.library import Library
 from appliance.packages.model import Package, media_markers
+
+
+# A tournament battle's slot (appliance/service/tournaments.py SLOT_PREFIX): "tournament:<id>:<battle>".
+TOURNAMENT_SLOT = "tournament:"
 
 
 class PackageChoiceError(PackageFileError):
@@ -27,6 +32,32 @@ class QuestionPackages:
     def __init__(self, library: Library, battles=None):
         self.library = library
         self.battles = battles
+        # box battle id → tournament id, for battles linked to a tournament without a slot (the director's «play
+        # on this box»): the tournament desk's ``box_battles``, given where both are built
+        self.tournament_of = None
+        # A package's id is the hash of its file, so what is read under an id never changes: kept once read
+        # (the host's reading view asks for a question's comment on every view).
+        self._read: dict[str, Package] = {}
+        self._read_lock = threading.Lock()
+
+    def package(self, package_id: str) -> Package:
+        """The package as read (kept in memory after the first read); raises PackageNotFound."""
+        with self._read_lock:
+            known = self._read.get(package_id)
+        if known is not None:
+            return known
+        package = self.library.package(package_id)
+        with self._read_lock:
+            if len(self._read) >= 16:
+                self._read.clear()  # a box plays a few packages a day; never hold the whole library
+            self._read[package_id] = package
+        return package
+
+    def title(self, package_id: str) -> str | None:
+        try:
+            return self.package(package_id).title
+        except PackageNotFound:
+            return None
 
     @classmethod
     def in_folder(cls, folder, battles=None, limits: Limits = Limits()) -> QuestionPackages:
@@ -44,17 +75,33 @@ class QuestionPackages:
         return [{**dataclasses.asdict(entry), "played_themes": len(played.get(entry.id, {}))}
                 for entry in self.library.entries()]
 
+    def choices(self) -> list[dict]:
+        """What a battle's setup chooses from: every package with its themes' names and whether this box played
+        each (never a question's text)."""
+        played = self._played()
+        out = []
+        for entry in self.library.entries():
+            package = self.package(entry.id)
+            marks = played.get(entry.id, {})
+            out.append({"id": entry.id, "title": entry.title, "questions": entry.questions,
+                        "themes": [{"number": number, "name": theme.name, "played": number in marks}
+                                   for number, theme in enumerate(package.themes)]})
+        return out
+
     def delete(self, package_id: str) -> None:
         self.library.delete(package_id)
+        with self._read_lock:
+            self._read.pop(package_id, None)
 
     def preview(self, package_id: str) -> dict:
         """The whole package for the host (never the audience): every theme with its questions and answers."""
         entry = self.library.entry(package_id)
-        package = self.library.package(package_id)
+        package = self.package(package_id)
         played = self._played().get(package_id, {})
+        tournaments = self._played(by_tournament=True).get(package_id, {})
         return {**dataclasses.asdict(entry), "authors": list(package.authors), "themes": [
             {"number": number, "name": theme.name, "round": theme.round, "comment": theme.comment,
-             "played_in": played.get(number, []),
+             "played_in": played.get(number, []), "played_in_tournaments": tournaments.get(number, []),
              "questions": [{"price_points": q.price_points, "text": q.text, "answer": q.answer, "comment": q.comment,
                             "source": q.source, "author": q.author,
                             "media": [{"kind": kind, "path": path} for kind, path in media_markers(q.text + q.answer)]}
@@ -64,47 +111,74 @@ class QuestionPackages:
     def question(self, package_id: str, theme_number: int, question_number: int) -> dict | None:
         """One question's whole record (comment and source included), or None if the package is gone."""
         try:
-            theme = self.library.package(package_id).themes[theme_number]
+            theme = self.package(package_id).themes[theme_number]
             q = theme.questions[question_number]
         except (PackageNotFound, IndexError):
             return None
         return {"theme": theme.name, "text": q.text, "answer": q.answer, "comment": q.comment, "source": q.source,
                 "author": q.author}
 
+    def written_round(self, package_id: str, *, themes: list[int] | None = None, count: int = 12) -> dict:
+        """The themes of a written round (youth-cup 2.2: 12 themes) for its answer sheets and the host's key:
+        the chosen themes, or the next ``count`` unplayed, each with every question (text, answer, comment)."""
+        chosen = self.battle_themes(package_id, themes=themes, count=count)["sources"]
+        package = self.package(package_id)
+        out = []
+        for _, number in chosen:
+            theme = package.themes[number]
+            out.append({"number": number, "name": theme.name, "questions": [
+                {"price_points": q.price_points, "text": q.text, "answer": q.answer, "comment": q.comment,
+                 "source": q.source} for q in theme.questions]})
+        return {"id": package_id, "title": package.title, "themes": out}
+
     # ---------------------------------------------------------- what was played
-    def _played(self) -> dict[str, dict[int, list[str]]]:
-        """package id → theme number → the battles of this box that played it (from their setups)."""
+    def _played(self, by_tournament: bool = False) -> dict[str, dict[int, list[str]]]:
+        """package id → theme number → the battles of this box that played it (from their setups); with
+        ``by_tournament``, the tournaments those battles belong to (their slot ``tournament:<id>:<battle>``)."""
         played: dict[str, dict[int, list[str]]] = {}
         if self.battles is None:
             return played
+        linked = self.tournament_of() if by_tournament and self.tournament_of is not None else {}
         for listed in self.battles.list():
             battle_id = listed["battle_id"]
             try:
                 setup = self.battles.state(battle_id).setup
             except SvoyakError:
                 continue  # a log that no longer replays is reported elsewhere; it marks nothing here
+            label = battle_id
+            if by_tournament:
+                slot = getattr(setup, "slot", "") or ""
+                if slot.startswith(TOURNAMENT_SLOT):
+                    label = slot[len(TOURNAMENT_SLOT):].partition(":")[0]
+                elif battle_id in linked:
+                    label = linked[battle_id]
+                else:
+                    continue
             for source in getattr(setup, "sources", ()) or ():
                 if source:
                     package_id, theme_number = source
-                    played.setdefault(package_id, {}).setdefault(theme_number, []).append(battle_id)
+                    marks = played.setdefault(package_id, {}).setdefault(theme_number, [])
+                    if label not in marks:
+                        marks.append(label)
         return played
 
     # ------------------------------------------------------- a battle's themes
     def battle_themes(self, package_id: str, *, themes: list[int] | None = None, count: int = 0,
-                      spare: list[int] = (), questions_per_theme: int = 5) -> dict:
+                      spare: list[int] = (), questions_per_theme: int = 5, exclude=()) -> dict:
         """What a battle set up from a package carries: ``{theme_names, questions, sources, skipped}``.
 
         ``themes`` are the chosen theme numbers in the order they are played; without them, the next ``count``
         themes this box has not played, in package order. ``spare`` themes (red or shoot-out themes the host picks
         beforehand: eurocup 2.4, irkutsk 3.6, youth-cup 2.7, northern-owl 3.3) follow the regular ones. Each
         theme carries its first ``questions_per_theme`` questions as (text, answer); ``skipped`` counts the
-        questions a longer theme leaves out. Raises PackageChoiceError naming what cannot be had.
+        questions a longer theme leaves out. The next unplayed also skip ``exclude`` (themes already given to
+        another battle that has not been played yet). Raises PackageChoiceError naming what cannot be had.
         """
-        package = self.library.package(package_id)
+        package = self.package(package_id)
         played = self._played().get(package_id, {})
         if themes is None:
             unplayed = [number for number in range(len(package.themes)) if number not in played
-                        and number not in spare]
+                        and number not in spare and number not in exclude]
             if len(unplayed) < count:
                 raise PackageChoiceError("package.too_few_unplayed",
                                          f"the package has {len(unplayed)} unplayed themes, {count} are needed",

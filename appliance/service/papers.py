@@ -20,12 +20,14 @@ from appliance.words import format_counts
 HEADERS = (("Тема", "Theme"), ("Вопрос", "Question"), ("Цена", "Value"), ("Тип", "Kind"),
            ("Нажатия (порядок, с)", "Presses (order, s)"), ("Ответы", "Answers"), ("Итог", "Outcome"))
 CORRECTIONS = ("Исправления", "Corrections")
+SOURCE = ("Источник вопроса", "Question from")  # a column only when some theme came from a package or has texts
 WORDS = {
     "heading": ("Протокол боя: {title}", "Battle protocol: {title}"),
     "themes": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
     "room": ("зал {room}", "room {room}"),
     "host": ("ведущий: {host}", "host: {host}"),
     "battle": ("бой", "battle"),
+    "package": ("пакет {packages}", "package {packages}"),
 }
 
 
@@ -86,37 +88,61 @@ def file_name(state, battle_id: str, extension: str) -> str:
     return f"{safe}.{extension}"
 
 
+def themes_line(state, language: str = "ru") -> str:
+    """«1 Реки, 2 Города (пакет 0123456789ab)»: the protocol names the battle's themes and the package they came
+    from (BattleSetUp.sources); ``""`` when no theme was named."""
+    setup = state.setup
+    if not any(setup.theme_names):
+        return ""
+    packages = sorted({source[0] for source in setup.sources if source})
+    listed = ", ".join(f"{number} {name}" for number, name in enumerate(setup.theme_names, start=1) if name)
+    package = word(WORDS["package"], language).format(packages=", ".join(packages))
+    return listed + (f" ({package})" if packages else "")
+
+
 def protocol_csv(state, language: str = "ru") -> str:
-    """The protocol as CSV: a row per question asked, running scores per player, corrections last; headers and
+    """The protocol as CSV: a row per question asked, running scores per player, corrections, then (when some
+    theme came from a package or was set up with its texts) where each question was read from; headers and
     words in ``language``."""
     out = io.StringIO()
     writer = csv_cells.writer(out)  # a player named "=HYPERLINK(...)" stays text in a spreadsheet
-    writer.writerow(_headers(language) + tuple(state.players) + (word(CORRECTIONS, language),))
-    for row in protocol_rows(state, language):
+    rows = protocol_rows(state, language)
+    source = any(row.source for row in rows)
+    writer.writerow(_headers(language) + tuple(state.players) + (word(CORRECTIONS, language),)
+                    + ((word(SOURCE, language),) if source else ()))
+    for row in rows:
         writer.writerow((f"{row.theme} {row.theme_name}".strip(), row.question, row.value_points, row.kind,
-                         row.presses, row.answers, row.outcome, *row.scores, row.corrections))
+                         row.presses, row.answers, row.outcome, *row.scores, row.corrections)
+                        + ((row.source,) if source else ()))
     return out.getvalue()
 
 
 def protocol_html(state, battle_id: str = "", heading: str | None = None, language: str = "ru") -> str:
     """The protocol as a printable page (A4 landscape) in ``language``; ``heading`` defaults to :func:`title`."""
     heading = title(state, battle_id, language) if heading is None else heading
+    rows = protocol_rows(state, language)
+    source = any(row.source for row in rows)
     head = "".join(f"<th>{escape(h)}</th>"
-                   for h in _headers(language) + tuple(state.players) + (word(CORRECTIONS, language),))
+                   for h in _headers(language) + tuple(state.players) + (word(CORRECTIONS, language),)
+                   + ((word(SOURCE, language),) if source else ()))
     body = []
     questions = state.questions
-    for row, question in zip(protocol_rows(state, language), questions):
+    for row, question in zip(rows, questions):
         kind = "shootout" if question.shootout else ("red" if question.red else "")
         cells = [f"{row.theme} {escape(row.theme_name)}".strip(), str(row.question), str(row.value_points),
                  escape(row.kind), escape(row.presses), escape(row.answers), escape(row.outcome)]
         tds = "".join(f'<td class="num">{c}</td>' if i in (1, 2) else f"<td>{c}</td>" for i, c in enumerate(cells))
         tds += "".join(f'<td class="num">{score}</td>' for score in row.scores)
         tds += f"<td>{escape(row.corrections)}</td>"
+        if source:
+            tds += f"<td>{escape(row.source)}</td>"
         body.append(f'<tr class="{kind}">{tds}</tr>')
     items = "".join(f"<li>{escape(note)}</li>" for note in protocol_notes(state, language))
     themes = format_counts(word(WORDS["themes"], language), language, count=state.setup.themes)
     title_ru, _, title_en = state.profile.title.partition(" / ")  # a profile's title is "русский / English"
-    meta = escape(f"{(title_en or title_ru) if language == 'en' else title_ru} · {', '.join(state.players)} · {themes}")
+    named = themes_line(state, language)
+    meta = escape(f"{(title_en or title_ru) if language == 'en' else title_ru} · {', '.join(state.players)} · {themes}"
+                  + (f": {named}" if named else ""))
     lang = "en" if language == "en" else "ru"
     return (f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{escape(heading)}</title>'
             f"<style>{CSS}</style></head><body><h1>{escape(word(WORDS['heading'], language).format(title=heading))}</h1>"

@@ -28,6 +28,7 @@ DESK_CODES: dict[str, str] = {
                     "Command not stored ({type}): field «{field}» {expected}"),
     "input.seed": "a draw seed typed on a form is not a whole number; params: seed",
     "input.team_rank": "a team rank typed on a form is not a whole number; params: rank",
+    "input.spares": "spare themes typed on the «play on this box» form are not 0 to the limit; params: limit",
 }
 
 # code -> (Russian, English), each filled in from the error's params by name.
@@ -163,6 +164,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "themes.too_many": ("Набор тем {pack}: названий больше, чем тем ({themes})",
                         "Theme pack {pack}: {names} names for {themes} themes"),
     "themes.too_long": ("Название темы длиннее {limit} знаков", "A theme name is longer than {limit} characters"),
+    "themes.bad_sources": ("Набор тем {pack}: у каждой темы из пакета — пакет и номер темы в нём",
+                           "Theme pack {pack}: each theme from a package needs its package and theme number"),
     "tie.unknown": ("Такой перестрелки нет", "No such open tie"),
     "tie.order": ("Перестрелка: укажите порядок ровно этих игроков: {players}",
                   "Shoot-out: the order must rank exactly {players}"),
@@ -217,6 +220,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
                     "Command not stored ({type}): field «{field}» {expected}"),
     "input.seed": ("Зерно жеребьёвки «{seed}» — не целое число", "The draw seed «{seed}» is not a whole number"),
     "input.team_rank": ("Место команды «{rank}» — не целое число", "The team rank «{rank}» is not a whole number"),
+    "input.spares": ("Запасных тем — целое число от 0 до {limit}", "Spare themes: a whole number from 0 to {limit}"),
     "simulate.stuck": ("Моделирование остановилось на шаге {step} {stage}", "The simulation is stuck at {step} {stage}"),
 }
 

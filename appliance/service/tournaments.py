@@ -377,15 +377,39 @@ class TournamentDesk:
             return  # unchanged: no event
         self.submit(tournament_id, t.ThemesNamed(self.clock(), pack, tuple(names)))
 
+    def name_themes_from_package(self, tournament_id: str, stage_id: str, packages, package_id: str) -> list[str]:
+        """The director gives a stage its themes beforehand from a question package (``packages``: the box's
+        :class:`~appliance.service.packages.QuestionPackages`): each theme pack of the stage not yet read from a
+        package takes, in battle order, the next themes of ``package_id`` that this box has not played and no
+        other pack of this tournament holds (``ThemesNamed`` with their sources). All the packs or none: a
+        package too short for them is refused (``package.too_few_unplayed``) before any is named. Returns the
+        packs named."""
+        state = self.state(tournament_id)
+        held = {number for sources in state.theme_sources.values() for package, number in sources
+                if package == package_id}
+        named = []
+        for pack in self.theme_packs(tournament_id, stage_id):
+            if state.theme_sources.get(pack["pack"]):
+                continue  # read from a package already (maybe played): typing its names replaces them
+            parts = packages.battle_themes(package_id, count=len(pack["themes"]), exclude=held)
+            sources = tuple((package, number) for package, number in parts["sources"])
+            held.update(number for _package, number in sources)
+            named.append(t.ThemesNamed(self.clock(), pack["pack"], tuple(parts["theme_names"]), sources))
+        for event in named:
+            self.submit(tournament_id, event)
+        return [event.pack for event in named]
+
     def theme_packs(self, tournament_id: str, stage_id: str) -> list[dict]:
         """A stage's theme packs for the director's themes page: ``{"pack", "themes": [{"colour", "values"}],
-        "names", "battles": [battle numbers]}``, in battle order."""
+        "names", "packages" (the question packages its names were read from), "battles": [battle numbers]}``, in
+        battle order."""
         state = self.state(tournament_id)
         state.fmt.stage(stage_id)  # an unknown stage is refused, worded
         packs: dict[str, dict] = {}
         for battle in sorted(state.stage_battles(stage_id), key=lambda b: (b.round, b.index)):
             entry = packs.setdefault(battle.theme_pack, {
                 "pack": battle.theme_pack, "names": list(state.theme_names.get(battle.theme_pack, ())),
+                "packages": sorted({package for package, _n in state.theme_sources.get(battle.theme_pack, ())}),
                 "themes": [{"colour": colour, "values": list(values)} for colour, values in battle.themes],
                 "battles": []})
             entry["battles"].append(battle.index + 1)
@@ -515,7 +539,7 @@ class TournamentDesk:
         return ""
 
     def play_on_box(self, tournament_id: str, battle_id: str, session, command_id: str, host: str = "",
-                    set_aside: str | None = None) -> str:
+                    set_aside: str | None = None, package: dict | None = None, packages=None) -> str:
         """Put the drawn battle on this box's live session (the host page shows it at once) and link it.
 
         Never loses a battle: if the slot already has a battle on this box that is not over, that one comes
@@ -523,7 +547,14 @@ class TournamentDesk:
         ``set_aside`` names it (the director saw it, with its scores, and chose to set it aside): else
         :class:`BoxBusyError`. The host page's setup takes names, so the players are named; the link maps them
         back to ids. The battle's papers are named after the tournament, stage, battle, room and ``host``.
-        Returns the box's battle id.
+
+        Its themes are its theme pack's (``ThemesNamed``, the one source of them): named by the director, or read
+        from a question package, then the battle takes the same themes of it (youth-cup 2.4: both runs of a 1/16
+        slot read the same questions). ``package`` (``{id, themes?, spare?}``, as the host's setup takes it)
+        chooses a package for a pack not yet read from it (the next unplayed, or the themes given); the themes
+        the battle took are then the pack's, named in the tournament's log. Its ``spares`` (a count) are each
+        battle's own: the next unplayed after the pack's (shoot-out themes). ``packages`` (the box's question
+        packages) resolves the choice first (:meth:`_pack_package`). Returns the box's battle id.
         """
         if session is None or not hasattr(session, "command"):
             raise ResultError("this box has no battle session running", code="box.no_session")
@@ -547,10 +578,61 @@ class TournamentDesk:
                 **self.battle_words(tournament_id, battle_id), "host": host}
         if set_aside:
             args["set_aside"] = set_aside
+        choice = self._pack_package(state, battle_id, package, packages)
+        if choice:
+            args["package"] = choice
         session.command("setup", args, command_id)
         box_battle_id = session.battle_id
         self.submit(tournament_id, t.BattleLinked(self.clock(), battle_id, box_battle_id))
+        if choice:
+            self._name_pack_from(tournament_id, battle_id, session.state.setup)
         return box_battle_id
+
+    @staticmethod
+    def _pack_package(state, battle_id: str, package: dict | None, packages=None) -> dict | None:
+        """The setup's package choice for a battle: its pack's themes if the pack was read from a package (that
+        package, or none chosen), else ``package`` (``{id, themes?, spares?}``) as chosen, else none. With the
+        box's ``packages`` the choice is resolved to theme numbers here: the next unplayed skip the themes the
+        tournament's other packs hold, and ``spares`` (a count) spare themes follow, the next unplayed after all
+        of those (raises PackageChoiceError when the package cannot give them: nothing is set up)."""
+        spec = state.battles[battle_id]
+        sources = state.theme_sources.get(spec.theme_pack, ())
+        ids = {package_id for package_id, _number in sources}
+        if len(ids) == 1 and (not package or (package.get("id") in ids and package.get("themes") is None)):
+            package_id, themes = next(iter(ids)), [number for _id, number in sources]
+        elif package:
+            package_id, themes = package["id"], package.get("themes")
+        else:
+            return None
+        spares = int((package or {}).get("spares") or 0)
+        if packages is None:
+            return {"id": package_id, **({"themes": list(themes)} if themes is not None else {})}
+        held = {number for pack, held_sources in state.theme_sources.items() if pack != spec.theme_pack
+                for held_id, number in held_sources if held_id == package_id}
+        if themes is None:
+            themes = [number for _id, number in packages.battle_themes(
+                package_id, count=len(spec.themes), exclude=held)["sources"]]
+        spare = [number for _id, number in packages.battle_themes(
+            package_id, count=spares, exclude=held | set(themes))["sources"]] if spares else []
+        return {"id": package_id, "themes": list(themes), **({"spare": spare} if spare else {})}
+
+    def _name_pack_from(self, tournament_id: str, battle_id: str, setup) -> None:
+        """The themes a battle took from a package become its pack's (``ThemesNamed`` with their sources)."""
+        state = self.state(tournament_id)
+        pack = state.battles[battle_id].theme_pack
+        count = len(state.battles[battle_id].themes)
+        sources = tuple(tuple(source) for source in setup.sources[:count])
+        if not pack or len(sources) < count or not all(sources):
+            return
+        names = tuple(setup.theme_names[:count])
+        if names == tuple(state.theme_names.get(pack, ())) and sources == tuple(state.theme_sources.get(pack, ())):
+            return
+        self.submit(tournament_id, t.ThemesNamed(self.clock(), pack, names, sources))
+
+    def box_battles(self) -> dict[str, str]:
+        """Box battle id → the tournament it was played for (the links; slot-linked battles name theirs)."""
+        return {box_id: tournament_id for tournament_id, state in list(self._states.items())
+                for box_id in state.links}
 
     def on_battle_event(self, box_battle_id: str, event, battle_state) -> None:
         """A listener for ``appliance.service.battles.Battles``: a linked battle that is over records its result.
@@ -624,14 +706,17 @@ class TournamentDesk:
 
     def setup_view(self, tournament_id: str, battle_id: str) -> dict:
         """What a host page needs to play this battle on a box, as JSON: profile, players (ids and names), themes,
-        red themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back."""
+        red themes, the cuts the stage needs, run, and the ``slot`` that links the finished battle back; ``package``
+        (the host's setup's ``package`` choice) when its theme pack was read from a question package, else null."""
         setup = self.battle_setup(tournament_id, battle_id)
-        entrants = self.state(tournament_id).entrants
+        state = self.state(tournament_id)
+        entrants = state.entrants
         return {"profile": setup.profile.name, "players": list(setup.players),
                 "names": [entrants[p].name for p in setup.players], "themes": setup.themes,
                 "red_themes": list(setup.red_themes), "theme_names": list(setup.theme_names),
                 "cuts": None if setup.cuts is None else list(setup.cuts),
-                "slot": setup.slot, "run": setup.run, "runs": setup.runs}
+                "slot": setup.slot, "run": setup.run, "runs": setup.runs,
+                "package": self._pack_package(state, battle_id, None)}
 
     def field_check(self, tournament_id: str) -> dict | None:
         """The first stage's needs against the field, for the registration page, before anything is drawn.

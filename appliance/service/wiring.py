@@ -14,6 +14,9 @@ def build_session(settings: Settings):
     """A started :class:`Session` over the box's one store (``data_dir/events.sqlite``: battles and
     tournaments, :func:`appliance.store.open_store`), linked to the capture service's socket.
 
+    The question packages (``data_dir/packages``, :func:`build_packages`) are the adapter's
+    (``session.adapter.packages``): the host's reading view reads each question's comment and source from them.
+
     The link connects (and reconnects) in the background; until it does, the pages show "buttons not
     connected" and the host may play "on claps" or with phones.
     """
@@ -25,8 +28,10 @@ def build_session(settings: Settings):
     from appliance.store import open_store
 
     battles = Battles(open_store(settings.data_dir))
+    packages = build_packages(settings, battles)
+    adapter = BattleAdapter(packages=packages, board_answer=settings.board_answer)
     # the boot tells a restart of this process (the same offset) from a power cut (the timeline goes on)
-    session = Session(battles, BattleAdapter(), simulator=settings.simulator, boot_id=current_boot_id())
+    session = Session(battles, adapter, simulator=settings.simulator, boot_id=current_boot_id())
     link = CaptureLink(settings.capture_socket, on_event=session.on_capture_event,
                        heartbeat_ms=settings.capture_heartbeat_ms, timeout_ms=settings.capture_link_timeout_ms,
                        on_connection=session.on_capture_connection, client_name="appliance")
@@ -34,6 +39,16 @@ def build_session(settings: Settings):
     session.start()
     link.start()
     return session
+
+
+def build_packages(settings: Settings, battles=None):
+    """The box's question packages over ``data_dir/packages``, with the upload limit of the settings; the
+    ``battles`` (their setups' ``sources``) say which themes were played."""
+    from appliance.packages.archive import MB, Limits
+    from appliance.service.packages import QuestionPackages
+
+    return QuestionPackages.in_folder(settings.data_dir / "packages", battles,
+                                      limits=Limits(upload_bytes=settings.package_upload_mb * MB))
 
 
 def link_theme_names(session, desk) -> None:

@@ -321,6 +321,48 @@ def test_categories_show_their_titles_and_forms_read_like_forms(client):
     assert 'id="conn"' in client.get("/board").get_data(as_text=True)
 
 
+def test_the_director_plays_a_battle_on_this_box_with_themes_from_a_package(settings, recording_capture, tmp_path):
+    """The director's «play on this box» takes the next unplayed themes of a package; the package's preview then
+    marks them played in that tournament."""
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.packages import QuestionPackages
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+    from tests.appliance.packages.conftest import sport_siq
+    from tests.web.conftest import DIRECTOR_PIN, IDENTITY
+    from web.director import desk
+
+    battles = Battles(EventStore(tmp_path / "battles.sqlite"))
+    packages = QuestionPackages.in_folder(tmp_path / "packages", battles)
+    package_id = packages.add("кубок.siq", sport_siq(8))["id"]
+    session = Session(battles, BattleAdapter(packages=packages), capture=recording_capture, simulator=True)
+    session.start(timer_thread=False)
+    app = create_app(settings, Services(session=session, identity=IDENTITY, packages=packages))
+    with app.app_context():
+        tid = desk().create("northern-owl", "Сова", seed=3)
+        for i in range(36):
+            desk().register(tid, f"Игрок {i}")
+        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+        desk().draw(tid, seed=3)
+    client = app.test_client()
+    client.post("/director/login", data={"pin": DIRECTOR_PIN})
+    bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
+    assert f'<option value="{package_id}">Кубок двора</option>' in bracket
+    response = client.post(f"/director/{tid}/play/groups/01", data={"command_id": "play-1", "package": package_id})
+    assert response.status_code == 302
+    setup = session.state.setup
+    assert setup.theme_names[:2] == ("Тема номер 1", "Тема номер 2")
+    assert setup.sources[0] == (package_id, 0)
+    preview = packages.preview(package_id)
+    assert preview["themes"][0]["played_in_tournaments"] == [tid]
+    # The themes are the battle's pack's now: the bracket names them and preselects their package.
+    bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
+    card = bracket[bracket.index('id="b-groups/01"'):bracket.index('id="b-groups/02"')]
+    assert "Тема номер 1, Тема номер 2" in card and f'<option value="{package_id}" selected>' in card
+    session.close()
+
+
 def test_broken_imports_store_nothing_and_every_page_still_answers(client, settings):
     # Issue 10: "team_rank": null was accepted and /director/ answered 500 for every tournament, even after a
     # restart; a failed import left its first event. Each import below is validated whole and refused with its
@@ -412,3 +454,95 @@ def test_the_composition_root_builds_one_desk_and_one_pin_guard_and_the_pages_sh
         assert hub.namespaces["/host"].guard is services.pin_guard is not None
     finally:
         services.session.close()
+
+
+def test_the_director_gives_a_stage_its_themes_from_a_package_beforehand(settings, recording_capture, tmp_path):
+    """The stage's themes page takes every theme pack's themes from a package (the next unplayed, a pack each, in
+    battle order); the battles then reach the host with the texts, and a package too short is refused, worded,
+    with nothing named."""
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.packages import QuestionPackages
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+    from tests.appliance.packages.conftest import sport_siq
+    from tests.web.conftest import DIRECTOR_PIN, IDENTITY
+    from web.director import desk
+
+    battles = Battles(EventStore(tmp_path / "battles.sqlite"))
+    packages = QuestionPackages.in_folder(tmp_path / "packages", battles)
+    short = packages.add("мало.siq", sport_siq(3, title="Короткий"))["id"]
+    package_id = packages.add("кубок.siq", sport_siq(60))["id"]
+    session = Session(battles, BattleAdapter(packages=packages), capture=recording_capture, simulator=True)
+    session.start(timer_thread=False)
+    app = create_app(settings, Services(session=session, identity=IDENTITY, packages=packages))
+    with app.app_context():
+        tid = desk().create("northern-owl", "Сова", seed=3)
+        for i in range(36):
+            desk().register(tid, f"Игрок {i}")
+        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+        desk().draw(tid, seed=3)
+    client = app.test_client()
+    client.post("/director/login", data={"pin": DIRECTOR_PIN})
+    page = client.get(f"/director/{tid}/themes/groups").get_data(as_text=True)
+    assert 'id="themes-package"' in page and f'<option value="{package_id}">Кубок двора</option>' in page
+    refused = client.post(f"/director/{tid}/themes/groups/package", data={"package": short})
+    assert refused.status_code == 400
+    assert "В пакете осталось несыгранных тем: 3, а нужно" in refused.get_data(as_text=True)
+    with app.app_context():
+        assert not desk().state(tid).theme_sources  # nothing named
+    taken = client.post(f"/director/{tid}/themes/groups/package", data={"package": package_id})
+    assert taken.status_code == 302
+    with app.app_context():
+        packs = desk().theme_packs(tid, "groups")
+        sources = desk().state(tid).theme_sources
+    numbers = [n for pack in packs for _p, n in sources[pack["pack"]]]
+    assert numbers == list(range(len(numbers))) and len(packs) > 1  # each pack its own, none twice
+    page = client.get(f"/director/{tid}/themes/groups").get_data(as_text=True)
+    assert "из пакета «Кубок двора»" in page
+    # The battle reaches the host with its pack's themes and texts, and two spare themes for a shoot-out of its
+    # own (the next unplayed after every pack's); a count that is not 0-20 is refused, worded, nothing set up.
+    refused = client.post(f"/director/{tid}/play/groups/02", data={"package": package_id, "spares": "21"})
+    assert refused.status_code == 400 and "Запасных тем — целое число от 0 до 20" in refused.get_data(as_text=True)
+    assert session.battle_id is None
+    assert client.post(f"/director/{tid}/play/groups/02", data={"package": package_id, "spares": "2"}).status_code == 302
+    second = next(pack for pack in packs if 2 in pack["battles"])
+    setup = session.state.setup
+    assert setup.sources[:setup.themes] == sources[second["pack"]]
+    assert setup.sources[setup.themes:] == ((package_id, len(numbers)), (package_id, len(numbers) + 1))
+    assert setup.questions[0][0][0].startswith("Вопрос") and len(setup.theme_names) == setup.themes + 2
+    session.close()
+
+
+def test_the_written_rounds_sheet_page_links_the_packages_answer_sheets_and_key(settings, recording_capture,
+                                                                               tmp_path):
+    """youth-cup 2.2: the director's sheet-entry page links each package's printable sheets and the host's key,
+    for as many themes as the written round has."""
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.battles import Battles
+    from appliance.service.packages import QuestionPackages
+    from appliance.service.session import Session
+    from appliance.store import EventStore
+    from tests.appliance.packages.conftest import sport_siq
+    from tests.web.conftest import DIRECTOR_PIN, IDENTITY
+    from web.director import desk
+
+    battles = Battles(EventStore(tmp_path / "battles.sqlite"))
+    packages = QuestionPackages.in_folder(tmp_path / "packages", battles)
+    package_id = packages.add("кубок.siq", sport_siq(14))["id"]
+    session = Session(battles, BattleAdapter(packages=packages), capture=recording_capture, simulator=True)
+    session.start(timer_thread=False)
+    app = create_app(settings, Services(session=session, identity=IDENTITY, packages=packages))
+    with app.app_context():
+        tid = desk().create("youth-cup", "Кубок", seed=1)
+        for i in range(48):
+            desk().register(tid, f"Игрок {i}")
+        desk().draw(tid, seed=1)
+    client = app.test_client()
+    client.post("/director/login", data={"pin": DIRECTOR_PIN})
+    page = client.get(f"/director/{tid}/sheets/written").get_data(as_text=True)
+    sheets = f"/packages/{package_id}/written/sheets?count=12"
+    assert f'href="{sheets}"' in page and f'href="/packages/{package_id}/written/key?count=12"' in page
+    printed = client.get(sheets).get_data(as_text=True)
+    assert printed.count('<tr><th class="theme">') == 12 and "Вопрос 1.1" not in printed  # no texts on a sheet
+    session.close()

@@ -20,7 +20,8 @@ REQUESTS_PER_ROUTE = 60
 
 FIELDS = ("preset", "title", "seed", "changes", "name", "team", "category", "team_rank", "late", "command_id",
           "bulk", "reason", "deadline", "offset", "rooms", "seeds", "stage", "room", "box", "player", "marks", "tie",
-          "order", "how", "detail", "pin", "score-p001", "place-p001", "right-p001", "count-p001", "absent-p001")
+          "order", "how", "detail", "pin", "score-p001", "place-p001", "right-p001", "count-p001", "absent-p001",
+          "package", "spares", "host", "set_aside", "themes", "copies", "count", "confirm", "file")
 
 
 class FakeSession:
@@ -30,11 +31,19 @@ class FakeSession:
         self.callback = callback
 
 
+TABLE = "тема,цена,вопрос,ответ\n" + "\n".join(f"Тема {t},{10 * q},Вопрос {t}.{q},Ответ {t}.{q}"
+                                              for t in range(1, 15) for q in range(1, 6))
+
+
 @pytest.fixture
-def app(settings):
+def app(settings, tmp_path):
+    from appliance.service.packages import QuestionPackages
+
     identity = types.SimpleNamespace(host_pin=PIN, director_pin=PIN, hotspot_ssid="Svoyak-TEST", hotspot_password="x" * 10,
                                      box_name="svoyak-TEST")
-    app = create_app(settings, Services(session=FakeSession(), identity=identity))
+    packages = QuestionPackages.in_folder(tmp_path / "packages")  # the question packages' routes, with one package
+    packages.add("тур.csv", TABLE.encode())
+    app = create_app(settings, Services(session=FakeSession(), identity=identity, packages=packages))
     app.config["PROPAGATE_EXCEPTIONS"] = False  # a crash is a 500 here, as on the box, and the test counts it
     return app
 
@@ -62,12 +71,12 @@ def fill(rule, values: dict) -> str:
 
 
 def state_of(client, tids) -> tuple:
-    """Everything the desk holds: the list, and each tournament's JSON export."""
-    from flask import current_app  # noqa: F401  (the desk lives in the app)
-
+    """Everything the desk holds: the list, and each tournament's JSON export; and the box's question packages."""
     listing = client.get("/director/", headers={"Accept": "text/html"}).status_code
     exports = tuple(client.get(f"/director/{tid}/export.json").data for tid in tids)
-    return listing, exports
+    packages = tuple(entry.id for entry in client.application.extensions["svoyak.hub"].services.packages
+                     .library.entries())
+    return listing, exports, packages
 
 
 def test_every_route_answers_junk_with_words_and_changes_nothing(app, client, capsys):
@@ -82,9 +91,12 @@ def test_every_route_answers_junk_with_words_and_changes_nothing(app, client, ca
     state = desk.state(tid)
     battle = next(iter(state.battles), "nope")
     stage = state.fmt.stages[0].id
-    real = {"tid": tid, "battle": battle, "stage": stage, "player": "p001", "path": "x", "battle_id": "b-nope"}
+    package_id = app.extensions["svoyak.hub"].services.packages.library.entries()[0].id
+    real = {"tid": tid, "battle": battle, "stage": stage, "player": "p001", "path": "x", "battle_id": "b-nope",
+            "package_id": package_id, "kind": "sheets",
+            "hub": "10.42.0.1", "code": "012345"}  # hub, code: the rooms' pairing link (/director/rooms/join/...)
     fake = {"tid": "t-nope", "battle": "s1/b99", "stage": "nope", "player": "p999", "path": "../../etc/passwd",
-            "battle_id": "../x"}
+            "battle_id": "../x", "package_id": "../x", "kind": "nope", "hub": "a b;c", "code": "12ab"}
 
     # Every route of the app, the director's first of all (static files: their name is the only input).
     rules = [rule for rule in app.url_map.iter_rules() if rule.endpoint != "static"]

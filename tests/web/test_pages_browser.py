@@ -35,7 +35,7 @@ def test_every_page_loads_under_the_csp_with_no_script_error(server):
              "/director/", f"/director/{tid}/", f"/director/{tid}/registration", f"/director/{tid}/seeding",
              f"/director/{tid}/bracket", f"/director/{tid}/print", f"/director/{tid}/sheets/written",
              f"/director/{tid}/themes/{first.split('/')[0]}", f"/director/{tid}/battle/{first}",
-             "/director/rooms", "/director/no-such-tournament/"]
+             "/director/rooms", "/director/rooms/join/10.42.0.1/012345", "/director/no-such-tournament/"]
     problems: list[str] = []
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

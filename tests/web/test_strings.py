@@ -17,6 +17,8 @@ from web.strings import default_catalogue
 ALLOWED_LATIN = {
     "PIN", "Wi-Fi", "RPi.GPIO", "JSON", "CSV", "HDMI", "QR", "English", "Enter", "svoyak", "mubc", "eurocup",
     "irkutsk", "northern-owl", "youth-cup", "swiss.rounds", "SD", "USB",
+    # question packages: the formats and the programs that make them (docs/packages.md)
+    "SIGame", "siq", "db.chgk.info", "XML", "TOML", "ZIP", "DTD", "content.xml", "UTF-8", "Windows-1251",
 }
 # Words that name who did something: a past-tense verb next to them would guess the gender
 NAME_FIELDS = re.compile(r"\{(player|first|answerer|name|who|appellant)\}")

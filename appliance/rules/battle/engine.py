@@ -61,6 +61,15 @@ def _refuse(state: BattleState | None, key: str, code: str, message: str, event:
 
 
 # ------------------------------------------------------------------------------------------------ setup
+def _is_source(source) -> bool:
+    """``()`` (typed by hand) or ``(package id, theme number)``: a short id and a number of 0 or more."""
+    if source == ():
+        return True
+    return (isinstance(source, tuple) and len(source) == 2 and isinstance(source[0], str)
+            and 0 < len(source[0]) <= 64 and isinstance(source[1], int) and not isinstance(source[1], bool)
+            and source[1] >= 0)
+
+
 def _setup(event: ev.BattleSetUp) -> BattleState:
     profile = event.profile
     if profile is None or not hasattr(profile, "cite"):
@@ -99,6 +108,11 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
                 isinstance(q, tuple) and len(q) == 2 and all(isinstance(x, str) for x in q) for q in theme):
             refuse("values", "bad_question_texts",
                    f"questions are given per theme as up to {values_count} [text, answer] pairs", max=values_count)
+    sources = event.sources
+    if not isinstance(sources, tuple) or len(sources) > max(event.themes, len(event.theme_names)) + (
+            event.spare_themes or 0) or not all(_is_source(source) for source in sources):
+        refuse("themes", "bad_sources", "sources are per theme (package id, theme number in the package) or empty, "
+               "one per theme at most", themes=max(event.themes, len(event.theme_names)) + (event.spare_themes or 0))
     absent = event.absent
     if any(isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < len(players) for p in absent):
         refuse("absent", "bad_absent_players", f"absent players must be player numbers 0-{len(players) - 1}",

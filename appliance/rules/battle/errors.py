@@ -24,6 +24,8 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
     "bad_red_themes": ("red_themes", "red themes are not distinct theme numbers; params: themes"),
     "no_red_themes": ("red_themes", "the regulation has no red (doubled) themes"),
     "bad_question_texts": ("values", "questions are not per-theme [text, answer] pairs; params: max (per theme)"),
+    "bad_sources": ("themes", "sources are not per-theme (package id, theme number) pairs or empty, at most one "
+                    "per theme; params: themes (count)"),
     "bad_absent_players": ("absent", "absent players are not player numbers; params: players (count)"),
     "nobody_present": ("absent", "every player is absent"),
     "bad_spare_themes": ("tie_break", "spare_themes is not a number of themes, 0 to [themes] max; params: max"),

@@ -1,7 +1,7 @@
 """The battle protocol as rows: per question who pressed in what order with time gaps, who answered, the
 ruling, the running scores, and any correction (the original ruling and its correction both shown).
 
-Pure: rendering to CSV/HTML is ``svoyak protocol`` (appliance/commands/protocol.py).
+Pure: rendering to CSV/HTML is :mod:`appliance.service.papers`.
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ WORDS = {
     "placement": (", очки за место: {points}", ", placement points: {points}"),
     "shootout_score": (" (перестрелка {score})", " (shoot-out {score})"),
     "absent": (" (не было на бою)", " (absent)"),  # a name's gender is unknown: not «отсутствовал»
+    # where a question was read from (BattleSetUp.sources) and its answer as set up: the appeal's text
+    "source": ("пакет {package}, тема {theme}, вопрос {question}", "package {package}, theme {theme}, question {question}"),
+    "source_answer": ("ответ: {answer}", "answer: {answer}"),
     "shootout_needed": ("Нужна перестрелка: {names} (места {first}-{last})",
                         "A shoot-out is needed: {names} (places {first}-{last})"),
 }
@@ -79,6 +82,9 @@ class ProtocolRow:
     outcome: str
     scores: tuple  # running scores after this question, corrections applied
     corrections: str
+    # Where the question was read from, for an appeal: "пакет 0123456789ab, тема 3, вопрос 2 — ответ: Волга"
+    # (BattleSetUp.sources; the text as set up), "" for a battle whose themes were typed by hand.
+    source: str = ""
 
 
 def _seconds(ns: int) -> str:
@@ -126,7 +132,24 @@ def question_row(state: BattleState, question: Question, running: list[int], lan
                        value_points=value, kind=kind, presses="; ".join(presses), answers="; ".join(answers),
                        outcome=word(OUTCOMES[outcome], language) if outcome in OUTCOMES else (outcome or ""),
                        scores=tuple(running),
-                       corrections="; ".join(corrections))
+                       corrections="; ".join(corrections), source=question_source(state, question, language))
+
+
+def question_source(state: BattleState, question: Question, language: str = "ru") -> str:
+    """Which package, theme and question of it this question was read from, and the answer as set up."""
+    setup = state.setup
+    slot = question.theme  # themes are started in the setup's order: regular ones, then the spares
+    parts = []
+    sources = setup.sources
+    if slot < len(sources) and sources[slot]:
+        package_id, number = sources[slot]
+        parts.append(word(WORDS["source"], language).format(package=package_id, theme=number + 1,
+                                                            question=question.number + 1))
+    if slot < len(setup.questions) and question.number < len(setup.questions[slot]):
+        answer = setup.questions[slot][question.number][1]
+        if answer:
+            parts.append(word(WORDS["source_answer"], language).format(answer=answer))
+    return " — ".join(parts)
 
 
 def protocol_rows(state: BattleState, language: str = "ru") -> list[ProtocolRow]:

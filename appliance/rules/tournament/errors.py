@@ -101,6 +101,7 @@ REFUSAL_CODES: dict[str, str] = {
     "themes.not_text": "theme names are text; params: pack",
     "themes.too_many": "more names than the pack has themes; params: pack, names, themes",
     "themes.too_long": "a theme name is longer than the limit; params: pack, limit",
+    "themes.bad_sources": "a package source per name (package id, theme number from 0), or none; params: pack",
     # ties
     "tie.unknown": "no open tie with this id; params: tie, open",
     "tie.order": "the order must rank exactly the tied players; params: tie, players",

@@ -162,11 +162,15 @@ class TieBroken:
 @dataclasses.dataclass(frozen=True)
 class ThemesNamed:
     """The names of the themes of one theme pack (the battles of a stage that play the same themes: youth-cup 2.4's
-    runs), in play order; typed by the director, or later read from a question package. A later naming replaces."""
+    runs), in play order; typed by the director, or read from a question package: then ``sources`` holds, per
+    name, ``(package id, theme number in the package)`` (empty for names typed by hand), so every battle of the
+    pack reads the same texts. A later naming replaces."""
 
     at_ns: int
     pack: str
     names: tuple[str, ...]
+    # Added after version 1 as optional: left out when empty, so a typed naming is written as it always was.
+    sources: tuple[tuple[str, int], ...] = dataclasses.field(default=(), metadata={"optional": True})
 
 
 EVENTS = {cls.__name__: cls for cls in (
@@ -179,12 +183,14 @@ def to_dict(event) -> dict[str, Any]:
     data: dict[str, Any] = {"type": type(event).__name__, "v": FORMAT_VERSION}
     for field in dataclasses.fields(event):
         value = getattr(event, field.name)
+        if field.metadata.get("optional") and value == field.default:
+            continue
         if isinstance(value, BattleResult):
             value = value.to_dict()
         elif field.name == "battles":
             value = [battle.to_dict() for battle in value]
         elif isinstance(value, tuple):
-            value = list(value)
+            value = [list(item) if isinstance(item, tuple) else item for item in value]
         data[field.name] = value
     return data
 

@@ -52,6 +52,8 @@ class TournamentState:
     assignments: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=lambda: _EMPTY)  # battle id -> (room, box)
     links: Mapping[str, str] = dataclasses.field(default_factory=lambda: _EMPTY)  # box battle id -> battle id
     theme_names: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: _EMPTY)  # pack -> names
+    # pack -> per name (package id, theme number), when the names were read from a question package
+    theme_sources: Mapping[str, tuple[tuple[str, int], ...]] = dataclasses.field(default_factory=lambda: _EMPTY)
     bracket_drawn: bool = False
     event_count: int = 0
     # A memo of pure queries over this very state (outcomes, resolved seats); each new state starts empty.

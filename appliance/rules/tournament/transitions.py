@@ -305,8 +305,15 @@ def _themes_named(state: TournamentState, event: ev.ThemesNamed) -> TournamentSt
     if too_long:
         raise StageError(f"theme name {too_long[0][:20]!r}... is longer than {THEME_NAME_MAX_CHARS} characters",
                          code="themes.too_long", params={"pack": event.pack, "limit": THEME_NAME_MAX_CHARS})
+    sources = tuple(event.sources)
+    if sources and (len(sources) != len(names) or not all(
+            isinstance(package, str) and package and isinstance(number, int) and number >= 0
+            for package, number in sources)):
+        raise StageError(f"theme pack {event.pack}: {len(sources)} sources for {len(names)} names",
+                         code="themes.bad_sources", params={"pack": event.pack})
     return dataclasses.replace(state, theme_names=_with(state.theme_names, event.pack,
-                                                        tuple(name.strip() for name in names)))
+                                                        tuple(name.strip() for name in names)),
+                               theme_sources=_with(state.theme_sources, event.pack, sources))
 
 
 _HANDLERS = {

@@ -7,7 +7,7 @@ the delivery and flow-control subjects) plus its own desk requests and its own K
 (a stranger on the same Wi-Fi) is refused at the leaf port; a station cannot publish under another's subjects.
 
 >>> text = hub_config("/tmp/js", {"room2": "secret"}, client_port=0, leaf_port=7422, app_password="x")
->>> 'domain: "hub"' in text, '"svoyak.desk.room2.>"' in text, "room3" in text
+>>> 'domain: "hub"' in text, '"svoyak.desk.room2.beat"' in text, "room3" in text
 (True, True, False)
 """
 
@@ -25,21 +25,28 @@ def _q(value: str) -> str:
 
 
 def station_permissions(box_id: str) -> dict:
-    """What a station's leaf connection may send to the hub (publish) and receive from it (subscribe)."""
+    """What a station's leaf connection may send to the hub (publish) and receive from it (subscribe): exactly
+    what DESK's sourcing of its stream, its heartbeats and claims and its own KV bucket need, each subject naming
+    the station (docs/rooms.md "Credentials"). The one exception is ``$JSC.R.*``: nats-server answers its own
+    JetStream API requests (DESK creating its source consumer on the station) on ``$JSC.R.<random>``, a subject
+    it chooses per request and that names no station; a paired station could only answer a request in flight,
+    which the hub then checks (the consumer must be on the station's own stream)."""
+    bucket = protocol.room_bucket(box_id)
     return {
         "publish": {"allow": [
-            "$JS.S.>",           # the messages its stream delivers to the DESK source consumer
-            "$JSC.R.>",          # replies to the hub's JetStream API requests on its domain
-            "$JS.FC.>",          # flow control of the source consumer
-            protocol.desk_subject(box_id, ">"),
-            f"$JS.{protocol.HUB_DOMAIN}.API.STREAM.INFO.KV_{protocol.room_bucket(box_id)}",
-            f"$JS.{protocol.HUB_DOMAIN}.API.DIRECT.GET.KV_{protocol.room_bucket(box_id)}.>",
-            f"$JS.{protocol.HUB_DOMAIN}.API.DIRECT.GET.KV_{protocol.room_bucket(box_id)}",
+            f"{protocol.source_deliver(box_id)}.>",     # the source consumer's deliveries, heartbeats, flow control
+            "$JSC.R.*",                                  # replies to the hub's JetStream requests on its domain
+            protocol.desk_subject(box_id, "beat"),
+            protocol.desk_subject(box_id, "claim"),
+            f"$JS.{protocol.HUB_DOMAIN}.API.STREAM.INFO.KV_{bucket}",
+            f"$JS.{protocol.HUB_DOMAIN}.API.DIRECT.GET.KV_{bucket}",
+            f"$JS.{protocol.HUB_DOMAIN}.API.DIRECT.GET.KV_{bucket}.>",
         ]},
         "subscribe": {"allow": [
-            f"$JS.{protocol.box_domain(box_id)}.API.>",
-            "$JS.FC.>",
-            f"{protocol.inbox_prefix(box_id)}.>",
+            f"$JS.{protocol.box_domain(box_id)}.API.>",  # the hub's requests to its own domain (sourcing)
+            f"$JS.FC.{protocol.box_stream(box_id)}.>",   # flow-control answers to its stream's consumer
+            f"$JS.FC.{protocol.box_domain(box_id)}.>",   # the same in nats-server's v2 subject form
+            f"{protocol.inbox_prefix(box_id)}.>",        # replies to its own inboxes only
         ]},
     }
 

@@ -24,6 +24,7 @@ DESK_STREAM = "DESK"
 SUBJECT_ROOT = "svoyak"
 BOX_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")   # a NATS token, a JetStream domain and a stream-name part
 BATTLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+STAGES_HEADER = "Svoyak-Stages"  # optional, bench only: "<noted_ns> <published_ns>" on the station's clock
 DUPLICATE_WINDOW_S = 600  # Nats-Msg-Id duplicates dropped by the stream for this long; the hub drops the rest
 
 
@@ -76,6 +77,13 @@ def event_subject(box_id: str, battle_id: str) -> str:
 def desk_subject(box_id: str, what: str) -> str:
     """Requests from a station to the hub's desk: ``claim``, ``beat`` (a station may publish only its own)."""
     return f"{SUBJECT_ROOT}.desk.{check_box_id(box_id)}.{what}"
+
+
+def source_deliver(box_id: str) -> str:
+    """The deliver prefix of DESK's source consumer on a station's stream: its deliveries and heartbeats come on
+    ``<prefix>.S.<random>``, a subject only that station may publish (nats-server's default, ``$JS.S.<random>``,
+    would have to be open to every station)."""
+    return f"{SUBJECT_ROOT}.src.{check_box_id(box_id)}"
 
 
 def inbox_prefix(box_id: str) -> str:

@@ -4,7 +4,8 @@ A station's battle is linked by its slot (``tournament:<id>:<battle>``) and name
 names them (:func:`player_names`, the same rule as «Играть на этом боксе»). Its result enters through the desk's
 one way in, under the command id ``rooms:<box>:<battle>``, so a hub that replays its stream enters nothing twice.
 A result already on the desk from elsewhere (typed by hand, or another box) is never overwritten: the pair is
-kept as a conflict the director settles.
+kept as a conflict the director settles, in the box's event store (:mod:`.conflicts`), so a restart forgets
+neither the question nor the answer.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 from appliance.rules import tournament as t
 from appliance.rules.tournament.battle_driver import result_from_battle
 from appliance.rules.tournament.errors import TournamentError
+from appliance.service.rooms.conflicts import ConflictBook, ConflictError
 from appliance.service.rooms.protocol import SlotTakenError
 from appliance.service.tournaments import SLOT_PREFIX
 
@@ -38,9 +40,23 @@ class ResultEntry:
         self.desk = desk
         self.station_names = station_names
         self._lock = threading.Lock()
-        self.conflicts: dict[tuple[str, str], dict] = {}
+        self._book: ConflictBook | None = None
+        self._book_lock = threading.Lock()
         self.refused: list[dict] = []
         self.entered = 0
+
+    @property
+    def book(self) -> ConflictBook:
+        """The conflicts kept in the desk's store (read from it on first use: a hub that restarted shows them)."""
+        with self._book_lock:  # one book: pages and the hub's loop may ask first at the same moment
+            if self._book is None:
+                self._book = ConflictBook(self.desk().store)
+            return self._book
+
+    @property
+    def conflicts(self) -> dict[tuple[str, str], dict]:
+        """The open conflicts: ``{(tournament, battle): {tournament, battle, box, box_battle, station, desk}}``."""
+        return self.book.open()
 
     # --- claims ----------------------------------------------------------------------------------------------------
     def claim(self, box: str, tournament_id: str, battle_id: str) -> dict:
@@ -118,9 +134,8 @@ class ResultEntry:
             if existing == result:
                 return
             if existing is not None and existing.log_id != result.log_id:
-                self.conflicts[(tournament_id, battle_id)] = {
-                    "tournament": tournament_id, "battle": battle_id, "box": box, "box_battle": battle,
-                    "station": result, "desk": existing}
+                if not self.book.kept_desk(tournament_id, battle_id, result.log_id):
+                    self.book.hold(desk.clock(), tournament_id, battle_id, box, battle, result, existing)
                 return
             try:
                 desk.submit(tournament_id, t.BattleResultRecorded(desk.clock(), result),
@@ -131,11 +146,17 @@ class ResultEntry:
                                      "why": str(error)})
 
     def settle(self, tournament_id: str, battle_id: str, take_station: bool) -> None:
-        """The director's answer to a conflict: the station's result replaces the desk's, or is set aside."""
-        with self._lock:
-            conflict = self.conflicts.pop((tournament_id, battle_id), None)
-        if conflict is None or not take_station:
-            return
+        """The director's answer to a conflict: the station's result replaces the desk's, or is set aside.
+
+        Raises :class:`~.conflicts.ConflictError` when no conflict is open for the battle (answered already).
+        The station's result is recorded first, then the answer: a crash between the two asks again, and the
+        second «keep the station's» finds the result already there (same command id)."""
         desk = self.desk()
-        desk.submit(tournament_id, t.BattleResultRecorded(desk.clock(), conflict["station"]),
-                    command_id=f"rooms:{conflict['box']}:{conflict['box_battle']}:settled")
+        with self._lock:
+            conflict = self.book.open().get((tournament_id, battle_id))
+            if conflict is None:
+                raise ConflictError(f"no open conflict for battle {battle_id}")
+            if take_station:  # refused by the desk (TournamentError): the conflict stays open, the page says why
+                desk.submit(tournament_id, t.BattleResultRecorded(desk.clock(), conflict["station"]),
+                            command_id=f"rooms:{conflict['box']}:{conflict['box_battle']}:settled")
+            self.book.settle(desk.clock(), tournament_id, battle_id, take_station)

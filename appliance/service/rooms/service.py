@@ -176,6 +176,8 @@ class Rooms:
         if not hub_web:
             raise PairingError("give the hub's address")
         with self._lock:
+            if self.role == "hub":  # a pairing link opened on the desk itself must not turn it into a room
+                raise PairingError("this box is the desk (hub): change its role on the rooms page first")
             if not self.roles.box_id or self.role != "station":
                 self.roles.set_role("station", name)
             body = json.dumps({"code": code.strip(), "box_id": self.roles.box_id,
@@ -250,7 +252,19 @@ class Rooms:
         return out
 
     def conflicts(self) -> list[dict]:
-        return list(self.results.conflicts.values()) if self.results is not None else []
+        """The open conflicts (kept in the store: shown again after a restart), each with ``names``: the
+        players' names by id, as the desk knows them."""
+        if self.results is None:
+            return []
+        out = []
+        for conflict in self.results.conflicts.values():
+            try:
+                entrants = self.desk().state(conflict["tournament"]).entrants
+                names = {player: entrant.name for player, entrant in entrants.items()}
+            except LookupError:
+                names = {}
+            out.append({**conflict, "names": names})
+        return out
 
 
 class _Seq:

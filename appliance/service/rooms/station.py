@@ -43,6 +43,7 @@ class StationLink:
         self.hub_seen_s: float | None = None  # this box's monotonic seconds of the last answer from the hub
         self.errors = 0
         self._kick: asyncio.Event | None = None
+        self._noted_ns: dict[tuple[str, int], int] = {}  # when the loop heard of an event (bench stages only)
         self._tasks: list = []
         self.nc = None
         self.ready = False
@@ -62,6 +63,8 @@ class StationLink:
     def _note(self, battle_id: str, seq: int) -> None:
         if seq > self.wanted.get(battle_id, 0):
             self.wanted[battle_id] = seq
+        if len(self._noted_ns) < 10_000:
+            self._noted_ns[(battle_id, seq)] = time.monotonic_ns()
         if self._kick is not None:
             self._kick.set()
 
@@ -140,9 +143,14 @@ class StationLink:
                                                                 start)
         for row in rows:
             body = protocol.encode_event(self.box_id, battle_id, row.seq, event_to_dict(row.event))
+            noted = self._noted_ns.pop((battle_id, row.seq), 0)
+            # Svoyak-Stages: this box's monotonic ns when the loop heard of the event and when it published it.
+            # For the bench only (boxes on one machine share the clock); nothing reads it for a result.
+            headers = {"Nats-Msg-Id": protocol.message_id(battle_id, row.seq),
+                       protocol.STAGES_HEADER: f"{noted} {time.monotonic_ns()}"}
             try:
                 await self.js.publish(protocol.event_subject(self.box_id, battle_id), body, timeout=5,
-                                      headers={"Nats-Msg-Id": protocol.message_id(battle_id, row.seq)})
+                                      headers=headers)
             except Exception as error:  # timeout or a reconnect: the same message id makes the retry harmless
                 log.debug("publish %s:%s: %r", battle_id, row.seq, error)
                 return False

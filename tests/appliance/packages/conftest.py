@@ -82,3 +82,18 @@ def siq_v4() -> bytes:
 @pytest.fixture
 def siq_v5() -> bytes:
     return make_zip({"content.xml": V5_CONTENT, "Audio/Мелодия.mp3": b"ID3", "Images/портрет.jpg": b"\xff\xd8"})
+
+
+def sport_siq(themes: int = 6, title: str = "Кубок двора") -> bytes:
+    """A SIGame v4 package as a sport «Своя игра» tour is: ``themes`` themes of five questions priced 10-50,
+    with comments and sources; question texts «Вопрос T.Q …», answers «Ответ T.Q»."""
+    rows = []
+    for t in range(1, themes + 1):
+        questions = "".join(
+            f'<question price="{10 * q}"><scenario><atom>Вопрос {t}.{q} о теме {t}.</atom></scenario>'
+            f"<right><answer>Ответ {t}.{q}</answer></right><info><comments>Комментарий {t}.{q}</comments>"
+            f"<sources><source>Источник {t}.{q}</source></sources></info></question>" for q in range(1, 6))
+        rows.append(f'<theme name="Тема номер {t}"><questions>{questions}</questions></theme>')
+    content = (f'<?xml version="1.0" encoding="utf-8"?><package name="{title}" version="4" xmlns="{NS}">'
+               f'<rounds><round name="1-й раунд"><themes>{"".join(rows)}</themes></round></rounds></package>')
+    return make_zip({"content.xml": content})

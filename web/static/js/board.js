@@ -89,6 +89,9 @@
     $("board-theme").replaceChildren(th ? el("span", { class: th.red ? "red" : "" }, S.themeName(th.name, th.index, th.shootout)) : "",
       battle.shootout && (!th || th.complete) ? el("span", { class: "shootout" }, t("board.shootout")) : "");
     $("board-price").textContent = q && !q.over ? String(q.price) : "";
+    // the right answer, once the question is over and the box's setting shows it (never the question's text)
+    $("board-answer").hidden = !(q && q.over && q.answer);
+    $("board-answer-text").textContent = q && q.over && q.answer ? q.answer : "";
     if (touched("players")) $("board-players").replaceChildren(...view.players.map((p) => el("li", {
         class: "board-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : ""),
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index } },

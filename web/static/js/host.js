@@ -114,12 +114,16 @@
     sessionStorage.setItem(PIN_KEY, pin);
     link = S.connect("/host", {
       auth: () => ({ pin: sessionStorage.getItem(PIN_KEY) || "" }),
-      onHello: (hello) => { profiles = hello.profiles || []; fillProfiles(); $("logout").hidden = false; },
+      onHello: (hello) => {
+        profiles = hello.profiles || []; fillProfiles(); $("logout").hidden = false;
+        document.dispatchEvent(new CustomEvent("svoyak:host-hello", { detail: link }));  // host_packages.js
+      },
       onView: (v, event) => {
         view = v; render(event);
         // the button test ends by itself when a question starts: say so where the host looks
         if (testWasOn && !v.button_test && event && ["PriceAnnounced", "ReadingStarted"].includes(event.type)) reason(t("test.ended"));
         testWasOn = !!v.button_test;
+        document.dispatchEvent(new CustomEvent("svoyak:host-view", { detail: v }));  // host_packages.js
       },
       onRefused: (err) => {
         sessionStorage.removeItem(PIN_KEY);
@@ -183,6 +187,7 @@
     }));
     const args = { profile: $("profile").value, players, themes };
     if (setAside) args.set_aside = setAside;
+    document.dispatchEvent(new CustomEvent("svoyak:host-setup", { detail: args }));  // a package's choice joins
     const ack = await send("setup", args);
     if (ack.ok) { screen = "run"; setAside = null; render(); }  // the new battle's update may have come before this ack
   });
@@ -261,6 +266,8 @@
   }
   document.querySelectorAll(".controls [data-cmd]").forEach((b) =>
     b.addEventListener("click", () => tryCommand(b.dataset.cmd, undefined, b)));
+  // «Ответ объявлен» in the tools (and host_packages.js's «Показать ответ на табло», which taps it)
+  document.querySelector(".extras [data-cmd=announce]").addEventListener("click", (e) => tryCommand(C.ANNOUNCE, undefined, e.currentTarget));
   $("claps").addEventListener("click", () => tryCommand(C.CLAPS, { on: !(view.battle && view.battle.on_claps) }));
   $("button-test").addEventListener("click", () => send("button_test", { on: !view.button_test }));
   $("phones").addEventListener("click", () => send("phones", { enabled: !view.phones_enabled }));

@@ -59,3 +59,27 @@ def test_every_code_is_snake_case_and_documented():
     for code, (key, meaning) in REFUSAL_CODES.items():
         assert code.replace("_", "").isalpha() and code.islower(), code
         assert key and meaning, code
+
+
+def test_a_setup_records_where_each_theme_came_from_and_refuses_a_malformed_source(game):
+    """BattleSetUp.sources: per theme (regular, then spare) a package id and the theme's number in it, or ()
+    for a theme typed by hand (docs/battle-log.md); the log carries them through a round trip."""
+    from appliance.rules.battle import event_to_dict
+
+    battle = game("eurocup", themes=2, theme_names=("Реки", "Города"), sources=(("0123456789ab", 4), ()))
+    setup = battle.log[0]
+    assert event_from_dict(event_to_dict(setup)).sources == (("0123456789ab", 4), ())
+    for bad in ((("0123456789ab", -1),), (("", 0),), (("0123456789ab", True),), (("0123456789ab",),),
+                (["0123456789ab", 1],), (("a", 0), ("b", 1), ("c", 2))):
+        with pytest.raises(BattleRuleError) as refused:
+            game("eurocup", themes=2, sources=bad)
+        assert refused.value.code == "bad_sources" and refused.value.params == {"themes": 2}
+        assert refused.value.rule.startswith("eurocup")
+
+
+def test_an_old_log_without_sources_still_reads():
+    from appliance.rules.battle import event_to_dict, load_profile, BattleSetUp
+
+    data = event_to_dict(BattleSetUp(at_ns=0, profile=load_profile("eurocup"), players=("А", "Б"), themes=1))
+    assert "sources" not in data  # a battle typed by hand writes the line it always did
+    assert event_from_dict(data).sources == ()

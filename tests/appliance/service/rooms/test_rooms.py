@@ -14,6 +14,7 @@ from appliance.rules.battle import apply, event_to_dict
 from appliance.rules.tournament import battle_players
 from appliance.service.battle_adapter import BattleAdapter
 from appliance.service.rooms import natsconf, protocol
+from appliance.service.rooms.conflicts import ConflictError
 from appliance.service.rooms.ledger import Ledger
 from appliance.service.rooms.protocol import MessageError, PairingError
 from appliance.service.rooms.results import ResultEntry, player_names
@@ -53,9 +54,12 @@ def test_a_station_may_touch_only_its_own_subjects():
     allowed = natsconf.station_permissions("room2")
     every = allowed["publish"]["allow"] + allowed["subscribe"]["allow"]
     assert all("room3" not in subject for subject in every)
-    assert "svoyak.desk.room2.>" in allowed["publish"]["allow"]
+    assert {"svoyak.desk.room2.beat", "svoyak.desk.room2.claim", "svoyak.src.room2.>"} <= set(allowed["publish"]["allow"])
     assert "$JS.room2.API.>" in allowed["subscribe"]["allow"]
-    assert not any(subject in (">", "svoyak.>", "$JS.API.>", "_INBOX.>") for subject in every)
+    assert not any(subject in (">", "svoyak.>", "$JS.API.>", "_INBOX.>", "$JS.S.>", "$JS.FC.>", "$JSC.R.>")
+                   for subject in every)
+    # every subject but nats-server's own per-request reply subject names the station
+    assert all("room2" in subject for subject in every if subject != "$JSC.R.*")
 
 
 def _binaries():
@@ -216,6 +220,37 @@ def test_a_station_result_enters_once_and_a_hand_typed_one_is_never_overwritten(
     assert list(entry.conflicts) == [("t1", second)]
     entry.settle("t1", second, take_station=True)
     assert desk.state("t1").results[second].log_id == "room3/b2" and not entry.conflicts
+    with pytest.raises(ConflictError):
+        entry.settle("t1", second, take_station=False)  # answered already (another tab): said, nothing changes
+
+
+def test_a_conflict_and_the_directors_answer_survive_a_hub_restart(desk, tmp_path):
+    """Kept in the box's event store: the hub that restarts shows the open conflict again, and once the director
+    kept the desk's result, the stream replay that follows a restart finds the station's result and asks nothing."""
+    names = lambda: {"room2": "Комната 2"}  # noqa: E731
+    battle_id = sorted(desk.state("t1").battles)[0]
+    players = sorted(battle_players(desk.state("t1"), battle_id))
+    desk.record_result("t1", battle_id, [{"player": p, "score": 10 * i} for i, p in enumerate(players)])
+    typed = desk.state("t1").results[battle_id]
+    played = _finished_battle(desk, battle_id)
+    ResultEntry(lambda: desk, names).enter("room2", "b7", played)
+
+    def restarted() -> tuple[ResultEntry, TournamentDesk]:
+        again = TournamentDesk.open(tmp_path)
+        return ResultEntry(lambda: again, names), again
+
+    entry, again = restarted()
+    (conflict,) = entry.conflicts.values()
+    assert (conflict["box"], conflict["box_battle"], conflict["desk"]) == ("room2", "b7", typed)
+    assert conflict["station"].log_id == "room2/b7"
+    entry.enter("room2", "b7", played)  # the hub's replay of DESK meets the same result: one conflict still
+    assert len(entry.conflicts) == 1
+    entry.settle("t1", battle_id, take_station=False)
+    again.store.close()
+    entry, again = restarted()
+    entry.enter("room2", "b7", played)  # replayed after the answer: the director is not asked twice
+    assert entry.conflicts == {} and again.state("t1").results[battle_id] == typed
+    again.store.close()
 
 
 # --- the box's unit: svoyak nats ---------------------------------------------------------------------------------------

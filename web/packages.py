@@ -1,0 +1,309 @@
+"""The question packages screen (``/packages``): upload, list, preview and delete the box's packages.
+
+For the host and the director only: a director login or the host's PIN (checked by the host page's PIN guard,
+so wrong PINs here and on ``/host`` count together). The preview shows every question with its answer, so it is
+never reachable by the audience or the players: they see a question only as the host reads it.
+
+An upload is read whole and validated before anything is kept (appliance/packages/library.py); a refused file
+is worded by its code (docs/packages.md: every code has Russian and English words here, a test keeps them in
+step) with the place in the file that is wrong. The app's request size cap is lifted for this one route to the
+``package_upload_mb`` setting (appliance/config.py); a larger upload is a worded 413.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+
+from flask import Blueprint, abort, current_app, g, redirect, render_template, request, send_file, session, url_for
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from appliance.errors import PackageError
+from appliance.service.packages import PackageFileError
+from web.package_refusals import REFUSALS, counted, word_package_error  # noqa: F401 (REFUSALS: docs test)
+
+log = logging.getLogger(__name__)
+
+blueprint = Blueprint("packages", __name__)
+
+SESSION_KEY = "packages"  # in Flask's signed session: a digest keyed by the app's secret of the PIN used
+MB = 1024 * 1024
+
+STRINGS = {
+    "packages.title": ("Пакеты вопросов", "Question packages"),
+    "packages.login": ("Вход к пакетам вопросов", "Question packages: log in"),
+    "packages.login_hint": ("Пакеты с ответами видят только ведущий и директор: введите PIN ведущего",
+                            "Only the host and the director see packages and answers: enter the host PIN"),
+    "packages.upload": ("Загрузить пакет", "Upload a package"),
+    "packages.upload_hint": ("SIGame (.siq), тур db.chgk.info (XML или текст), таблица CSV или TOML; до {mb} МБ",
+                             "SIGame (.siq), a db.chgk.info tour (XML or text), a CSV or TOML table; up to {mb} MB"),
+    "packages.file": ("Файл", "File"),
+    "packages.send": ("Загрузить", "Upload"),
+    "packages.added": ("Пакет «{title}» загружен: {themes}, {questions}", "Package «{title}» added: {themes}, {questions}"),
+    "packages.again": ("Этот файл уже загружен: пакет «{title}»", "This file is loaded already: package «{title}»"),
+    "packages.media_note": ("{media} с картинками, звуком или видео: на боксе они читаются текстом, файлы сохранены",
+                            "{media} with pictures, sound or video: the box reads text; the files are kept"),
+    "packages.none": ("Пакетов пока нет", "No packages yet"),
+    "packages.col_title": ("Название", "Title"),
+    "packages.col_format": ("Формат", "Format"),
+    "packages.col_themes": ("Темы", "Themes"),
+    "packages.col_questions": ("Вопросы", "Questions"),
+    "packages.col_media": ("С медиа", "With media"),
+    "packages.col_played": ("Сыграно тем", "Themes played"),
+    "packages.col_imported": ("Загружен", "Imported"),
+    "packages.preview": ("Просмотр", "Preview"),
+    "packages.delete": ("Удалить", "Delete"),
+    "packages.delete_confirm": ("Удалить пакет «{title}»? Сыгранные бои сохранят свои тексты.",
+                                "Delete the package «{title}»? Battles played keep their texts."),
+    "packages.delete_yes": ("Да, удалить", "Yes, delete"),
+    "packages.cancel": ("Отмена", "Cancel"),
+    "packages.deleted": ("Пакет «{title}» удалён", "Package «{title}» deleted"),
+    "packages.back": ("Все пакеты", "All packages"),
+    "packages.to_host": ("К ведущему", "To the host page"),
+    "packages.to_director": ("К директору", "To the director"),
+    "packages.answer": ("Ответ", "Answer"),
+    "packages.comment": ("Комментарий", "Comment"),
+    "packages.source": ("Источник", "Source"),
+    "packages.author": ("Автор", "Author"),
+    "packages.played_in": ("сыграна в боях: {battles}", "played in battles: {battles}"),
+    "packages.played_in_tournaments": ("в турнирах: {tournaments}", "in tournaments: {tournaments}"),
+    "packages.unplayed": ("не сыграна", "not played"),
+    "packages.media_file": ("файл", "file"),
+    "packages.origin_siq": ("SIGame", "SIGame"),
+    "packages.origin_chgk": ("db.chgk.info", "db.chgk.info"),
+    "packages.origin_table": ("таблица", "table"),
+    "packages.nothing_sent": ("Выберите файл пакета", "Choose a package file"),
+    "packages.unavailable": ("Пакеты вопросов на этом боксе не подключены",
+                             "Question packages are not set up on this box"),
+    # the host page: a battle's themes from a package, and the reading view (web/static/js/host_packages.js)
+    "setup.package": ("Вопросы из пакета", "Questions from a package"),
+    "setup.package_none": ("Без пакета: темы пишу сам", "No package: I type the themes"),
+    "setup.package_upload": ("Загрузить пакет", "Upload a package"),
+    "setup.package_next": ("Следующие несыгранные темы (сколько тем в бою)",
+                           "The next unplayed themes (as many as the battle has)"),
+    "setup.package_chosen": ("Выбрать темы", "Choose the themes"),
+    "setup.package_play": ("играть", "play"),
+    "setup.package_spare": ("запасная (перестрелка)", "spare (shoot-out)"),
+    "setup.package_played": ("уже сыграна", "played already"),
+    "setup.package_will_play": ("Сыграем:", "The battle plays:"),
+    "setup.package_spares": ("запасные:", "spares:"),
+    "written.sheets": ("Бланки письменного отбора", "Written-round answer sheets"),
+    "written.key": ("Ключ ведущего", "The host's key"),
+    "written.hint": ("Письменный отбор (2.2): {themes}; следующие несыгранные или номера тем через запятую",
+                     "Written round (2.2): {themes}; the next unplayed, or theme numbers separated by commas"),
+    "written.theme_numbers": ("Номера тем", "Theme numbers"),
+    "written.make": ("Сделать", "Make"),
+    "written.name": ("Фамилия, имя", "Name"),
+    "written.number": ("Номер участника", "Entrant number"),
+    "written.rules": ("Один ответ в клетке: два ответа — неверно; зачёркнутый или пустой ответ — 0 очков (2.2.2)",
+                      "One answer per box: two answers are wrong; a crossed-out or empty answer scores 0 (2.2.2)"),
+    "written.print": ("Печать", "Print"),
+    "board.answer": ("Ответ:", "Answer:"),
+    "reading.package": ("Пакет", "Package"),
+    "reading.now": ("Читаем", "Reading"),
+    "reading.was": ("Вопрос сыгран", "Question played"),
+    "reading.next": ("Следующий", "Next"),
+    "reading.answer": ("Ответ", "Answer"),
+    "reading.comment": ("Комментарий", "Comment"),
+    "reading.source": ("Источник", "Source"),
+    "reading.show_answer": ("Показать ответ на табло", "Show the answer on the board"),
+    "error.no_packages": ("Пакеты вопросов на этом боксе не подключены",
+                          "Question packages are not set up on this box"),
+}
+
+def _language() -> str:
+    return getattr(g, "language", "ru")
+
+
+def _text(key: str, **fields) -> str:
+    line = current_app.extensions["svoyak.catalogue"].text(key, _language())
+    return line.format(**fields) if fields else line
+
+
+def _packages():
+    hub = current_app.extensions.get("svoyak.hub")
+    return getattr(getattr(hub, "services", None), "packages", None)
+
+
+def _host_pin() -> str:
+    hub = current_app.extensions.get("svoyak.hub")
+    identity = getattr(getattr(hub, "services", None), "identity", None)
+    return getattr(identity, "host_pin", "") or current_app.config["SVOYAK_SETTINGS"].host_pin
+
+
+def _digest(pin: str) -> str:
+    key = current_app.secret_key
+    key = key if isinstance(key, bytes) else str(key or "").encode()
+    return hmac.new(key, b"svoyak packages\0" + pin.encode(), hashlib.sha256).hexdigest()
+
+
+def _guard():
+    """The host page's PIN guard (wrong PINs here, on /host and at the director's login count together)."""
+    return current_app.extensions["svoyak.hub"].services.pin_guard
+
+
+def logged_in() -> bool:
+    """The host's PIN entered here, or a director logged in at the desk."""
+    pin = _host_pin()
+    if pin and hmac.compare_digest(str(session.get(SESSION_KEY, "")), _digest(pin)):
+        return True
+    try:
+        from web.director import is_logged_in
+    except ImportError:  # an app without the director's pages
+        return False
+    return "director" in current_app.blueprints and is_logged_in()
+
+
+@blueprint.app_context_processor
+def package_choices_global():
+    """``package_choices()`` for the director's «play on this box» form: the box's packages (titles only)."""
+    def package_choices() -> list[dict]:
+        # asked once per battle card: read the library's list once per request (titles only, nothing replayed)
+        if "svoyak_package_choices" not in g:
+            packages = _packages()
+            g.svoyak_package_choices = [] if packages is None else [
+                {"id": entry.id, "title": entry.title} for entry in packages.library.entries()]
+        return g.svoyak_package_choices
+    return {"package_choices": package_choices}
+
+
+@blueprint.before_request
+def require_login():
+    if request.endpoint == "packages.login":
+        return None
+    if not logged_in():
+        return redirect(url_for("packages.login", next=request.path))
+    if _packages() is None:
+        return _page(error={"ru": STRINGS["packages.unavailable"][0], "en": STRINGS["packages.unavailable"][1]},
+                     status=503)
+    return None
+
+
+@blueprint.route("/packages/login", methods=["GET", "POST"])
+def login():
+    refusal = ""
+    if request.method == "POST":
+        pin = _host_pin()
+        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin)
+        if refusal is None:
+            session[SESSION_KEY] = _digest(pin)
+            target = request.args.get("next", "")
+            return redirect(target if target.startswith("/packages") else url_for("packages.home"))
+    status = {"": 200, "error.pin": 403, "error.pin_locked": 429}.get(refusal, 403)
+    words = current_app.extensions["svoyak.catalogue"].both(refusal) if refusal else None
+    return render_template("packages/login.html", refusal=words, refusal_key=refusal), status
+
+
+def _page(status: int = 200, **extra):
+    packages = _packages()
+    language = _language()
+    rows = []
+    for entry in packages.entries() if packages is not None else []:
+        rows.append({**entry, "origin_label": _text(f"packages.origin_{entry['origin']}")
+                     if f"packages.origin_{entry['origin']}" in current_app.extensions["svoyak.catalogue"]
+                     else entry["origin"],
+                     "imported": entry["imported_at"].replace("T", " ")[:16]})
+    settings = current_app.config["SVOYAK_SETTINGS"]
+    return render_template("packages/list.html", rows=rows, language=language,
+                           upload_hint=_text("packages.upload_hint", mb=settings.package_upload_mb),
+                           director="director" in current_app.blueprints, **extra), status
+
+
+@blueprint.route("/packages/")
+@blueprint.route("/packages")
+def home():
+    return _page()
+
+
+@blueprint.errorhandler(RequestEntityTooLarge)
+def too_large(error):
+    limit_mb = current_app.config["SVOYAK_SETTINGS"].package_upload_mb
+    size_mb = (request.content_length or 0) // MB
+    refusal = PackageFileError("package.too_large", "the upload is over the limit", size_mb=size_mb,
+                               limit_mb=limit_mb)
+    return _page(status=413, error={"code": "package.too_large", **word_package_error(refusal)})
+
+
+@blueprint.route("/packages/upload", methods=["POST"])
+def upload():
+    # The app's request cap (small: forms and JSON) is lifted for this route only, to the upload setting, by the
+    # web edge (web/edge.py LARGE_BODIES) before any field is read.
+    sent = request.files.get("file")
+    if sent is None or not sent.filename:
+        return _page(status=400, error={"code": "packages.nothing_sent", **current_app.extensions[
+            "svoyak.catalogue"].both("packages.nothing_sent")})
+    data = sent.read()
+    try:
+        added = _packages().add(sent.filename, data)
+    except PackageError as error:
+        log.info("package %r refused: %s", sent.filename, error)
+        return _page(status=400, error={"code": error.code, **word_package_error(error)}, filename=sent.filename)
+    language = _language()
+    key = "packages.again" if added["duplicate"] else "packages.added"
+    note = _text(key, title=added["title"], themes=counted("themes", added["themes"], language),
+                 questions=counted("questions", added["questions"], language))
+    if added["media_questions"]:
+        note += ". " + _text("packages.media_note", media=counted("media", added["media_questions"], language))
+    return _page(status=200 if added["duplicate"] else 201, note=note, added=added["id"])
+
+
+@blueprint.route("/packages/<package_id>")
+def preview(package_id):
+    try:
+        shown = _packages().preview(package_id)
+    except PackageError as error:
+        return _page(status=404, error={"code": error.code, **word_package_error(error, where_label=False)})
+    return render_template("packages/preview.html", package=shown, director="director" in current_app.blueprints,
+                           written_hint=_text("written.hint", themes=counted("themes", 12, _language())))
+
+
+def _written(package_id: str):
+    """The written round's themes from the query: ``themes=1,2,3`` (from 1) or the next ``count`` unplayed."""
+    raw = request.args.get("themes", "").replace(" ", "")
+    count = request.args.get("count", "12")
+    themes = None
+    if raw:
+        if not all(part.isdigit() and 0 < int(part) <= 999 for part in raw.split(",")):
+            raise PackageFileError("package.no_such_theme", "theme numbers are whole numbers from 1",
+                                   theme=raw[:20], themes=0)
+        themes = [int(part) - 1 for part in raw.split(",")]
+    return _packages().written_round(package_id, themes=themes, count=int(count) if count.isdigit() else 12)
+
+
+@blueprint.route("/packages/<package_id>/written/<kind>")
+def written(package_id, kind):
+    """Youth-cup 2.2's written round from a package: the players' answer sheets (theme names and prices, no
+    texts) or the host's key (every question with its answer), printable on A4."""
+    if kind not in ("sheets", "key"):
+        abort(404)
+    try:
+        shown = _written(package_id)
+    except PackageError as error:
+        return _page(status=400, error={"code": error.code, **word_package_error(error, where_label=False)})
+    copies = request.args.get("copies", "1")
+    copies = min(int(copies), 200) if copies.isdigit() and int(copies) > 0 else 1
+    return render_template(f"packages/written_{kind}.html", round=shown, copies=range(copies))
+
+
+@blueprint.route("/packages/<package_id>/media/<path:path>")
+def media(package_id, path):
+    try:
+        file = _packages().library.media_path(package_id, path)
+    except PackageError:
+        abort(404)
+    return send_file(file, as_attachment=False, max_age=0)
+
+
+@blueprint.route("/packages/<package_id>/delete", methods=["GET", "POST"])
+def delete(package_id):
+    packages = _packages()
+    try:
+        entry = packages.library.entry(package_id)
+    except PackageError as error:
+        return _page(status=404, error={"code": error.code, **word_package_error(error, where_label=False)})
+    if request.method == "POST" and request.form.get("confirm") == "yes":
+        packages.delete(package_id)
+        return _page(note=_text("packages.deleted", title=entry.title))
+    return render_template("packages/delete.html", entry=entry,
+                           question=_text("packages.delete_confirm", title=entry.title))
