@@ -24,8 +24,6 @@ from appliance.words import format_counts
 # Refusals of the desk itself and of its pages' fields (not the engine's): code -> what it means, params.
 DESK_CODES: dict[str, str] = {
     "tournament.unknown": "no tournament with this id on this box; params: tid",
-    "event.field": ("Команда не сохранена ({type}), поле «{field}»: {expected}",
-                    "Command not stored ({type}): field «{field}» {expected}"),
     "input.seed": "a draw seed typed on a form is not a whole number; params: seed",
     "input.team_rank": "a team rank typed on a form is not a whole number; params: rank",
     "input.spares": "spare themes typed on the «play on this box» form are not 0 to the limit; params: limit",
