@@ -1,12 +1,21 @@
 """A real server for web tests: the app from the factory, served by Werkzeug's threaded server on 127.0.0.1 and
-a random port (the box itself runs gunicorn gthread; tests/web/test_browser.py drives that one), and real
-python-socketio clients."""
+a random port (the box itself runs gunicorn gthread: :func:`simulator_box` starts that one), real
+python-socketio clients, and Debian's Chromium for the browser tests."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import queue
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 import socketio
@@ -18,6 +27,10 @@ from appliance.service.session import Session
 from web import create_app
 from web.sync import Services
 
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 PIN = "2468"
 DIRECTOR_PIN = "135790"  # the desk's own PIN: the host's does not open it
 IDENTITY = Identity(box_name="svoyak-T3ST", hotspot_ssid="Svoyak-T3ST", hotspot_password="pass2word7", host_pin=PIN,
@@ -122,6 +135,79 @@ def server(settings, memory_battles, recording_capture):
     yield running
     running.close()
     session.close()
+
+
+@pytest.fixture
+def session_server(settings, recording_capture, tmp_path):
+    """The app over a real session and a real battle store on disk (the store's listeners feed the desk)."""
+    from appliance.service.battles import Battles
+    from appliance.store import EventStore
+
+    session = Session(Battles(EventStore(tmp_path / "battles.sqlite")), BattleAdapter(),
+                      capture=PressingCapture(recording_capture), simulator=True)
+    recording_capture.session = session
+    session.start()
+    running = Server(create_app(settings, Services(session=session, identity=IDENTITY)))
+    yield running
+    running.close()
+    session.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_http(url: str, process: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"svoyak run exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"{url} did not answer")
+
+
+@contextlib.contextmanager
+def simulator_box(data_dir: Path):
+    """``svoyak run --simulator`` over ``data_dir`` on a free port, in its own process group, stopped with SIGTERM:
+    ``{"url", "host_pin", "director_pin", "data_dir", "log"}``."""
+    port = free_port()
+    env = {**os.environ, "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
+    (data_dir / "none.toml").write_text("")
+    log = open(data_dir / "run.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(port)],
+                               env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/board", process)
+        identity = json.loads((data_dir / "identity.json").read_text())
+        yield {"url": url, "host_pin": identity["host_pin"], "director_pin": identity["director_pin"],
+               "data_dir": data_dir, "log": data_dir / "run.log"}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright, one per test module (``playwright install`` cannot download here)."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (./dev test installs it)")
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
 
 
 @pytest.fixture

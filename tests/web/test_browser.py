@@ -6,84 +6,22 @@ Screenshots of the key moments go to ``artifacts/`` (ignored by git)."""
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-from .conftest import watch_csp
+from .conftest import ROOT, simulator_box, watch_csp
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "web"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 STEP_MS = 10_000  # how long a page may take to show a step (waiting, not a timed assert)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_http(url: str, process: subprocess.Popen, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"svoyak run exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"{url} did not answer")
 
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory):
-    """``svoyak run --simulator`` on a free port, in its own process group; stopped with SIGTERM."""
-    data_dir = tmp_path_factory.mktemp("box")
-    port = free_port()
-    env = {**os.environ, "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
-    (data_dir / "none.toml").write_text("")
-    log = open(data_dir / "run.log", "w")
-    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(port)],
-                               env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(url + "/board", process)
-        pin = json.loads((data_dir / "identity.json").read_text())["host_pin"]
-        yield {"url": url, "pin": pin, "data_dir": data_dir}
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (./dev test installs it)")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    with simulator_box(tmp_path_factory.mktemp("box")) as running:
+        yield running
 
 
 def shot(page, name: str) -> None:
@@ -144,7 +82,7 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     # The scoreboard waits with the hotspot's QR code, never the PIN (the audience reads it).
     expect(board.locator("#waiting")).to_be_visible(timeout=STEP_MS)
     expect(board.locator("#board-pin")).to_be_hidden()
-    assert box["pin"] not in board.locator("body").inner_text()
+    assert box["host_pin"] not in board.locator("body").inner_text()
     expect(board.locator("#conn")).to_have_class("indicator conn-online")
     expect(board.locator("#capture-indicator")).to_have_class("indicator conn-online", timeout=STEP_MS)
     shot(board, "01-board-waiting")
@@ -152,11 +90,11 @@ def test_a_host_plays_a_whole_theme_and_the_scoreboard_follows(browser, box):
     # The host logs in with the PIN; a wrong one is refused and says so in both languages.
     expect(host.locator("#logout")).to_be_hidden()          # nobody to log out yet
     expect(host.locator("#conn")).to_be_hidden()            # no socket before the PIN: no "connecting…" pill
-    host.fill("#pin", "0000" if box["pin"] != "0000" else "1111")
+    host.fill("#pin", "0000" if box["host_pin"] != "0000" else "1111")
     host.click("#login-form button")
     expect(host.locator("#login-error")).to_have_text("Неверный PIN", timeout=STEP_MS)   # one language
     expect(host.locator("#offline-banner")).to_be_hidden()   # a refusal is not a lost link
-    host.fill("#pin", box["pin"])
+    host.fill("#pin", box["host_pin"])
     host.click("#login-form button")
     expect(host.locator("#setup")).to_be_visible(timeout=STEP_MS)
 
@@ -308,7 +246,7 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
         watch_csp(page, violations)
 
     host.goto(box["url"] + "/host?lang=en")
-    host.fill("#pin", box["pin"])
+    host.fill("#pin", box["host_pin"])
     host.click("#login-form button")
     expect(host.locator("#run, #setup").locator("visible=true")).to_have_count(1, timeout=STEP_MS)
     if host.locator("#run").is_visible():                  # the first test's battle is over: start another

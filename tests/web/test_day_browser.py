@@ -12,16 +12,13 @@ Screenshots and PDFs go to ``artifacts/day/`` (ignored by git)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .test_browser import CHROMIUM, CHROMIUM_ARGS, STEP_MS, free_port, wait_http
+from .conftest import simulator_box
+from .test_browser import STEP_MS
 from .test_desk_papers_browser import layout_problems, pdf_pages, pdf_text
 
 pytestmark = pytest.mark.browser
@@ -36,39 +33,8 @@ MIN_TEXT_PX = {1280: 12, 1920: 16, 390: 12}  # a tablet and a phone at arm's len
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory):
-    """``svoyak run --simulator`` on a free port, in its own process group; stopped with SIGTERM."""
-    data_dir = tmp_path_factory.mktemp("day")
-    port = free_port()
-    env = {**os.environ, "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
-    (data_dir / "none.toml").write_text("")
-    log = open(data_dir / "run.log", "w")
-    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(port)],
-                               env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(url + "/board", process)
-        identity = json.loads((data_dir / "identity.json").read_text())
-        yield {"url": url, "host_pin": identity["host_pin"], "director_pin": identity["director_pin"],
-               "log": data_dir / "run.log"}
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (./dev test installs it)")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    with simulator_box(tmp_path_factory.mktemp("day")) as running:
+        yield running
 
 
 class Day:

@@ -132,32 +132,13 @@ def test_every_page_renders_a_whole_tournament_and_an_export_moves_it(client, pr
     assert len(exported["events"]) == len(log)
 
 
-@pytest.fixture
-def box_server(settings, recording_capture, tmp_path):
-    """The app over a real session and a real battle store (the store's listeners feed the desk)."""
-    from appliance.service.battle_adapter import BattleAdapter
-    from appliance.service.battles import Battles
-    from appliance.service.session import Session
-    from appliance.store import EventStore
-    from tests.web.conftest import IDENTITY, PressingCapture, Server
-
-    session = Session(Battles(EventStore(tmp_path / "battles.sqlite")), BattleAdapter(),
-                      capture=PressingCapture(recording_capture), simulator=True)
-    recording_capture.session = session
-    session.start()
-    running = Server(create_app(settings, Services(session=session, identity=IDENTITY)))
-    yield running
-    running.close()
-    session.close()
-
-
-def test_a_drawn_battle_played_on_this_box_flows_back_into_the_tournament(box_server, play_six_themes):
+def test_a_drawn_battle_played_on_this_box_flows_back_into_the_tournament(session_server, play_six_themes):
     # The director puts a battle on the host page; when the battle engine says it is over, the desk records it.
     from appliance.rules import tournament as t
     from tests.web.conftest import DIRECTOR_PIN
     from web.director import desk
 
-    server = box_server
+    server = session_server
     app = server.app
     with app.app_context():
         tid = desk().create("northern-owl", "Сова", seed=3)

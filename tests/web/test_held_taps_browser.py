@@ -17,7 +17,8 @@ import pytest
 
 from appliance.store import BATTLE, EventStore
 from tests.web.conftest import watch_csp
-from tests.web.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, STEP_MS, free_port, shot, wait_http
+from tests.web.conftest import ROOT, free_port, wait_http
+from tests.web.test_browser import STEP_MS, shot
 
 pytestmark = pytest.mark.browser
 
@@ -66,17 +67,6 @@ def box(tmp_path):
     made = Box(tmp_path)
     yield made
     made.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (./dev test installs it)")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def test_a_tap_made_while_the_box_was_down_waits_for_the_host_after_the_restart(browser, box):

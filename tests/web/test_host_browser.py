@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from .test_browser import STEP_MS, Stage, box, browser, shot  # noqa: F401  (fixtures: a box of our own)
+from .test_browser import STEP_MS, Stage, box, shot  # noqa: F401  (fixtures: a box of our own)
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +41,7 @@ def overflowing(page) -> list[str]:
 
 
 def login(stage, box) -> None:
-    stage.host.fill("#pin", box["pin"])
+    stage.host.fill("#pin", box["host_pin"])
     stage.host.click("#login-form button")
     stage.expect(stage.host.locator("#setup, #run, #unfinished").locator("visible=true")).to_have_count(1, timeout=STEP_MS)
 
@@ -264,7 +264,7 @@ def test_the_pages_count_with_the_same_plural_rule_as_the_box(browser, box):
 def test_an_english_page_speaks_english_only(browser, box):
     page = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True).new_page()
     page.goto(box["url"] + "/host?lang=en")
-    page.fill("#pin", "0000" if box["pin"] != "0000" else "1111")
+    page.fill("#pin", "0000" if box["host_pin"] != "0000" else "1111")
     page.click("#login-form button")
     page.locator("#login-error").filter(has_text="Wrong PIN").wait_for(timeout=STEP_MS)
     text = page.locator("body").inner_text()
@@ -318,11 +318,11 @@ def test_a_host_who_lost_the_pin_holds_the_host_button_and_the_boxs_board_shows_
         "Забыли PIN? Удерживайте кнопку ведущего на боксе 3 секунды: PIN появится на табло бокса на 30 секунд. "
         "Или наберите svoyak pin в консоли бокса")
     expect(board.locator("#conn")).to_have_class("indicator conn-online", timeout=STEP_MS)
-    assert box["pin"] not in board.locator("body").inner_text()
+    assert box["host_pin"] not in board.locator("body").inner_text()
     sim.keyboard.down("h")                                  # the host button, held (the simulator's own)
     expect(board.locator("#board-pin")).to_be_visible(timeout=STEP_MS)
     sim.keyboard.up("h")
-    expect(board.locator("#pin")).to_have_text(box["pin"])
+    expect(board.locator("#pin")).to_have_text(box["host_pin"])
     expect(board.locator("#pin-asked")).to_have_text("Кнопку ведущего удержали на боксе: PIN виден 30 секунд")
     shot(board, "host-board-pin-asked")
     assert stage.errors == []

@@ -8,7 +8,7 @@ import pytest
 
 from tests.appliance.packages.conftest import sport_siq
 from tests.web.test_browser import STEP_MS, shot
-from tests.web.test_held_taps_browser import box, browser  # noqa: F401 (fixtures)
+from tests.web.test_held_taps_browser import box  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 

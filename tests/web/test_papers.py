@@ -11,26 +11,13 @@ import io
 import pytest
 
 from appliance.rules import battle as engine
-from appliance.service.battle_adapter import BattleAdapter
-from appliance.service.battles import Battles
-from appliance.service.session import Session
-from appliance.store import EventStore
-from web import create_app
-from web.sync import Services
 
-from .conftest import DIRECTOR_PIN, IDENTITY, PressingCapture, Server
+from .conftest import DIRECTOR_PIN
 
 
 @pytest.fixture
-def box(settings, tmp_path, recording_capture):
-    session = Session(Battles(EventStore(tmp_path / "battles.sqlite")), BattleAdapter(),
-                      capture=PressingCapture(recording_capture), simulator=True)
-    recording_capture.session = session
-    session.start()
-    running = Server(create_app(settings, Services(session=session, identity=IDENTITY)))
-    yield running
-    running.close()
-    session.close()
+def box(session_server):
+    return session_server
 
 
 def wrong_then_nobody(battles, box_id: str, start_ns: int) -> None:
