@@ -181,7 +181,12 @@ def test_every_client_hears_every_broadcast_in_order(broadcaster, monkeypatch):
     while any(len(got) < 200 for got in heard) and time.monotonic() < end:
         time.sleep(0.01)
     disconnect(*clients)
-    assert all([update["seq"] for update in got] == list(range(200)) for got in heard)
+    wrong = {index: [update["seq"] for update in got] for index, got in enumerate(heard)
+             if [update["seq"] for update in got] != list(range(200))}
+    # What each client that missed or reordered heard: its count, and its seqs where they first differ.
+    assert not wrong, {index: (len(seqs), next((at, seqs[at:at + 5]) for at in range(len(seqs) + 1)
+                                                 if at == len(seqs) or seqs[at] != at))
+                       for index, seqs in wrong.items()}
     assert direct, "the emitting thread never wrote a frame itself"
 
 
