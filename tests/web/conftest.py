@@ -153,6 +153,19 @@ def session_server(settings, recording_capture, tmp_path):
     session.close()
 
 
+def drawn_owl(app) -> str:
+    """A northern-owl tournament of 36 registered, 9 seeded (northern-owl 2.2) and its first stage drawn."""
+    from web.director import desk
+
+    with app.app_context():
+        tid = desk().create("northern-owl", "Сова", seed=3)
+        for i in range(36):
+            desk().register(tid, f"Игрок {i}")
+        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+        desk().draw(tid, seed=3)
+    return tid
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

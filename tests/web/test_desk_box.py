@@ -8,24 +8,12 @@ import re
 
 import pytest
 
-from .conftest import DIRECTOR_PIN
+from .conftest import DIRECTOR_PIN, drawn_owl
 
 
 @pytest.fixture
 def box(session_server):
     return session_server
-
-
-def owl(app) -> str:
-    from web.director import desk
-
-    with app.app_context():
-        tid = desk().create("northern-owl", "Сова", seed=3)
-        for i in range(36):
-            desk().register(tid, f"Игрок {i}")
-        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
-        desk().draw(tid, seed=3)
-    return tid
 
 
 def director(app):
@@ -36,7 +24,7 @@ def director(app):
 
 def test_play_on_this_box_never_replaces_a_battle_in_progress(box):
     session = box.session
-    tid = owl(box.app)
+    tid = drawn_owl(box.app)
     session.command("setup", {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"], "themes": 4}, "h1")
     session.command("next", {}, "n1")
     live = session.battle_id
@@ -56,7 +44,7 @@ def test_play_on_this_box_never_replaces_a_battle_in_progress(box):
 
 def test_a_slot_knows_its_own_battle_and_playing_it_again_creates_no_second_one(box):
     session = box.session
-    tid = owl(box.app)
+    tid = drawn_owl(box.app)
     client = director(box.app)
     assert client.post(f"/director/{tid}/play/groups/01", data={}).status_code == 302
     own = session.battle_id
@@ -74,7 +62,7 @@ def test_a_slot_knows_its_own_battle_and_playing_it_again_creates_no_second_one(
 def test_tournament_battles_arrive_with_the_theme_names_the_director_typed(box):
     # issue 12: theme names typed by the director per stage, never "1"-"4" on the host page and the board.
     session = box.session
-    tid = owl(box.app)
+    tid = drawn_owl(box.app)
     client = director(box.app)
     page = client.get(f"/director/{tid}/themes/groups").get_data(as_text=True)
     assert 'name="names-groups:1"' in page and "Бой 1 · 6 тем" in page
@@ -94,7 +82,7 @@ def test_tournament_battles_arrive_with_the_theme_names_the_director_typed(box):
 
 def test_a_slot_set_aside_on_the_box_comes_back_when_the_director_plays_it_again(box):
     session = box.session
-    tid = owl(box.app)
+    tid = drawn_owl(box.app)
     client = director(box.app)
     client.post(f"/director/{tid}/play/groups/01", data={})
     own = session.battle_id
@@ -114,7 +102,7 @@ def test_a_battle_the_host_starts_meanwhile_gets_the_same_choice(box, monkeypatc
     """The host starts a battle between the desk's look at the box and its command: the session refuses
     (error.battle_unfinished) and the director is shown that battle with «Отложить», not a bare refusal."""
     session = box.session
-    tid = owl(box.app)
+    tid = drawn_owl(box.app)
     command = session.command
 
     def host_first(name, args, command_id):
@@ -139,7 +127,7 @@ def test_a_battle_the_host_starts_meanwhile_gets_the_same_choice(box, monkeypatc
 
 def test_themes_named_after_the_battle_is_on_the_box_reach_it_as_each_theme_starts(box):
     session = box.session
-    tid = owl(box.app)
+    tid = drawn_owl(box.app)
     client = director(box.app)
     assert client.post(f"/director/{tid}/play/groups/01", data={}).status_code == 302
     battle = session.battle_id

@@ -135,17 +135,11 @@ def test_every_page_renders_a_whole_tournament_and_an_export_moves_it(client, pr
 def test_a_drawn_battle_played_on_this_box_flows_back_into_the_tournament(session_server, play_six_themes):
     # The director puts a battle on the host page; when the battle engine says it is over, the desk records it.
     from appliance.rules import tournament as t
-    from tests.web.conftest import DIRECTOR_PIN
-    from web.director import desk
+    from tests.web.conftest import DIRECTOR_PIN, drawn_owl
 
     server = session_server
     app = server.app
-    with app.app_context():
-        tid = desk().create("northern-owl", "Сова", seed=3)
-        for i in range(36):
-            desk().register(tid, f"Игрок {i}")
-        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
-        desk().draw(tid, seed=3)
+    tid = drawn_owl(app)
     client = app.test_client()
     client.post("/director/login", data={"pin": DIRECTOR_PIN})
     response = client.post(f"/director/{tid}/play/groups/01", data={"command_id": "play-1"})
@@ -311,8 +305,7 @@ def test_the_director_plays_a_battle_on_this_box_with_themes_from_a_package(sett
     from appliance.service.session import Session
     from appliance.store import EventStore
     from tests.appliance.packages.conftest import sport_siq
-    from tests.web.conftest import DIRECTOR_PIN, IDENTITY
-    from web.director import desk
+    from tests.web.conftest import DIRECTOR_PIN, IDENTITY, drawn_owl
 
     battles = Battles(EventStore(tmp_path / "battles.sqlite"))
     packages = QuestionPackages.in_folder(tmp_path / "packages", battles)
@@ -320,12 +313,7 @@ def test_the_director_plays_a_battle_on_this_box_with_themes_from_a_package(sett
     session = Session(battles, BattleAdapter(packages=packages), capture=recording_capture, simulator=True)
     session.start(timer_thread=False)
     app = create_app(settings, Services(session=session, identity=IDENTITY, packages=packages))
-    with app.app_context():
-        tid = desk().create("northern-owl", "Сова", seed=3)
-        for i in range(36):
-            desk().register(tid, f"Игрок {i}")
-        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
-        desk().draw(tid, seed=3)
+    tid = drawn_owl(app)
     client = app.test_client()
     client.post("/director/login", data={"pin": DIRECTOR_PIN})
     bracket = client.get(f"/director/{tid}/bracket").get_data(as_text=True)
@@ -447,7 +435,7 @@ def test_the_director_gives_a_stage_its_themes_from_a_package_beforehand(setting
     from appliance.service.session import Session
     from appliance.store import EventStore
     from tests.appliance.packages.conftest import sport_siq
-    from tests.web.conftest import DIRECTOR_PIN, IDENTITY
+    from tests.web.conftest import DIRECTOR_PIN, IDENTITY, drawn_owl
     from web.director import desk
 
     battles = Battles(EventStore(tmp_path / "battles.sqlite"))
@@ -457,12 +445,7 @@ def test_the_director_gives_a_stage_its_themes_from_a_package_beforehand(setting
     session = Session(battles, BattleAdapter(packages=packages), capture=recording_capture, simulator=True)
     session.start(timer_thread=False)
     app = create_app(settings, Services(session=session, identity=IDENTITY, packages=packages))
-    with app.app_context():
-        tid = desk().create("northern-owl", "Сова", seed=3)
-        for i in range(36):
-            desk().register(tid, f"Игрок {i}")
-        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
-        desk().draw(tid, seed=3)
+    tid = drawn_owl(app)
     client = app.test_client()
     client.post("/director/login", data={"pin": DIRECTOR_PIN})
     page = client.get(f"/director/{tid}/themes/groups").get_data(as_text=True)
