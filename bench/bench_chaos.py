@@ -1,8 +1,18 @@
-"""SIGKILLs of the server and the capture process at random moments during scripted battles, with resend
-storms across the restarts (bench/chaos.py); every acknowledged command checked in the store afterwards."""
+"""Two adversaries of a real box (web server and capture process over one data directory).
+
+``scripted`` (bench/chaos.py): SIGKILLs of the server and the capture process at random moments during scripted
+battles, with resend storms across the restarts; every acknowledged command checked in the store afterwards.
+
+``stateful`` (bench/adversary.py): the hypothesis state machine of host taps on the real host page, presses,
+audience connections, restarts, kills, package setups and undo, with the box's promises checked after every step,
+for ``SVOYAK_BENCH_CHAOS_S`` seconds (default 1800: 30 minutes).
+
+``SVOYAK_BENCH_CHAOS_MODE``: ``scripted``, ``stateful`` or ``both`` (the default).
+"""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -11,9 +21,49 @@ from bench import Report
 from bench.chaos import play
 
 COMMANDS, KILLS, SEED = 400, 40, 20261201
+STATEFUL_S = 1800.0
 
 
 def run(report: Report) -> None:
+    mode = os.environ.get("SVOYAK_BENCH_CHAOS_MODE", "both")
+    if mode not in ("scripted", "stateful", "both"):
+        raise SystemExit(f"SVOYAK_BENCH_CHAOS_MODE is scripted, stateful or both, not {mode!r}")
+    if mode in ("scripted", "both"):
+        run_scripted(report)
+    if mode in ("stateful", "both"):
+        run_stateful(report, float(os.environ.get("SVOYAK_BENCH_CHAOS_S", STATEFUL_S)))
+
+
+def run_stateful(report: Report, seconds: float) -> None:
+    from bench.adversary import run_for
+
+    print(f"  the stateful adversary, for {seconds:.0f} s", flush=True)
+    started = time.perf_counter()
+    figures = run_for(seconds, log=lambda line: print(line, flush=True))
+    report.figure("stateful: boxes (hypothesis examples)", figures.examples, "boxes")
+    report.figure("stateful: steps checked (every promise after each)", figures.steps, "steps")
+    report.figure("stateful: host taps on the page", figures.taps, "taps")
+    report.figure("  of them refused in words on the page", figures.taps_refused, "taps")
+    report.figure("stateful: commands through the host socket", figures.commands, "cmds")
+    report.figure("  of them refused in words", figures.refused_commands, "cmds")
+    report.figure("stateful: presses through the capture", figures.presses, "presses")
+    report.figure("stateful: undos checked against the view before", figures.undos_checked, "undos")
+    report.figure("stateful: server restarts (SIGTERM)", figures.server_restarts, "restarts")
+    report.figure("stateful: server kills (SIGKILL of its main process)", figures.server_kills, "kills")
+    report.figure("stateful: capture restarts (SIGTERM)", figures.capture_restarts, "restarts")
+    report.figure("stateful: capture kills (SIGKILL)", figures.capture_kills, "kills")
+    report.figure("stateful: audience connections", figures.audience_connections, "conns")
+    report.figure("stateful: audience payloads searched for secrets", figures.audience_payloads, "msgs")
+    report.figure("stateful: package setups (.siq, db.chgk.info, CSV)", figures.package_setups, "setups")
+    report.figure("stateful: replays compared with the host's view", figures.replays_checked, "replays")
+    for invariant in ("tap", "restart", "secret", "undo", "replay", "harness"):
+        report.figure(f"stateful: violations of {invariant!r}", figures.violations[invariant], "", target=0)
+    for violation in figures.first_violations:
+        print("    " + violation.replace("\n", "\n    ")[:2500])
+    report.figure("stateful: wall time", time.perf_counter() - started, "s")
+
+
+def run_scripted(report: Report) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=Path.cwd()) as folder:
         figures = play(Path(folder), commands=COMMANDS, kills=KILLS, seed=SEED)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.adversary import CHROMIUM, Figures, close_browser, launch_browser, machine
+from bench.adversary import CHROMIUM, FOUND, Figures, close_browser, launch_browser, machine, play_steps
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -46,3 +46,9 @@ def test_the_box_keeps_its_promises_under_random_sequences(chromium, tmp_path):
     finally:
         print(figures)
     assert figures.steps >= 3 * 10, figures  # the boxes were driven: steps were taken and checked
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_the_sequences_the_adversary_found_keep_the_promises(chromium, tmp_path, name):
+    figures = play_steps(chromium, tmp_path, FOUND[name])
+    assert figures.steps == len(FOUND[name]) + 1, figures
