@@ -25,6 +25,7 @@ from __future__ import annotations
 import collections
 import copy
 import hmac
+import json
 import logging
 import secrets
 import sqlite3
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 REMEMBERED_COMMANDS = 2048  # command ids kept for duplicate detection (a battle has a few hundred commands)
 BUTTON_TEST_REPLY_S = 2     # the capture answers a button test within this, or the link is taken as down
 SEAT_CODE_DIGITS = 6        # a seat's code, told by the host to its player (web/guard.py limits guesses)
+PHONES_KEY = "phones"       # the store's meta: phones on or off and the seats' codes, kept across restarts
 # Capture event fields that are instants of the capture's clock (the others named *_ns are durations: gap_ns).
 CAPTURE_INSTANTS = ("t_ns", "arrival_ns", "armed_at_ns")
 
@@ -160,6 +162,7 @@ class Session:
             if resumable is not None:
                 self._battle_id = resumable
                 self._state = self.battles.state(resumable)
+                self._restore_phones()
                 self._after_change(event=None)
             else:
                 self._view = self._build_view()  # the list of battles, with nothing live: no update to send
@@ -483,20 +486,50 @@ class Session:
     def _phones(self, enabled: bool, command_id: str, result: dict) -> None:
         """Phones as fallback buzzers. Each time they are switched on every seat gets a fresh code (a phone
         from before must be told the new one); off, the codes are gone. Not battle events: only the command
-        id and its result are stored (a resend after a restart is a duplicate, not a second switch)."""
+        id and its result are stored (a resend after a restart is a duplicate, not a second switch), and the
+        switch with its codes in the store's meta, first (a restart keeps phones on with the same codes: the
+        players' phones go on pressing; a kill before the command is stored leaves a resend that changes
+        nothing more)."""
         result["battle_id"] = self._battle_id
-        self.battles.record_command(command_id, result)
+        codes = self._seat_codes
         if enabled and not self._phones_enabled:
-            self._phones_enabled = True
-            self._new_seat_codes()
+            codes = self._made_seat_codes()
         elif not enabled:
-            self._phones_enabled = False
-            self._seat_codes = ()
+            codes = ()
+        self._store_phones(enabled, codes)
+        self.battles.record_command(command_id, result)
+        self._phones_enabled, self._seat_codes = enabled, codes
         self._after_change(event={"type": "PhonesEnabled" if self._phones_enabled else "PhonesDisabled"})
 
-    def _new_seat_codes(self) -> None:
+    def _made_seat_codes(self) -> tuple[str, ...]:
         seats = len(getattr(self._state, "players", ())) if self._state is not None else 0
-        self._seat_codes = make_seat_codes(seats, avoid=set(self._seat_codes))
+        return make_seat_codes(seats, avoid=set(self._seat_codes))
+
+    def _new_seat_codes(self) -> None:
+        """New codes for a battle just opened (its setup or resume is stored already: a store that cannot keep the
+        codes is logged, and a restart would find phones off)."""
+        self._seat_codes = self._made_seat_codes()
+        try:
+            self._store_phones(True, self._seat_codes)
+        except (StoreError, OSError, sqlite3.Error) as error:
+            log.error("phones' codes not stored: %s", error)
+
+    def _store_phones(self, enabled: bool, codes: tuple[str, ...]) -> None:
+        """Keep the phones' switch and codes for the live battle in the store (raises StoreError: not kept)."""
+        self.battles.set_meta(PHONES_KEY, json.dumps({"battle": self._battle_id, "enabled": enabled,
+                                                      "codes": list(codes)}))
+
+    def _restore_phones(self) -> None:
+        """Phones as the last process left them for the battle resumed; off for any other, or if unreadable."""
+        try:
+            record = json.loads(self.battles.meta(PHONES_KEY) or "{}")
+        except (StoreError, sqlite3.Error, ValueError) as error:
+            log.error("phones' switch not read back, phones are off: %s", error)
+            return
+        codes = record.get("codes") if isinstance(record, dict) else None
+        if (record.get("enabled") is True and record.get("battle") == self._battle_id and isinstance(codes, list)
+                and all(isinstance(code, str) for code in codes)):
+            self._phones_enabled, self._seat_codes = True, tuple(codes)
 
     def _button_test(self, args, command_id: str) -> dict:
         """The capture's button test: each press lights its own LED while held. Off: the plan is re-sent.

@@ -120,9 +120,11 @@ def test_a_refused_command_stores_no_id_and_may_be_sent_again(box):
 def test_phones_and_deadlines_keep_their_ids_across_a_restart_too(box, fake_clock):
     box.command("setup", "s1", **setup_args())
     phones = box.command("phones", "p1", enabled=True)
+    codes = box.session.snapshot()["view"]["seat_codes"]
     box.start()
     assert box.command("phones", "p1", enabled=True) == {**phones, "duplicate": True}
-    assert box.session.snapshot()["view"]["phones_enabled"] is False  # the resend did not switch them on
+    # phones stay on across the restart (session.py PHONES_KEY), and the resend did not switch them again
+    assert box.session.snapshot()["view"]["seat_codes"] == codes
     box.command("next", "n1")
     box.command("next", "n2")
     box.command("reading_done", "d1")

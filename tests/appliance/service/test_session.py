@@ -492,3 +492,30 @@ def test_a_refused_command_leaves_the_button_test_on(session, capture):
     with pytest.raises(BattleRuleError):
         command(session, "right")
     assert session.snapshot()["view"]["button_test"] is True
+
+
+def test_phones_stay_on_with_their_codes_across_a_restart(session, memory_battles, capture, clock):
+    # Found by the stateful adversary (bench/adversary.py): after a restart of the web server the host's
+    # «Включить телефоны-кнопки» was undone behind his back, and every player's phone stopped pressing.
+    command(session, "setup", **setup_args())
+    command(session, "phones", enabled=True)
+    codes = session.snapshot()["view"]["seat_codes"]
+    again = Session(memory_battles, BattleAdapter(), capture=capture, clock=clock, deadlines=Deadlines(clock))
+    again.start(timer_thread=False)
+    view = again.snapshot()["view"]
+    assert (view["phones_enabled"], view["seat_codes"]) == (True, codes)
+    again.check_seat_code(1, codes[1])                                      # the phone from before still presses
+    again.command("phones", {"enabled": False}, "off")
+    third = Session(memory_battles, BattleAdapter(), capture=capture, clock=clock, deadlines=Deadlines(clock))
+    third.start(timer_thread=False)
+    assert (third.snapshot()["view"]["phones_enabled"], third.snapshot()["view"]["seat_codes"]) == (False, None)
+
+
+def test_phones_of_another_battle_do_not_come_back_on_a_restart(session, memory_battles, capture, clock):
+    command(session, "setup", **setup_args())
+    command(session, "phones", enabled=True)
+    first = session.battle_id
+    memory_battles.set_meta("phones", json.dumps({"battle": "not-" + first, "enabled": True, "codes": ["1"] * 3}))
+    again = Session(memory_battles, BattleAdapter(), capture=capture, clock=clock, deadlines=Deadlines(clock))
+    again.start(timer_thread=False)
+    assert again.snapshot()["view"]["phones_enabled"] is False
