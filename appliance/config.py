@@ -113,6 +113,13 @@ LONG_FIELD_CHARS = {                 # the fields that hold lists, by name
 }
 MAX_NUMBER_DIGITS = 18               # a field of digits only (not a list field): seed, rank, score; int64 holds 18
 
+# --- what a battle's setup may hold, typed on the host's form or read from a question package (one source for
+# the host command's arguments, appliance/service/arguments.py, the socket's message bounds, web/payloads.py, and
+# the package readers, appliance/packages/model.py: a package can put nothing in a setup that typing could not)
+SETUP_TEXT_CHARS = 500         # a name: a player, a theme, a round, a package's title, an author; a reason
+SETUP_LIST_ITEMS = 64          # players or themes in one setup
+QUESTION_TEXT_CHARS = 10_000   # a question's text, answer, comment or source (a few hundred characters in play)
+
 
 @dataclasses.dataclass(frozen=True)
 class Settings:

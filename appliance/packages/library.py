@@ -63,13 +63,13 @@ class Library:
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir()
         try:
-            for path, content in read.media.items():
+            for path, media in read.media.items():
                 target = staging / "media" / path
                 if staging / "media" not in target.parents:
                     raise PackageFileError("package.unsafe_entry", f"entry {path!r} points outside the package",
                                            entry=path)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                _write(target, content)
+                _write(target, media.chunks())  # chunk by chunk: a package's media never sit in memory whole
             record = {"id": package_id, "filename": Path(filename).name[:200],
                       "imported_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                       "package": read.package.to_json()}
@@ -121,9 +121,11 @@ class Library:
         shutil.rmtree(doomed, ignore_errors=True)
 
 
-def _write(path: Path, content: bytes) -> None:
+def _write(path: Path, content) -> None:
+    """``content`` (bytes, or an iterable of byte chunks) written and flushed to the card."""
     with open(path, "wb") as file:
-        file.write(content)
+        for chunk in ((content,) if isinstance(content, bytes) else content):
+            file.write(chunk)
         file.flush()
         os.fsync(file.fileno())
 

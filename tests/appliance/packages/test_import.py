@@ -31,7 +31,8 @@ def test_a_version_4_siq_keeps_text_answers_comments_and_marks_its_media(siq_v4)
     assert second.answer.splitlines() == ["Обь", "[[audio Audio/гимн.mp3]]"]
     assert (package.question_count, package.media_question_count) == (3, 1)
     # URI-escaped entry names are unescaped; the media files kept are exactly the ones referenced.
-    assert read.media == {"Audio/гимн.mp3": b"ID3", "Images/Карта реки.png": b"\x89PNG fake"}
+    assert {path: media.read() for path, media in read.media.items()} == {
+        "Audio/гимн.mp3": b"ID3", "Images/Карта реки.png": b"\x89PNG fake"}
     assert cities.questions[0].answer == "Санкт-Петербург"
 
 
@@ -133,14 +134,32 @@ def test_entries_that_leave_the_package_are_refused():
     assert error.code == "package.unsafe_entry"
 
 
-def test_a_zip_bomb_is_stopped_while_it_inflates_whatever_its_header_says():
+def test_an_entry_declared_over_the_budget_is_refused_before_it_is_inflated():
     from tests.appliance.packages.conftest import V4_CONTENT, make_zip
     bomb = make_zip({"content.xml": V4_CONTENT, "Images/Карта реки.png": bytes(30 * 2**20)})
     error = refusal("bomb.siq", bomb, Limits(unpacked_bytes=8 * 2**20))
-    assert error.code == "package.bomb"
-    assert "Images/Карта реки.png" in str(error)
-    # The ratio check stops it even within the byte budget.
+    assert (error.code, error.params["entry"]) == ("package.entry_too_large", "Images/Карта реки.png")
+    # The ratio its header declares stops it even within the byte budget.
     assert refusal("bomb.siq", bomb).code == "package.bomb"
+
+
+def test_every_codec_a_package_may_use_is_read_and_checked():
+    """Stored, deflate, bzip2 and lzma entries, read by the archive's own streaming reader, CRC checked."""
+    import io
+    import zipfile
+
+    from tests.appliance.packages.conftest import V4_CONTENT
+    picture = bytes(range(256)) * 4000  # 1 MB, not compressible past the ratio
+    for method in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", method) as archive:
+            archive.writestr("content.xml", V4_CONTENT)
+            archive.writestr("Images/%D0%9A%D0%B0%D1%80%D1%82%D0%B0%20%D1%80%D0%B5%D0%BA%D0%B8.png", picture)
+        read = read_package("codec.siq", buffer.getvalue())
+        assert read.media["Images/Карта реки.png"].read() == picture, method
+        corrupted = bytearray(buffer.getvalue())
+        corrupted[corrupted.index(b"content.xml") + 40] ^= 0xFF  # a byte of content.xml's data
+        assert refusal("codec.siq", bytes(corrupted)).code in ("package.corrupt_entry", "package.bad_xml"), method
 
 
 def test_xml_entity_expansion_and_external_entities_are_refused():
