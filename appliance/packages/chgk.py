@@ -86,7 +86,9 @@ def theme_from_fields(number: int, question: str, answer: str, comment: str = ""
     theme_comment = "" if comments is not None else " ".join(comment.split())
     if criteria and criterias is None:
         theme_comment = " ".join(f"{theme_comment} Зачёт: {' '.join(criteria.split())}".split())
-    return Theme(name=name, questions=tuple(questions), comment=theme_comment)
+    authors = " ".join(author.split())
+    # A database "question" is a whole theme: its authors are the theme's (and each question's, as before).
+    return Theme(name=name, questions=tuple(questions), comment=theme_comment, authors=(authors,) if authors else ())
 
 
 def _per_item(text: str, numbers: list[int]) -> list[str] | None:

@@ -185,7 +185,9 @@ def read_toml(data: bytes, limits: Limits = Limits()) -> ReadPackage:
                                   comment=_text(question.get("comment", ""), place, "comment"),
                                   source=_text(question.get("source", ""), place, "source"),
                                   author=_text(question.get("author", ""), place, "author")))
+        author = _text(entry.get("author", ""), where, "author")
         themes.append(Theme(name=name, questions=tuple(items), comment=_text(entry.get("comment", ""), where,
-                                                                              "comment")))
+                                                                              "comment"),
+                            authors=(author,) if author else ()))
     title = document.get("title", "")
     return ReadPackage(Package(title=_text(title, "title", "title"), themes=tuple(themes), origin="table"), {})

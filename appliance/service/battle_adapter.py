@@ -87,6 +87,8 @@ REFUSALS: dict[str, tuple[str, str]] = {
                            "A theme has up to {max} question-answer pairs"),
     "bad_sources": ("Источник темы — пакет и номер темы в нём, не больше {themes}",
                     "A theme's source is a package and a theme number in it, at most {themes}"),
+    "bad_theme_authors": ("Авторы темы — список имён у каждой темы, не больше {themes}",
+                          "A theme's authors are a list of names per theme, at most {themes}"),
     "bad_absent_players": ("Отсутствующие — номера игроков от 1 до {players}",
                            "Absent players are numbers 1-{players}"),
     "nobody_present": ("Нет ни одного игрока", "Nobody is present"),
@@ -433,7 +435,7 @@ class BattleAdapter:
         else:
             names = tuple(name or f"Игрок {i + 1}" for i, name in enumerate(names))
         theme_names = tuple(str(theme.get("name", "")).strip() for theme in themes)
-        count, questions, sources = len(themes), (), ()
+        count, questions, sources, theme_authors = len(themes), (), (), ()
         choice = args.get("package")
         if choice is not None:
             if self.packages is None:
@@ -447,10 +449,11 @@ class BattleAdapter:
             theme_names = tuple(parts["theme_names"])
             questions = tuple(tuple(tuple(pair) for pair in theme) for theme in parts["questions"])
             sources = tuple(tuple(source) for source in parts["sources"])
+            theme_authors = tuple(tuple(names) for names in parts.get("theme_authors", ()))
         return ev.BattleSetUp(
             at_ns=at_ns, profile=profile, players=names, themes=count,
             red_themes=tuple(i for i, theme in enumerate(themes[:count]) if theme.get("red")),
-            theme_names=theme_names, questions=questions, sources=sources,
+            theme_names=theme_names, questions=questions, sources=sources, theme_authors=theme_authors,
             mode=str(args.get("mode", engine.Mode.BUTTONS)), **_paper_fields(args), **_slot_fields(args))
 
     def resumable(self, battles) -> str | None:
@@ -801,7 +804,8 @@ class BattleAdapter:
         setup = state.setup
         block = {"theme_number": slot + 1, "number": number + 1, "price": price,
                  "theme_name": setup.theme_names[slot] if slot < len(setup.theme_names) else "",
-                 "text": text[0], "answer": text[1], "comment": "", "source": "", "author": ""}
+                 "text": text[0], "answer": text[1], "comment": "", "source": "", "author": "",
+                 "theme_authors": ", ".join(setup.theme_authors[slot]) if slot < len(setup.theme_authors) else ""}
         source = setup.sources[slot] if slot < len(setup.sources) else ()
         if source and self.packages is not None:
             found = self.packages.question(source[0], source[1], number)

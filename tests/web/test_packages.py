@@ -236,7 +236,7 @@ def test_the_host_alone_gets_the_question_text_and_the_board_gets_the_answer_onc
     try:
         listed = host.sio.call("packages", {}, namespace="/host", timeout=5)
         assert listed["ok"] and listed["packages"][0]["themes"][0] == {"number": 0, "name": "Тема номер 1",
-                                                                       "played": False}
+                                                                       "played": False, "final": False}
         # Every message gets an ack: one that is not an object is refused in words; so is a setup whose package
         # choice has the wrong shape (nothing set up). Audience namespaces have no packages event.
         for junk in ([1], "x", 5, float("inf")):

@@ -60,6 +60,7 @@ WORDS = {
     # where a question was read from (BattleSetUp.sources) and its answer as set up: the appeal's text
     "source": ("пакет {package}, тема {theme}, вопрос {question}", "package {package}, theme {theme}, question {question}"),
     "source_answer": ("ответ: {answer}", "answer: {answer}"),
+    "theme_authors": ("автор темы: {authors}", "theme by {authors}"),
     "shootout_needed": ("Нужна перестрелка: {names} (места {first}-{last})",
                         "A shoot-out is needed: {names} (places {first}-{last})"),
 }
@@ -145,6 +146,9 @@ def question_source(state: BattleState, question: Question, language: str = "ru"
         package_id, number = sources[slot]
         parts.append(word(WORDS["source"], language).format(package=package_id, theme=number + 1,
                                                             question=question.number + 1))
+    authors = getattr(setup, "theme_authors", ())
+    if slot < len(authors) and authors[slot]:
+        parts.append(word(WORDS["theme_authors"], language).format(authors=", ".join(authors[slot])))
     if slot < len(setup.questions) and question.number < len(setup.questions[slot]):
         answer = setup.questions[slot][question.number][1]
         if answer:
