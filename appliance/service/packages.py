@@ -15,7 +15,7 @@ from appliance.errors import SvoyakError
 from appliance.packages.archive import Limits
 from appliance.packages.errors import PackageFileError, PackageNotFound
 from appliance.packages.library import Library
-from appliance.packages.model import Package, media_markers
+from appliance.packages.model import Package, check_fields, media_markers
 
 
 # A tournament battle's slot (appliance/service/tournaments.py SLOT_PREFIX): "tournament:<id>:<battle>".
@@ -206,6 +206,9 @@ class QuestionPackages:
 
 
 def _setup_parts(package: Package, package_id: str, chosen: list[int], per_theme: int) -> dict:
+    # A package kept before the field caps (or written by hand into the library) still gives a setup nothing a
+    # typed one could not hold: the chosen themes are held to the same caps as an import.
+    check_fields(dataclasses.replace(package, themes=tuple(package.themes[number] for number in chosen)))
     names, questions, sources, authors, skipped = [], [], [], [], 0
     for number in chosen:
         theme = package.themes[number]

@@ -365,3 +365,22 @@ def test_theme_authors_reach_the_reading_view_and_the_protocol(tmp_path, memory_
     assert "theme by Иван Петров" in protocol_rows(session.state, "en")[0].source
     assert "автор темы: Иван Петров" in protocol_html(session.state, "b1")
     session.close()
+
+
+def test_a_stored_package_with_an_over_long_theme_name_gives_no_setup(tmp_path):
+    """A package kept before the caps (format 1 had none): choosing its long theme is refused in words, as an
+    import of it would be; the other themes still play."""
+    import json
+
+    packages = QuestionPackages.in_folder(tmp_path)
+    package_id = packages.add("тур.csv", table(3))["id"]
+    index = tmp_path / package_id / "package.json"
+    record = json.loads(index.read_text(encoding="utf-8"))
+    record["package"]["themes"][1]["name"] = "Р" * 200_000
+    index.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    from appliance.packages.errors import PackageFileError
+
+    with pytest.raises(PackageFileError) as refused:
+        packages.battle_themes(package_id, themes=[0, 1])
+    assert (refused.value.code, refused.value.params["field"]) == ("package.field_too_long", "theme")
+    assert packages.battle_themes(package_id, themes=[0, 2])["theme_names"] == ["Тема 1", "Тема 3"]
