@@ -67,7 +67,7 @@ def decode(data: bytes, limits: Limits, limit: int | None = None) -> str:
     if len(data) > limit:
         raise PackageFileError("package.too_large", f"the file is {len(data) / 2**20:.1f} MB, at most "
                                f"{limit / 2**20:g} MB", size_mb=round(len(data) / 2**20, 1),
-                               limit_mb=round(limit / 2**20, 1))
+                               limit_mb=limit // 2**20 if limit % 2**20 == 0 else round(limit / 2**20, 1))
     for encoding in ("utf-8-sig", "cp1251"):  # Excel in Russian saves CSV as Windows-1251
         try:
             return data.decode(encoding)
@@ -105,7 +105,6 @@ def read_csv(data: bytes, limits: Limits = Limits()) -> ReadPackage:
             if not any(cell.strip() for cell in row):
                 continue
             count += 1
-            check_counts(len(themes), count, limits, where)
             cell = {key: row[index] if index < len(row) else "" for key, index in position.items()}
             name = _text(cell["theme"], where, "theme")
             if name and (not themes or themes[-1][0] != name):
@@ -115,6 +114,7 @@ def read_csv(data: bytes, limits: Limits = Limits()) -> ReadPackage:
                 themes.append((name, []))
             elif not themes:
                 raise PackageFileError("package.theme_without_name", "the first row names no theme", where=where)
+            check_counts(len(themes), count, limits, where)
             question = _text(cell["question"], where, "question")
             if not question:
                 raise PackageFileError("package.question_without_text", "a row with no question", where=where)
