@@ -169,13 +169,21 @@ def _large_media() -> bytes:
     return zip_of([content(40)] + pictures)
 
 
+def _at_the_entry_limit() -> bytes:
+    """As many entries as a package may have: names are looked up in a dict, never compared pairwise."""
+    from tests.appliance.packages.hostile import content, stored, zip_of
+
+    return zip_of([content(0)] + [stored(f"Images/{number}.png", b"x") for number in range(9_999)])
+
+
 def hostile(report) -> None:
     from tests.appliance.packages.hostile import HOSTILE, Hostile
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    large = Hostile("a large package: 40 pictures of 2 MB, kept", "large.siq", _large_media, "accepted")
+    large = (Hostile("a large package: 40 pictures of 2 MB, kept", "large.siq", _large_media, "accepted"),
+             Hostile("10,000 entries (the limit), kept", "entries.siq", _at_the_entry_limit, "accepted"))
     with tempfile.TemporaryDirectory() as folder:
-        for number, item in enumerate((*HOSTILE, large)):
+        for number, item in enumerate((*HOSTILE, *large)):
             path = Path(folder) / f"hostile-{number}"
             data = item.data()
             path.write_bytes(data)
