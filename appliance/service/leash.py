@@ -33,7 +33,12 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("usage: leash.py PARENT_PID SIGNAL -- PROGRAM [ARGS...]\n")
         return 2
     parent_pid, signal_number, program = int(argv[0]), int(argv[1]), argv[3:]
-    if not die_with_parent(parent_pid, signal_number):
+    try:
+        tied = die_with_parent(parent_pid, signal_number)
+    except OSError as error:  # a sandbox that forbids prctl: the program still runs (systemd ends it there)
+        sys.stderr.write(f"leash: {error}; {program[0]} runs untied\n")
+        tied = os.getppid() == parent_pid
+    if not tied:
         sys.stderr.write(f"leash: parent {parent_pid} is gone; {program[0]} not started\n")
         return EXIT_ORPHANED
     os.execvp(program[0], program)
