@@ -123,9 +123,14 @@ class NatsServer:
             self.check()
             self.process.send_signal(signal.SIGHUP)
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = 15.0) -> None:
         if self.external:
-            self.config_path.unlink(missing_ok=True)  # the supervisor stops the server
+            # The supervisor stops the server when the file is gone: waited for, so that a start right after is
+            # a real restart (a new server, new ports) and not the old server read back from its ports file.
+            self.config_path.unlink(missing_ok=True)
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline and self._running_pids():
+                time.sleep(0.05)
             return
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
@@ -135,6 +140,18 @@ class NatsServer:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+
+    def _running_pids(self) -> list[int]:
+        """The nats-servers of this folder that still run, by their ports files."""
+        pids = []
+        for path in self.folder.glob("nats-server_*.ports"):
+            try:
+                pid = int(path.stem.rsplit("_", 1)[1])
+            except (ValueError, IndexError):
+                continue
+            if is_server_of(pid, self.config_path):
+                pids.append(pid)
+        return pids
 
     def client_url(self) -> str:
         return self.ports["nats"][0]
@@ -181,15 +198,16 @@ def _domain(text: str) -> str:
     return ""
 
 
-def supervise(folder: Path, binary: str = "", poll_s: float = 1.0, rounds: int | None = None) -> None:
+def supervise(folder: Path, binary: str = "", poll_s: float = 1.0, rounds: int | None = None,
+              stopped=None) -> None:
     """``svoyak nats``: run nats-server from ``folder/nats.conf`` while the file exists; a changed file is
     reloaded (SIGHUP), or restarts the server when its JetStream domain changed (a new role); no file, no server.
-    ``rounds`` bounds the loop (tests)."""
+    ``rounds`` bounds the loop, a set ``stopped`` (a ``threading.Event``) ends it (tests)."""
     server = NatsServer(folder, binary)
     running_text = ""
     done = 0
     try:
-        while rounds is None or done < rounds:
+        while (rounds is None or done < rounds) and not (stopped is not None and stopped.is_set()):
             done += 1
             try:
                 text = server.config_path.read_text()

@@ -115,3 +115,30 @@ def test_the_server_dies_with_the_process_that_started_it_even_by_kill_9(tmp_pat
             leftover = int(path.stem.rsplit("_", 1)[1])
             if is_alive(leftover):
                 os.kill(leftover, signal.SIGKILL)
+
+
+def test_an_external_server_is_really_stopped_before_the_next_start(tmp_path):
+    """The box's svoyak-nats.service (``supervise``) follows the file; the web's stop waits for the server to go, so
+    a stop and a start (a re-pair, a role change) give a new server, not the old one read back from its ports."""
+    import threading
+
+    from appliance.service.rooms.server import supervise
+
+    done = threading.Event()
+    supervisor = threading.Thread(target=supervise, args=(tmp_path,), kwargs={"poll_s": 0.1, "stopped": done})
+    web = NatsServer(tmp_path, external=True)
+    web.write(_config(tmp_path))
+    supervisor.start()
+    try:
+        first = web.start(timeout_s=10)
+        old_pid = web._running_pids()[0]
+        web.stop()
+        assert not is_alive(old_pid)
+        web.write(_config(tmp_path))
+        second = web.start(timeout_s=10)
+        assert web._running_pids() and web._running_pids()[0] != old_pid
+        assert second["nats"] and first["nats"]
+    finally:
+        web.stop()
+        done.set()
+        supervisor.join(60)
