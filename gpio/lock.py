@@ -24,6 +24,7 @@ from pathlib import Path
 
 from appliance.errors import CaptureError
 
+LOCK_NAME = "capture.lock"
 STALE_TERM_S = 5.0
 STALE_KILL_S = 3.0
 
@@ -49,6 +50,15 @@ def _start_time(pid: int) -> int | None:
 def _parent(pid: int) -> int | None:
     fields = _stat(pid)
     return int(fields[1]) if fields and fields[0] != "Z" else None
+
+
+def holder_pid(data_dir: Path) -> int | None:
+    """The pid the lock file of ``data_dir`` names (who holds it, or held it last), or None."""
+    try:
+        pid = json.loads((Path(data_dir) / LOCK_NAME).read_text()).get("pid")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return pid if isinstance(pid, int) else None
 
 
 class CaptureLock:

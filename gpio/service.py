@@ -20,7 +20,7 @@ from appliance.config import Settings
 from appliance.errors import DegradedModeWarning
 from gpio.capture import Capture
 from gpio.devices import Hardware
-from gpio.lock import CaptureLock
+from gpio.lock import LOCK_NAME, CaptureLock
 from gpio.pins import Backend, open_backend, prepare_lgpio_workdir
 from gpio.sdnotify import Notifier
 from gpio.server import Server
@@ -52,7 +52,7 @@ class CaptureService:
         self.instance = secrets.token_hex(6)
         self.observers: list[Callable[[dict], None]] = []
         self.stopped = threading.Event()
-        self.lock = CaptureLock(Path(settings.data_dir) / "capture.lock")
+        self.lock = CaptureLock(Path(settings.data_dir) / LOCK_NAME)
         players = len(settings.player_buttons)
         self.server = Server(
             settings.capture_socket, instance=self.instance, heartbeat_ms=settings.capture_heartbeat_ms,

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from appliance.commands import serve as serve_command
 from appliance.service.supervision import spawn
+from gpio.lock import holder_pid
 
 CAPTURE_START_S = 15  # a capture taking over from a stale one waits for it to end (gpio/lock.py)
 
@@ -52,8 +53,9 @@ def run(args) -> int:
         # The web side's link reconnects on its own; the wait makes the first page load show "connected", and
         # a capture that refuses to start is told here, not discovered as a box with no buttons.
         deadline = time.monotonic() + CAPTURE_START_S
-        while not _listens(settings.capture_socket) and time.monotonic() < deadline and capture.poll() is None:
-            time.sleep(0.05)
+        while not (holder_pid(settings.data_dir) == capture.pid and _listens(settings.capture_socket)) \
+                and time.monotonic() < deadline and capture.poll() is None:
+            time.sleep(0.05)  # its own capture (the leash execs it: the same pid) holds the lock and listens
         if capture.poll() is not None:
             print(f"svoyak run: the capture service did not start (exit {capture.returncode}), see above; "
                   "--no-capture runs the web server alone", file=sys.stderr, flush=True)

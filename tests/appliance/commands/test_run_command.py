@@ -246,3 +246,19 @@ def test_a_stale_capture_is_taken_over_and_a_live_one_refuses_in_words(tmp_path)
                 process.stderr.close()
         if is_alive(orphan):
             os.kill(orphan, signal.SIGKILL)
+
+
+def test_svoyak_run_stops_with_the_reason_when_a_live_capture_holds_the_data_directory(box):
+    """Not a box with no buttons: the capture's refusal is shown and ``svoyak run`` exits."""
+    live = _capture(box.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: _lock_holder(box.data_dir) == live.pid and _listens(box.data_dir / "capture.sock"), 30,
+                   "a capture serves the data directory")
+        refused = box.run()
+        assert refused.wait(timeout=60) != 0
+        output = box.output()
+        assert f"процесс {live.pid}" in output and "the capture service did not start" in output, output
+        assert live.poll() is None  # the live one is left alone
+    finally:
+        live.terminate()
+        live.wait(timeout=15)
