@@ -88,6 +88,10 @@ STRINGS = {
     "rooms.refused": ("Не получилось: {why}", "Could not: {why}"),
     "rooms.repair": ("Подключить заново", "Pair again"),
     "rooms.repairing": ("ждёт подключения заново", "waiting to be paired again"),
+    "rooms.repair_sure": ("отключить её прежний пароль (бой на ней прервётся до нового подключения)",
+                          "cut off its old password (its battle stops reaching the desk until it pairs again)"),
+    "rooms.repair_unsure": ("Станция не отключена: отметьте «отключить её прежний пароль» и нажмите ещё раз.",
+                            "The station is not cut off: tick «cut off its old password» and press again."),
     "rooms.repaired": ("Станция «{name}» отключена: её прежний пароль больше не действует. Подключите её кодом "
                        "стола, как новую.",
                        "Station {name} is cut off: its old password no longer works. Pair it with the desk's code, "
@@ -255,6 +259,8 @@ def repair():
     """The director re-pairs a station: its credential rotated, the old one cut; it pairs again with a code."""
     service = _hub()
     box = request.form.get("box", "")
+    if request.form.get("sure") != "1":  # one tap on a tablet must not cut a room off mid-battle
+        return redirect(url_for("rooms.desk_rooms", note=_word("rooms.repair_unsure")))
     try:
         if service is None:
             raise RoomsError("this box is not the hub")

@@ -228,7 +228,10 @@ def test_pairing_names_a_new_box_only_and_a_re_pair_cuts_the_old_credential(boxe
         # the director re-pairs room2 on the desk: its old password is cut, connected or new
         page = hub.client.get("/director/rooms").get_data(as_text=True)
         assert "Подключить заново" in page
-        done = hub.client.post("/director/rooms/repair", data={"box": "room2"})
+        unsure = hub.client.post("/director/rooms/repair", data={"box": "room2"})  # the tick box left empty
+        assert unsure.status_code == 302 and "note=" in unsure.headers["Location"]
+        assert not hub.rooms.roles.is_repairing("room2") and beats(room2, 10) > 0  # nothing cut
+        done = hub.client.post("/director/rooms/repair", data={"box": "room2", "sure": "1"})
         assert done.status_code == 302 and "note=" in done.headers["Location"]
         assert "ждёт подключения заново" in hub.client.get("/director/rooms").get_data(as_text=True)
         assert beats(room2, 5) == 0  # the leaf connected with the old password: cut (a reload alone keeps it)
