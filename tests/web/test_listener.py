@@ -19,6 +19,7 @@ import re
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -32,7 +33,9 @@ from appliance.service.identity import Identity
 from appliance.service.packages import QuestionPackages
 from appliance.service.session import Session
 from appliance.store import EventStore
+from appliance.service import audience
 from tests.appliance.packages.conftest import sport_siq
+from tests.appliance.service.test_audience import undeclared, undeclared_update
 from web import create_app
 from web.sync import Services
 
@@ -45,6 +48,10 @@ AUDIENCE_NAMESPACES = ("/board", "/player", "/sim", "/overlay")
 PAGES = ("/", "/board", "/watch", "/play", "/sim", "/overlay", "/overlay?layout=full", "/lobby", "/lobby.json",
          "/host", "/packages", "/director/", "/board/wifi.svg")
 PLAYERS = ["Аня", "Борис", "Вера"]
+RECORDS = {  # what each audience namespace may be sent: (its view's record, its hello's)
+    "/board": (audience.BoardView, audience.BoardHello), "/overlay": (audience.OverlayView, audience.OverlayHello),
+    "/player": (audience.PlayerView, audience.Hello), "/sim": (audience.SimulatorView, audience.Hello),
+}
 
 
 def chgk_text(themes: int = 4) -> str:
@@ -275,6 +282,7 @@ class Hall:
             with ear.lock:
                 heard = list(ear.heard)
             for epoch, event, data in heard:
+                assert not self.undeclared(ear.namespace, event, data), (ear.namespace, event, data)
                 seq = data.get("seq") if isinstance(data, dict) and event in ("snapshot", "update") else None
                 public = latest if seq is None else self.host.public_at.get((epoch, seq), frozenset())
                 texts = strings_of([event, data], [])
@@ -288,6 +296,21 @@ class Hall:
             for secret in self.secrets(public, wifi_public=False):
                 assert found(secret, [body]) is None, f"GET {path} holds {secret!r}"
             self.checked += 1
+
+    @staticmethod
+    def undeclared(namespace: str, event: str, data) -> list[str]:
+        """The keys of a message that its audience's records do not declare (the test fails on any)."""
+        view, hello = RECORDS[namespace]
+        if event == "hello":
+            return undeclared(hello, data, "hello")
+        if event == "snapshot":
+            return [f"snapshot.{key}" for key in set(data) - {"seq", "server_now_ns", "view"}] + undeclared(
+                view, data["view"], "view")
+        if event == "update":
+            return undeclared_update(view, data)
+        if event == "overlay_layout" and namespace == "/overlay":
+            return [key for key in data if key != "layout"]
+        return [f"{event} is not an event of {namespace}"]
 
     def close(self) -> None:
         closers = [threading.Thread(target=ear.close) for ear in [*self.ears, self.host]]
@@ -390,6 +413,10 @@ def test_a_listener_with_no_login_hears_nothing_before_it_is_public(settings, ki
                 box.restart()
                 hall.reconnect()
                 hall.get_pages(extra)
+            if number == 3:  # the stream operator switches the overlays' layout: they hear it, nothing more
+                form = urllib.parse.urlencode({"pin": HOST_PIN, "layout": "full"}).encode()
+                with urllib.request.urlopen(box.url + "/overlay/layout", data=form, timeout=5) as switched:
+                    assert json.loads(switched.read()) == {"ok": True, "layout": "full"}
             if number % 4 == 0:
                 for ear in hall.ears:  # a listener that lost its place asks for a resync
                     ear.sio.call("resync", {}, namespace=ear.namespace, timeout=5)
