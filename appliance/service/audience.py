@@ -22,6 +22,7 @@ screen shows them to the hall so that it can join (the stream overlay's does not
 
 from __future__ import annotations
 
+import dataclasses
 import types
 import typing
 from typing import NotRequired, TypedDict
@@ -366,6 +367,22 @@ BOARD = Audience("board", BoardView)
 PLAYER = Audience("player", PlayerView)
 SIMULATOR = Audience("simulator", SimulatorView)
 OVERLAY = Audience("overlay", OverlayView)
+
+
+def public_battle(state, board_answer: str):
+    """``state`` as the public papers may print it (``/battles/<id>/protocol``: the battle's id is on the board):
+    its setup keeps the answers the board has shown, as ``board_answer`` says (``BattleAdapter._board_answer``:
+    a question over, and announced under ``announced``; none under ``never``), and no question's text. The
+    protocol keys its texts by the question's theme and number (``appliance.rules.battle.protocol``)."""
+    setup = state.setup
+    if not setup.questions:
+        return state
+    shown = {(question.theme, question.number) for question in state.questions
+             if question.is_over and board_answer != "never"
+             and (board_answer == "over" or question.answer_announced)}
+    questions = tuple(tuple(("", pair[1] if (slot, number) in shown else "") for number, pair in enumerate(theme))
+                      for slot, theme in enumerate(setup.questions))
+    return dataclasses.replace(state, setup=dataclasses.replace(setup, questions=questions))
 
 
 def lobby(rooms: list[dict]) -> list[dict]:

@@ -46,7 +46,7 @@ IDENTITY = Identity(box_name="svoyak-L1ST", hotspot_ssid="Svoyak-L1ST", hotspot_
                     host_pin=HOST_PIN, director_pin=DIRECTOR_PIN)
 AUDIENCE_NAMESPACES = ("/board", "/player", "/sim", "/overlay")
 PAGES = ("/", "/board", "/watch", "/play", "/sim", "/overlay", "/overlay?layout=full", "/lobby", "/lobby.json",
-         "/host", "/packages", "/director/", "/board/wifi.svg")
+         "/host", "/packages", "/director/", "/board/wifi.svg", "/room", "/room.json", "/director/rooms.json")
 PLAYERS = ["Аня", "Борис", "Вера"]
 RECORDS = {  # what each audience namespace may be sent: (its view's record, its hello's)
     "/board": (audience.BoardView, audience.BoardHello), "/overlay": (audience.OverlayView, audience.OverlayHello),
@@ -241,6 +241,7 @@ class Hall:
         self.ears.append(Ear(box, "/board"))  # a second board: the watchers' phones
         self.pages: list[tuple[str, frozenset, str]] = []
         self.checked = 0
+        self.extra: tuple = ()  # the pages of this box's tournament and package
         self.told: set[str] = set()  # the answers the audience heard once public: the scan does see them
 
     def reconnect(self) -> None:
@@ -255,8 +256,12 @@ class Hall:
         for ear in self.ears:
             ear.wait(seq)
 
-    def get_pages(self, extra=()) -> None:
+    def get_pages(self) -> None:
         self.settle()
+        extra = self.extra
+        battle = (self.host.view.get("battle") or {}).get("id")
+        if battle:  # the battle's id is on the board: its papers are public, like the board
+            extra = (*extra, f"/battles/{battle}/protocol", f"/battles/{battle}/protocol.csv")
         public = frozenset(self.host.public)
         for path in (*PAGES, *extra):
             request = urllib.request.Request(self.box.url + path, headers={"Host": f"127.0.0.1:{self.box.port}"})
@@ -347,10 +352,12 @@ def phone_press(box: Box, host: Host, player: int) -> None:
     host.wait(box.session.seq)
 
 
-def play_question(box: Box, host: Host, number: int) -> None:
+def play_question(box: Box, host: Host, hall: Hall, number: int) -> None:
     """One question, played a way of its own by ``number``: right at once, wrong then right, withdrawn, judged
     then undone, wrong then corrected, a phone's press; then the host announces the answer."""
     host.command("reading_done")
+    if number % 2:
+        hall.get_pages()  # while the question is being played
     eligible = [player["index"] for player in host.view["players"] if player["eligible"]]
     first, second = eligible[number % len(eligible)], eligible[(number + 1) % len(eligible)]
     kind = number % 6 if len(eligible) > 1 else 0
@@ -379,6 +386,7 @@ def play_question(box: Box, host: Host, number: int) -> None:
         host.command("right")
         host.command("correct", player=first, correct=True, reason="Ответ засчитан по апелляции")
     if host.view["allowed"].get("announce") is None:
+        hall.get_pages()  # over, not yet announced
         host.command("announce")
 
 
@@ -392,9 +400,10 @@ def test_a_listener_with_no_login_hears_nothing_before_it_is_public(settings, ki
     tid = drawn_owl(box.app)
     host = Host(box, board_answer)
     hall = Hall(box, host, answers, never)
-    extra = (f"/table/{tid}", f"/table/{tid}.json")
+    hall.extra = (f"/table/{tid}", f"/table/{tid}.json", f"/director/{tid}/", f"/director/{tid}/export.json",
+             f"/packages/{package_id}", f"/packages/{package_id}/written/key")
     try:
-        hall.get_pages(extra)
+        hall.get_pages()
         host.command("phones", enabled=True)
         host.command("setup", profile="eurocup", players=PLAYERS, themes=[{"name": "", "red": False}] * 4,
                      package={"id": package_id})
@@ -405,14 +414,14 @@ def test_a_listener_with_no_login_hears_nothing_before_it_is_public(settings, ki
             host.command("next")
             if host.view["question"] is None or host.view["question"]["over"]:
                 continue  # a theme started: its first price comes with the next "next"
-            play_question(box, host, number)
+            play_question(box, host, hall, number)
             number += 1
             if number == 7:  # mid-battle: the box restarts; every listener comes back and gets a snapshot
                 hall.check()
                 hall.close()
                 box.restart()
                 hall.reconnect()
-                hall.get_pages(extra)
+                hall.get_pages()
             if number == 3:  # the stream operator switches the overlays' layout: they hear it, nothing more
                 form = urllib.parse.urlencode({"pin": HOST_PIN, "layout": "full"}).encode()
                 with urllib.request.urlopen(box.url + "/overlay/layout", data=form, timeout=5) as switched:
@@ -420,9 +429,9 @@ def test_a_listener_with_no_login_hears_nothing_before_it_is_public(settings, ki
             if number % 4 == 0:
                 for ear in hall.ears:  # a listener that lost its place asks for a resync
                     ear.sio.call("resync", {}, namespace=ear.namespace, timeout=5)
-                hall.get_pages(extra)
+                hall.get_pages()
             assert number < 60, "the battle never finished"
-        hall.get_pages(extra)
+        hall.get_pages()
         hall.check()
         assert number >= 20 and hall.checked > 500
         assert len(host.public) >= 15 and hall.told == host.public

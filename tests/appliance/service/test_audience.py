@@ -221,3 +221,39 @@ def test_the_board_record_is_the_host_view_but_its_host_keys():
     keys = re.findall(r"^\| `(\w+)`(?:, `(\w+)`)?( \*host\*)? \|", view_table, flags=re.M)
     board = {key for first, second, host in keys if not host for key in (first, second) if key}
     assert board == set(fields(BoardView))
+
+
+@pytest.mark.parametrize("board_answer", ["announced", "over", "never"])
+def test_the_public_papers_print_an_answer_once_the_board_showed_it(tmp_path, memory_battles, board_answer):
+    """``/battles/<id>/protocol`` needs no login and the battle's id is on the board: its "answer" note follows
+    the board (issue 18: the listener read the answer of the question in play there)."""
+    from appliance.rules.battle.protocol import protocol_rows
+
+    packages = QuestionPackages.in_folder(tmp_path / "packages", memory_battles)
+    package_id = packages.add("кубок.siq", sport_siq(6))["id"]
+    clock = Clock()
+    session = Session(memory_battles, BattleAdapter(packages=packages, board_answer=board_answer), clock=clock,
+                      simulator=True).start(timer_thread=False)
+    ids = itertools.count()
+
+    def command(name):
+        clock.now_ns += 10**8
+        session.command(name, None, f"c{next(ids)}")
+
+    session.command("setup", {"profile": "eurocup", "players": ["Аня", "Борис"], "themes": [{"name": ""}] * 4,
+                              "package": {"id": package_id}}, "setup")
+    for name in ("next", "next", "reading_done"):
+        command(name)
+    notes = lambda: [row.source for row in protocol_rows(audience.public_battle(session.state, board_answer))]
+    assert all("Ответ 1.1" not in note for note in notes())            # in play: the hall has not heard it
+    assert [row.source for row in protocol_rows(session.state)][0].endswith("Ответ 1.1")  # the full papers have it
+    clock.now_ns += 10**7
+    session.on_capture_event({"event": "press", "seq": 1, "player": 1, "t_ns": clock.now_ns, "status": "won"})
+    command("point")
+    command("right")
+    assert any("Ответ 1.1" in note for note in notes()) is (board_answer == "over")
+    command("announce")
+    assert any("Ответ 1.1" in note for note in notes()) is (board_answer != "never")
+    public = audience.public_battle(session.state, board_answer)
+    assert not any(text for theme in public.setup.questions for text, _ in theme)  # no question's text, ever
+    session.close()
