@@ -121,7 +121,11 @@ class Hub:
             else:
                 payload = made.get(audience.name)
                 if payload is None:
-                    payload = made[audience.name] = self.payload(audience, update)
+                    try:
+                        payload = made[audience.name] = self.payload(audience, update)
+                    except audience_records.NotOnTheAllowList:  # a record and the view disagree: nothing is sent
+                        log.exception("update %s not sent to %s", update.get("seq"), name)  # (they resync)
+                        continue
             self.socketio.emit(events.UPDATE, payload, namespace=name)
 
     @staticmethod

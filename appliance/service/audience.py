@@ -23,8 +23,10 @@ screen shows them to the hall so that it can join (the stream overlay's does not
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
+from collections.abc import Callable
 from typing import NotRequired, TypedDict
 
 
@@ -308,27 +310,44 @@ def project(hint, value):
     """``value`` as the declared type ``hint`` allows: a record keeps its declared keys only (a key the source
     lacks is left out), a list is projected item by item, an optional passes ``None``; plain data must be
     plain (no mapping: :class:`NotOnTheAllowList`)."""
-    if value is None:
-        return None
+    return _projector(hint)(value)
+
+
+@functools.cache
+def _projector(hint) -> Callable:
+    """The function that projects a value of ``hint``, made once per declared type (the press path runs it)."""
     if is_record(hint):
-        if not isinstance(value, dict):
-            raise NotOnTheAllowList(f"{hint.__name__} needs a mapping, not {type(value).__name__}")
-        declared = _fields(hint)
-        return {key: project(declared[key], value[key]) for key in declared if key in value}
+        name, declared = hint.__name__, tuple((key, _projector(item)) for key, item in _fields(hint).items())
+
+        def record(value):
+            if value is None:
+                return None
+            if not isinstance(value, dict):
+                raise NotOnTheAllowList(f"{name} needs a mapping, not {type(value).__name__}")
+            return {key: make(value[key]) for key, make in declared if key in value}
+        return record
     origin = typing.get_origin(hint)
     if origin is list:
-        if not isinstance(value, (list, tuple)):
-            raise NotOnTheAllowList(f"{hint} needs a list, not {type(value).__name__}")
         (item,) = typing.get_args(hint)
-        return [project(item, element) for element in value]
+        element = _projector(item)
+
+        def items(value):
+            if value is None:
+                return None
+            if not isinstance(value, (list, tuple)):
+                raise NotOnTheAllowList(f"{hint} needs a list, not {type(value).__name__}")
+            return [element(each) for each in value]
+        return items
     if origin in (types.UnionType, typing.Union):
         options = [option for option in typing.get_args(hint) if option is not type(None)]
         if len(options) == 1:
-            return project(options[0], value)
+            return _projector(options[0])
     if hint in _SCALARS:
-        if not isinstance(value, _SCALARS):
-            raise NotOnTheAllowList(f"{hint.__name__} needs plain data, not {type(value).__name__}")
-        return value
+        def plain(value):
+            if not isinstance(value, _SCALARS):
+                raise NotOnTheAllowList(f"{hint.__name__} needs plain data, not {type(value).__name__}")
+            return value
+        return plain
     raise NotOnTheAllowList(f"no projection for {hint!r}")
 
 
@@ -343,18 +362,18 @@ class Audience:
         self.record = record
         self.event_record = event_record
         self.declared = _fields(record)
+        self._make = {key: _projector(hint) for key, hint in self.declared.items()}
 
     def view(self, view: dict) -> dict:
         return project(self.record, view)
 
     def update(self, update: dict) -> dict:
-        declared = self.declared
+        declared, make = self.declared, self._make
         return {
             "seq": update["seq"],
             "server_now_ns": update["server_now_ns"],
             "event": None if update.get("event") is None else project(self.event_record, update["event"]),
-            "changes": {key: project(declared[key], value) for key, value in update["changes"].items()
-                        if key in declared},
+            "changes": {key: make[key](value) for key, value in update["changes"].items() if key in make},
             "removed": [key for key in update["removed"] if key in declared],
         }
 
