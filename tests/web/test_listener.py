@@ -256,14 +256,15 @@ class Hall:
         for ear in self.ears:
             ear.wait(seq)
 
-    def get_pages(self) -> None:
+    def get_pages(self, changing_only: bool = False) -> None:
+        """GET every audience page (``changing_only``: those whose content follows the battle) with no login."""
         self.settle()
-        extra = self.extra
         battle = (self.host.view.get("battle") or {}).get("id")
-        if battle:  # the battle's id is on the board: its papers are public, like the board
-            extra = (*extra, f"/battles/{battle}/protocol", f"/battles/{battle}/protocol.csv")
+        # the battle's id is on the board: its papers are public, like the board
+        papers = (f"/battles/{battle}/protocol", f"/battles/{battle}/protocol.csv") if battle else ()
+        changing = (*papers, "/lobby.json", "/room.json")
         public = frozenset(self.host.public)
-        for path in (*PAGES, *extra):
+        for path in changing if changing_only else (*PAGES, *self.extra, *papers):
             request = urllib.request.Request(self.box.url + path, headers={"Host": f"127.0.0.1:{self.box.port}"})
             opener = urllib.request.build_opener(NoRedirect)
             try:
@@ -357,7 +358,7 @@ def play_question(box: Box, host: Host, hall: Hall, number: int) -> None:
     then undone, wrong then corrected, a phone's press; then the host announces the answer."""
     host.command("reading_done")
     if number % 2:
-        hall.get_pages()  # while the question is being played
+        hall.get_pages(changing_only=True)  # while the question is being played
     eligible = [player["index"] for player in host.view["players"] if player["eligible"]]
     first, second = eligible[number % len(eligible)], eligible[(number + 1) % len(eligible)]
     kind = number % 6 if len(eligible) > 1 else 0
@@ -386,7 +387,7 @@ def play_question(box: Box, host: Host, hall: Hall, number: int) -> None:
         host.command("right")
         host.command("correct", player=first, correct=True, reason="Ответ засчитан по апелляции")
     if host.view["allowed"].get("announce") is None:
-        hall.get_pages()  # over, not yet announced
+        hall.get_pages(changing_only=True)  # over, not yet announced
         host.command("announce")
 
 
