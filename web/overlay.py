@@ -2,7 +2,7 @@
 
 ``/overlay?layout=lower-third|full|scores`` (lower-third by default) connects to ``/overlay``, whose snapshots
 and updates are the record ``appliance.service.audience.OverlayView`` (built by allow-list like the board's:
-scores and names, theme and price, who answers with his button's colour, the press order with the gaps, the
+scores and names, theme and price, who answers with his button's colour, the countdown, the press order with the gaps, the
 corrections; never a question's text, a PIN or the hotspot's password). The page's background is
 transparent: OBS lays it over the camera.
 

@@ -6,6 +6,7 @@ first and English by ``?lang=en``; and the endpoint's refusals over HTTP."""
 from __future__ import annotations
 
 import json
+import re
 import struct
 import time
 import urllib.error
@@ -96,6 +97,7 @@ def test_the_overlay_is_transparent_at_1920x1080_and_follows_the_battle(server, 
     expect(page.locator("#ov-theme")).to_have_text("Реки")
     expect(page.locator("#ov-price")).to_have_text("10")
     expect(page.locator("#ov-answering .name")).to_have_text("Борис")
+    expect(page.locator("#ov-countdown")).to_have_class(re.compile(r"\bactive\b"))  # his answer's countdown
     players = page.locator(".ov-player")
     expect(players).to_have_count(3)
     assert players.nth(1).get_attribute("class") == "ov-player answering"

@@ -49,6 +49,13 @@
       el("b", { class: "score" }, String(row.score)))));
   }
 
+  /* the press window's or the answer's countdown, as on the board */
+  function tick() {
+    requestAnimationFrame(tick);
+    if (view && view.battle && !view.battle.finished) S.drawCountdown($("ov-countdown"), link, view);
+  }
+  requestAnimationFrame(tick);
+
   /* a correction or an appeal's decision, shown for ANNOUNCE_MS as on the board */
   function tell() {
     const a = view && view.announcement, box = $("ov-announce");
