@@ -191,7 +191,7 @@ class Session:
         The update is read-only: its ``changes`` are the session's own view values (views are built fresh
         for every change and never mutated after, so no copy is made on the press path), shared with the
         other subscribers. A subscriber that needs to edit one copies it first (``web.sync.Hub.broadcast``
-        builds a new, filtered ``changes`` dict).
+        builds each audience's own record of it, ``appliance.service.audience``).
         """
         self._subscribers.append(callback)
 
