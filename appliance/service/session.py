@@ -147,6 +147,11 @@ class Session:
         self._announcement: dict | None = None  # a correction or an appeal's decision, for the hall (view key)
         self._battle_list: list[dict] = []  # this box's battles (view key "battles"), remade on setup/resume
         self._subscribers: list[Callable[[dict], None]] = []
+        # Undo takes back the host's last command whole: the adapter asks which events one command stored
+        # together (the live battle's, from the store)
+        same_command = getattr(battles, "same_command", None)
+        if same_command is not None:
+            adapter.joined = lambda seq: self._battle_id is not None and same_command(self._battle_id, seq)
         self._view = self._build_view()
 
     # ------------------------------------------------------------------ lifecycle
