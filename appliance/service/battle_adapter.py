@@ -844,6 +844,33 @@ class BattleAdapter:
         self._reading_shown = (setup, positions, view)
         return view
 
+    @staticmethod
+    def _press_round(state, question) -> list[dict]:
+        """The view's ``presses``: the current round of pressing only (after a «Минус» the new presses are a new
+        list, gaps from its own first press; the protocol keeps every round). A queued signal that answers now
+        (eurocup 2.10.1) was given in the round before: it leads the list, ``carried``, with no gap."""
+        if question is None:
+            return []
+        order = state.press_order(question)
+        counting = engine.COUNTED_OUTCOMES
+        if question.is_over:  # the round of the last answer, with that answer's press
+            shown = max(len(question.rulings) - 1, 0)
+            last = question.rulings[-1].player if question.rulings else None
+            answers = lambda press: press["player"] == last and press["outcome"] in counting  # noqa: E731
+        else:
+            shown = len(question.rulings)
+            answers = lambda press: (press["player"], press["at_ns"]) == (  # noqa: E731
+                question.answerer, question.answerer_press_ns)
+        presses = []
+        for press in order:
+            carried = press["round"] < shown and answers(press)
+            if press["round"] == shown or carried:
+                presses.append({"player": press["player"], "t_ns": press["at_ns"], "round": shown,
+                                "gap_ms": None if carried else press["gap_ns"] / 1e6, "carried": carried,
+                                "source": press["source"], "outcome": press["outcome"]})
+        presses.sort(key=lambda press: not press["carried"])
+        return presses
+
     def view(self, state, battle_id: str, now_ns: int) -> dict:
         """The pages' view of ``state`` (docs/socketio-events.md, "view")."""
         question = state.current_question
@@ -858,12 +885,7 @@ class BattleAdapter:
             "absent": i in state.setup.absent,
         } for i, name in enumerate(state.players)]
         themes = self._theme_board(state)
-        presses = []
-        if shown is not None:
-            for press in state.press_order(shown):
-                presses.append({"player": press["player"], "t_ns": press["at_ns"],
-                                "gap_ms": press["gap_ns"] / 1e6, "source": press["source"],
-                                "outcome": press["outcome"]})
+        presses = self._press_round(state, shown)
         deadlines = {Deadline.PRESS_WINDOW: None, Deadline.ANSWER: None}
         if state.press_window_closes_ns is not None and question is not None:
             opened = max(question.reading_finished_ns or 0, question.reopened_ns or 0)

@@ -215,7 +215,7 @@
     const presses = v.presses || [];
     if (v.question && v.question.over) return -1;
     if (v.answerer !== null && v.answerer !== undefined) {
-      for (let i = presses.length - 1; i >= 0; i--) if (presses[i].outcome === OUTCOME.ANSWERER && presses[i].player === v.answerer) return i;
+      for (let i = presses.length - 1; i >= 0; i--) if ((presses[i].outcome === OUTCOME.ANSWERER || presses[i].carried) && presses[i].player === v.answerer) return i;
       return -1;
     }
     const eligible = new Set((v.players || []).filter((p) => p.eligible).map((p) => p.index));
@@ -224,7 +224,10 @@
   S.renderPresses = function (list, v) {
     const next = S.nextPress(v);
     const presses = v.presses || [];
-    const first = presses.find((p) => COUNTING.has(p.outcome)) || presses[0];
+    // the view holds the current round of pressing only (after a «Минус»: a new list); a queued signal that
+    // answers now (``carried``, eurocup 2.10.1) leads it with no gap, and the gaps count from the round's own first press
+    const fresh = presses.filter((p) => !p.carried);
+    const first = fresh.find((p) => COUNTING.has(p.outcome)) || fresh[0];
     list.classList.toggle("over", !!(v.question && v.question.over));
     list.replaceChildren(...presses.map((p, i) => {
       const counts = COUNTING.has(p.outcome);
@@ -232,7 +235,7 @@
       return S.el("li", { class: [p.source === S.names.sources.PHONE ? "phone" : "", counts ? "counts" : "void", i === next ? "next" : ""].join(" ").trim(),
                           dataset: { outcome: p.outcome || "" } },
         S.el("span", { class: "name" }, v.players[p.player] ? v.players[p.player].name : "#" + (p.player + 1)),
-        S.el("span", { class: "gap" }, p === first || !first ? "" : (gapMs >= 0 ? "+" : "−") + Math.abs(gapMs) + "\u00a0" + S.t("unit.ms")),
+        S.el("span", { class: "gap" }, p === first || !first || p.carried ? "" : (gapMs >= 0 ? "+" : "−") + Math.abs(gapMs) + "\u00a0" + S.t("unit.ms")),
         counts ? null : S.el("span", { class: "why" }, S.t("press." + p.outcome)),
         p.source === S.names.sources.PHONE ? S.el("span", { class: "tag" }, S.t("board.phone")) : null);
     }));
