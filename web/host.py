@@ -63,6 +63,10 @@ STRINGS = {
     "cmd.undo": ("Отменить", "Undo"),
     "cmd.claps": ("Режим «на хлопки»", "\"On claps\" mode"),
     "cmd.pick": ("Отвечает", "Answers"),
+    "host.claps_hint": ("На хлопках: коснитесь карточки того, кто хлопнул первым (клавиши 1–4). Табло говорит залу, "
+                        "что вопрос на хлопках. Вернуть кнопки — «Режим «на хлопки»» в инструментах",
+                        "On claps: tap the card of whoever clapped first (keys 1-4). The board tells the hall. Back to "
+                        "the buttons: \"On claps\" mode in the tools"),
     "cmd.correct": ("Исправить решение", "Correct the ruling"),
     "cmd.appeal_accept": ("Зачесть", "Accept"),
     "cmd.appeal_reject": ("Отклонить", "Reject"),

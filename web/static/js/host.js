@@ -349,6 +349,9 @@
       b.title = ok ? "" : refusal(b.dataset.cmd);
     });
     $("claps").classList.toggle("on", !!view.battle.on_claps);
+    // claps: the score cards are what the host taps now; say so where the cards are
+    $("claps-hint").hidden = !(view.battle.on_claps && !view.battle.finished);
+    $("host-players").classList.toggle("on-claps", !!view.battle.on_claps);
     $("phones").textContent = t(view.phones_enabled ? "cmd.phones_off" : "cmd.phones_on");
     // each seat's code, for the host to tell its player (a phone presses only for the seat whose code it knows)
     const codes = view.phones_enabled && view.seat_codes ? view.seat_codes : [];

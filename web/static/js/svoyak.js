@@ -246,13 +246,22 @@
     const t = S.t, section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
     const verdict = a.kind === "appeal_rejected" ? t("announce.stands") : a.kind === "question_voided" ? ""
       : a.now === true ? t("announce.now_right") : a.now === false ? t("announce.now_wrong") : "";
-    const what = S.format(t("announce.question"), { name: a.name, theme: S.themeName(a.question.theme_name, a.question.theme, a.question.theme_shootout), price: a.question.price })
-      + (verdict ? " — " + verdict : "");
+    // what it was about: a question (with whose answer), the action an undo took back, or the battle itself
+    const q = a.question;
+    const about = q ? S.format(t(a.name ? "announce.question" : "announce.question_only"),
+                               { name: a.name, theme: S.themeName(q.theme_name, q.theme, q.theme_shootout), price: q.price }) : "";
+    const what = (a.action ? S.actionWords(a.action) : a.battle_named || about) + (verdict ? " — " + verdict : "");
     const said = a.reason || a.claim;  // the host's or the player's own words, quoted on a line of their own
     const notes = (said ? ["«" + said + "»"] : []).concat((a.voided || []).map((p) => S.format(t("announce.voided"), { name: p.name }) + section(a.void_section)))
       .concat((a.restored || []).map((p) => S.format(t("announce.restored"), { name: p.name })));
     return { title: t("announce." + a.kind) + section(a.section), what,
-             scores: (a.scores || []).map((row) => ({ name: row.name, old: String(row.old), new: String(row.new) })), notes };
+             scores: (a.scores || []).map((row) => ({ name: row.name, old: row.old === null ? null : String(row.old), new: String(row.new) })), notes };
+  };
+  /* A host action in words («Верно» — Аня, 20): the undo bar and the hall's announcement of an undo say the same */
+  S.actionWords = function (a) {
+    if (!a) return "";
+    const key = a.type === "AnswerJudged" ? "action.AnswerJudged." + (a.correct ? "right" : "wrong") : "action." + a.type;
+    return S.format(key in S.strings ? S.t(key) : S.t("action.other"), { name: a.name || "", price: a.price === null ? "" : a.price });
   };
   S.renderAnnouncement = function (box, a) {
     const lines = S.announcementLines(a), el = S.el;
@@ -260,7 +269,8 @@
       el("div", { class: "announce-title" }, lines.title),
       el("div", { class: "announce-what" }, lines.what),
       lines.scores.length ? el("div", { class: "announce-scores" }, ...lines.scores.map((row) => el("span", { class: "announce-score" },
-        el("span", { class: "name" }, row.name), " ", el("span", { class: "old" }, row.old), " → ", el("b", { class: "new" }, row.new)))) : null,
+        el("span", { class: "name" }, row.name), " ", row.old === null ? null : [el("span", { class: "old" }, row.old), " → "],
+        el("b", { class: "new" }, row.new)))) : null,
       ...lines.notes.map((note) => el("div", { class: "announce-note" }, note)));
     box.className = box.className.replace(/\bkind-\S+/g, "").trim() + " kind-" + a.kind;
   };
