@@ -74,13 +74,14 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
     view["stage_titles"] = titles
     # Who went on, and where: the stage's advancement once it is complete, and before that every drawn seat
     # already filled from a battle's result (a bracket seat resolves as soon as its battle ended).
-    seated = {}
+    seated, seated_in = {}, {}  # the stage a player went on to, and which battle of it (1-based) seats them
     for spec in state.battles.values():
         for seat in spec.seats:
             if seat.startswith("@"):
                 player = resolve(state, seat)
                 if player:
                     seated[player] = spec.stage
+                    seated_in[player] = (spec.stage, spec.index + 1)
     # A battle's places that go on by place alone (``places = [1]``: the winner, northern-owl 2.4) are known as
     # soon as it ended, before the rest of the stage plays; other selectors wait for the stage's outcome.
     for battle_id in state.results:
@@ -118,7 +119,12 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
                 for seat, player in ((seat, resolve(state, seat)) for seat in battle.get("seats", []))]
             for line in battle.get("lines", []):
                 line["withdrawn"] = line["player"] in withdrawn
-                line["went_to"] = titles.get(went.get(line["player"], ""))
+                to = went.get(line["player"], "")
+                line["went_to"] = titles.get(to)
+                if line["went_to"] is not None:
+                    # «→ 1/9 финала, бой 3»: which battle, once the draw has seated the player in one
+                    stage_to, number = seated_in.get(line["player"], (None, None))
+                    line["went_to"] = {**line["went_to"], "battle": number if stage_to == to else None}
             for shootout in battle.get("shootouts", []):
                 shootout["names"] = [names.get(p, p) for p in shootout.get("order", [])]
         for tie in stage.get("ties_broken", []):
