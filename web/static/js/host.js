@@ -119,9 +119,8 @@
         document.dispatchEvent(new CustomEvent("svoyak:host-hello", { detail: link }));  // host_packages.js
       },
       onView: (v, event) => {
-        const before = view && view.battle ? view.battle.id : null;
         view = v; render(event);
-        switched(before, event);
+        switched();
         // the button test ends by itself when a question starts: say so where the host looks
         if (testWasOn && !v.button_test && event && ["PriceAnnounced", "ReadingStarted"].includes(event.type)) reason(t("test.ended"));
         testWasOn = !!v.button_test;
@@ -138,9 +137,11 @@
   /* The live battle changed, and not by a tap on this page (the director put a battle on the box, another
      tablet resumed one): the host is told, where he looks, which battle the page shows now. */
   let ownUntil = 0;  // a setup or resume this page sent: the switch it makes, until shortly after its answer, is its own
-  function switched(before, event) {
-    const now = view && view.battle ? view.battle.id : null;
-    if (!before || !now || before === now || !event || !["BattleSetUp", "BattleResumed"].includes(event.type)) return;
+  let shownBattle = null;  // the live battle's id the page showed last (the view is updated in place)
+  function switched() {
+    const before = shownBattle, now = view && view.battle ? view.battle.id : null;
+    shownBattle = now;
+    if (!before || !now || before === now) return;  // (after a reconnect too: the box may have switched meanwhile)
     if (performance.now() < ownUntil) return;
     const entry = liveEntry();
     const named = entry && entry.named ? entry.named : view.players.map((p) => p.name).join(", ");
