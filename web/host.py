@@ -69,9 +69,9 @@ STRINGS = {
     "host.switched": ("На боксе теперь другой бой: {battle}. Страница показывает его", "This box now plays another "
                       "battle: {battle}. The page shows it"),
     "host.claps_hint": ("На хлопках: коснитесь карточки того, кто хлопнул первым (клавиши 1–4). Табло говорит залу, "
-                        "что вопрос на хлопках. Вернуть кнопки — «Режим «на хлопки»» в инструментах",
+                        "что вопрос на хлопках. Вернуть кнопки — та же кнопка в «Инструментах»",
                         "On claps: tap the card of whoever clapped first (keys 1-4). The board tells the hall. Back to "
-                        "the buttons: \"On claps\" mode in the tools"),
+                        "the buttons: the same button in the Tools"),
     "cmd.correct": ("Исправить решение", "Correct the ruling"),
     "cmd.appeal_accept": ("Зачесть", "Accept"),
     "cmd.appeal_reject": ("Отклонить", "Reject"),
