@@ -81,3 +81,24 @@ def test_a_battle_set_aside_and_resumed_is_announced_with_its_scores(session, ca
     assert a["kind"] == "resumed" and [row["new"] for row in a["scores"]] == [0, 10, 0]
     command(session, "next")                               # the next question: old news
     assert told(session) is None
+
+
+def test_after_a_resumed_battle_the_presses_are_not_counted_from_before_it_was_set_aside(session, capture, clock):
+    # issue 21: «+139687 мс» after a resumed battle: the gap spanned the time the battle was set aside
+    first = command(session, "setup", **setup_args())["battle_id"]
+    command(session, "next")
+    command(session, "next")
+    clock.advance(500)
+    capture.press(1, t_ns=clock.now_ns)                    # Аня answers
+    command(session, "point")
+    command(session, "setup", **setup_args(players=("Дима", "Женя")), set_aside=first)
+    clock.advance(139_000)                                 # another battle for 139 s
+    second = session.snapshot()["view"]["battle"]["id"]
+    command(session, "resume", battle=first, set_aside=second)
+    command(session, "wrong")
+    clock.advance(300)
+    capture.press(2, t_ns=clock.now_ns)
+    clock.advance(40)
+    capture.press(3, t_ns=clock.now_ns)
+    presses = session.snapshot()["view"]["presses"]
+    assert [(p["player"], round(p["gap_ms"])) for p in presses] == [(1, 0), (2, 40)]
