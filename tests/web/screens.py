@@ -1,5 +1,5 @@
 """What a reviewer checks on every screen, as page-side probes: text over text (a banner over the theme), text
-cut off, a control under 48 px, and the console's errors. Used by the round-two tests and the rehearsal."""
+cut off, a value shown unworded («null»), a control under 48 px, and the console's errors. Used by the round-two tests and the rehearsal."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ TEXT_PROBLEMS = r"""([overlays, protected]) => {
                         right: Math.max(rect.right, r.right), bottom: Math.max(rect.bottom, r.bottom) } : r;
       }
     }
-    if (rect) boxes.push({ el, rect, text: el.textContent.trim().slice(0, 40) });
+    if (rect) boxes.push({ el, rect, text: el.textContent.trim().slice(0, 40),
+                           own: own.map((n) => n.textContent).join(" ") });
   }
   const name = (b) => (b.el.id ? "#" + b.el.id : b.el.className || b.el.tagName) + " «" + b.text + "»";
   const hit = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 2 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 2;
@@ -39,6 +40,8 @@ TEXT_PROBLEMS = r"""([overlays, protected]) => {
     out.push("overlap: " + name(a) + " / " + name(b));
   }
   for (const b of boxes) {
+    // a value the page failed to word, shown as is
+    if (/(^|[^\p{L}])(null|undefined|NaN|\[object Object\])([^\p{L}]|$)/u.test(b.own)) out.push("says: " + name(b) + " «" + b.own.trim().slice(0, 40) + "»");
     const el = b.el, style = getComputedStyle(el);
     const clips = style.overflowX !== "visible" || style.overflowY !== "visible" || style.webkitLineClamp !== "none";
     if (clips && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) && el.clientWidth > 0)

@@ -148,6 +148,8 @@ def test_claps_are_said_on_the_board_and_hinted_on_the_host_page(hall):
     for page in (board, phone):
         expect(page.locator("#board-claps")).to_be_visible(timeout=STEP_MS)
         expect(page.locator("#board-announce .announce-title")).to_have_text("Вопрос разыгрывается на хлопках (п.\u00a04.4)")
+        expect(page.locator("#board-announce")).not_to_contain_text("null")
+        assert text_problems(page) == []
     hall.command("next")
     hall.command("next")
     hall.command("reading_done")

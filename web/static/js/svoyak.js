@@ -265,13 +265,13 @@
   };
   S.renderAnnouncement = function (box, a) {
     const lines = S.announcementLines(a), el = S.el;
-    box.replaceChildren(
+    box.replaceChildren(...[  // (replaceChildren writes a null as the text «null»: left out instead)
       el("div", { class: "announce-title" }, lines.title),
-      el("div", { class: "announce-what" }, lines.what),
+      lines.what ? el("div", { class: "announce-what" }, lines.what) : null,
       lines.scores.length ? el("div", { class: "announce-scores" }, ...lines.scores.map((row) => el("span", { class: "announce-score" },
         el("span", { class: "name" }, row.name), " ", row.old === null ? null : [el("span", { class: "old" }, row.old), " → "],
         el("b", { class: "new" }, row.new)))) : null,
-      ...lines.notes.map((note) => el("div", { class: "announce-note" }, note)));
+      ...lines.notes.map((note) => el("div", { class: "announce-note" }, note))].filter(Boolean));
     box.className = box.className.replace(/\bkind-\S+/g, "").trim() + " kind-" + a.kind;
   };
 
