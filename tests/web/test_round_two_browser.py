@@ -218,3 +218,32 @@ def test_a_board_that_lost_the_box_says_so(browser, tmp_path):
     assert "кнопки на связи" not in board.locator("body").inner_text()
     shot(board, "round2-board-lost")
     board.context.close()
+
+
+def test_the_busy_choice_highlights_keeping_the_battle_and_counts_only_finished_questions(browser, session_server):
+    """«Играть на этом боксе» while question 1 is being answered: «сыграно вопросов: 0», and the highlighted
+    choice is keeping the live battle, not the destructive «Отложить…»."""
+    from playwright.sync_api import expect
+
+    from .conftest import DIRECTOR_PIN, drawn_owl
+
+    session = session_server.session
+    tid = drawn_owl(session_server.app)
+    session.command("setup", {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"], "themes": 4}, "h1")
+    session.command("next", {}, "n1")
+    session.command("next", {}, "n2")                      # question 1: announced, being played
+    page = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True).new_page()
+    page.goto(f"{session_server.url}/director/{tid}/bracket")
+    page.fill("input[name=pin]", DIRECTOR_PIN)
+    page.keyboard.press("Enter")
+    page.locator("#b-groups\\/01 form.play button").click()
+    busy = page.locator("#box-busy")
+    expect(busy).to_be_visible(timeout=STEP_MS)
+    expect(busy.locator(".busy-scores")).to_contain_text("сыграно вопросов: 0")
+    keep, aside = page.locator("#busy-keep"), page.locator("#busy-set-aside")
+    assert "primary" in keep.get_attribute("class") and "primary" not in (aside.get_attribute("class") or "")
+    colour = lambda node: node.evaluate("n => getComputedStyle(n).backgroundColor")  # noqa: E731
+    assert colour(keep) != colour(aside)
+    assert small_controls(page) == []
+    shot(page, "round2-busy-tablet")
+    page.context.close()
