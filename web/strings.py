@@ -99,7 +99,7 @@ STRINGS = {
     "announce.question_voided": ("Апелляция принята: вопрос снят", "Appeal accepted: the question is voided"),
     "announce.question": ("{name} · «{theme}», {price}", "{name} · «{theme}», {price}"),
     "announce.question_only": ("«{theme}», {price}", "«{theme}», {price}"),
-    "announce.undone": ("Ведущий отменил своё действие", "The host took an action back"),
+    "announce.undone": ("Отменено действие ведущего", "The host took an action back"),
     "announce.withdrawn": ("Вопрос снят: очки за него не в счёт", "Question withdrawn: its points no longer count"),
     "announce.claps_on": ("Вопрос разыгрывается на хлопках", "This question is played on claps"),
     "announce.claps_off": ("Снова играем на кнопках", "Back to the buttons"),

@@ -97,12 +97,12 @@ def test_every_change_of_a_score_is_announced_the_same_on_the_board_and_the_host
     for page in (board, phone):
         told = page.locator("#board-announce")
         expect(told).to_be_visible(timeout=STEP_MS)
-        expect(told.locator(".announce-title")).to_have_text("Ведущий отменил своё действие")
+        expect(told.locator(".announce-title")).to_have_text("Отменено действие ведущего")
         expect(told.locator(".announce-what")).to_have_text("«Верно» — Борис, 10")
         expect(told.locator(".announce-score")).to_have_text(["Борис 10 → 0"])
         assert disjoint(page, "#board-announce", "#board-theme")
         assert text_problems(page) == []
-    expect(host.locator("#host-announce .announce-title")).to_have_text("Ведущий отменил своё действие")
+    expect(host.locator("#host-announce .announce-title")).to_have_text("Отменено действие ведущего")
     expect(host.locator("#host-announce .announce-score")).to_have_text(["Борис 10 → 0"])
     shot(board, "round2-undo-board")
     shot(phone, "round2-undo-phone")
