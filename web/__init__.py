@@ -28,6 +28,7 @@ from web.sync import Hub, Services
 SCREENS: tuple[str, ...] = (
     "web.captive",
     "web.index",
+    "web.auth",
     "web.host",
     "web.board",
     "web.overlay",

@@ -45,6 +45,8 @@ STRINGS = {
     "board.result_right": ("+{price} {name}", "+{price} {name}"),
     "board.result_wrong": ("Минус: {name}", "Wrong: {name}"),
     "board.result_withdrawn": ("Вопрос снят", "Question withdrawn"),
+    "board.claps": ("Вопрос на хлопках: кнопки не работают, ведущий называет, кто хлопнул первым",
+                    "On claps: the buttons are off, the host names who clapped first"),
     "board.result_time": ("Время!", "Time!"),
     "board.result_nobody": ("Никто не нажал — время вышло", "Nobody pressed: time is up"),
     "board.result_no_more": ("Больше никто не нажал — время вышло", "Nobody else pressed: time is up"),

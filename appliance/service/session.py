@@ -456,9 +456,10 @@ class Session:
         in the store and in the list, to be resumed (``resume``)."""
         event = self.adapter.setup_event(args, at_ns)  # a bad setup is said first, whatever is live
         self._check_set_aside(args.get("set_aside"), "setup")
+        aside = self._aside()
         battle_id = self.battles.create(event, command_id=command_id, result=result)
         result["battle_id"] = battle_id
-        self._open(battle_id, self.adapter.event_dict(event))
+        self._open(battle_id, self.adapter.event_dict(event), told=aside)
 
     def _resume(self, args: dict, command_id: str, result: dict) -> None:
         """``resume {battle}``: any battle of this box becomes the live one again, as its log left it. The one it
@@ -467,20 +468,31 @@ class Session:
         battle_id = args["battle"]
         if battle_id not in {line["battle_id"] for line in self.battles.list()}:
             raise CommandRejected("error.no_such_battle", f"no battle {battle_id!r} on this box"[:200], "resume")
+        aside = None
         if battle_id != self._battle_id:
             self._check_set_aside(args.get("set_aside"), "resume")
+            aside = self._aside()
         result["battle_id"] = battle_id
         self.battles.record_command(command_id, result)
-        self._open(battle_id, {"type": "BattleResumed", "battle": battle_id})
+        state = self.battles.state(battle_id)
+        # the hall is told the battle goes on, with its scores (or that the one before it was set aside)
+        told = aside if state.is_over else self.adapter.battle_told(state, "resumed", battle_id)
+        self._open(battle_id, {"type": "BattleResumed", "battle": battle_id}, told=told)
+
+    def _aside(self) -> dict | None:
+        """The announcement that the live battle is set aside (unfinished), or None."""
+        if self._state is None or self._state.is_over:
+            return None
+        return self.adapter.battle_told(self._state, "set_aside", self._battle_id)
 
     def _check_set_aside(self, set_aside, command: str) -> None:
         if self._state is not None and not self._state.is_over and set_aside != self._battle_id:
             raise CommandRejected("error.battle_unfinished", f"battle {self._battle_id} is not over; name it in "
                                   "set_aside to set it aside", command)
 
-    def _open(self, battle_id: str, event: dict) -> None:
+    def _open(self, battle_id: str, event: dict, told: dict | None = None) -> None:
         self._battle_id = battle_id
-        self._announcement = None
+        self._announcement = told
         self._state = self.battles.state(battle_id)
         # a battle ahead of the timeline (imported from another box): the timeline goes on after it
         self._adopt_timeline(self._timeline.continued_after(self._raw_clock(), self._state.last_at_ns),
