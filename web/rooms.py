@@ -93,8 +93,8 @@ STRINGS = {
                           "cut off its old password (its battle stops reaching the desk until it pairs again)"),
     "rooms.repair_unsure": ("Станция не отключена: отметьте «отключить её прежний пароль» и нажмите ещё раз.",
                             "The station is not cut off: tick «cut off its old password» and press again."),
-    "rooms.repaired": ("Станция «{name}» отключена: её прежний пароль больше не действует. Подключите её кодом "
-                       "стола, как новую.",
+    "rooms.repaired": ("Станция «{name}» отключена: её прежний пароль больше не действует. Подключите её "
+                       "новым кодом подключения, как новую.",
                        "Station {name} is cut off: its old password no longer works. Pair it with the desk's code, "
                        "as a new one."),
     "rooms.not_assigned": ("Этот бой не дан этой комнате: начните один из боёв, которые ей дал стол.",

@@ -91,7 +91,9 @@ class Question(TypedDict):
 class Press(TypedDict):
     player: int
     t_ns: int
-    gap_ms: float
+    round: int
+    gap_ms: float | None  # within its round of pressing; None for the queued answerer carried over
+    carried: bool
     source: str
     outcome: str
 
@@ -135,12 +137,23 @@ class Named(TypedDict):
     name: str
 
 
+class UndoneAction(TypedDict):
+    """The host's action an undo took back, as the board words it (never a command's arguments)."""
+
+    type: str
+    player: int | None
+    name: str
+    price: int | None
+    correct: bool | None
+    redo: str | None
+
+
 class Announcement(TypedDict):
-    id: int
+    id: int | str
     kind: str
     player: int
     name: str
-    question: AnnouncedQuestion
+    question: AnnouncedQuestion | None
     was: bool | None
     now: bool | None
     scores: list[ScoreMoved]
@@ -150,6 +163,8 @@ class Announcement(TypedDict):
     reason: str
     section: str | None
     void_section: str | None
+    action: UndoneAction | None
+    battle_named: NotRequired[str]
 
 
 class Capture(TypedDict):
@@ -342,6 +357,8 @@ def _projector(hint) -> Callable:
         options = [option for option in typing.get_args(hint) if option is not type(None)]
         if len(options) == 1:
             return _projector(options[0])
+        if all(option in _SCALARS for option in options):  # ``int | str``: plain data either way
+            hint = options[0]
     if hint in _SCALARS:
         def plain(value):
             if not isinstance(value, _SCALARS):

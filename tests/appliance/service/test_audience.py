@@ -43,8 +43,11 @@ def undeclared(hint, value, path: str = "") -> list[str]:
         (item,) = typing.get_args(hint)
         return [found for i, element in enumerate(value) for found in undeclared(item, element, f"{path}[{i}]")]
     if origin in (types.UnionType, typing.Union):
-        (option,) = [option for option in typing.get_args(hint) if option is not type(None)]
-        return undeclared(option, value, path)
+        options = [option for option in typing.get_args(hint) if option is not type(None)]
+        if len(options) == 1:
+            return undeclared(options[0], value, path)
+        # a union of plain types only (``int | str``): the records declare no union of records
+        assert not any(is_record(option) for option in options), hint
     return [] if isinstance(value, (str, int, float, bool)) else [f"{path}: {type(value).__name__} is not plain"]
 
 
