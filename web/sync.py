@@ -89,6 +89,7 @@ class Hub:
         self.settings = settings
         self.catalogue = catalogue
         self.namespaces: dict[str, "SyncNamespace"] = {}
+        self.spectators = None  # web.spectators.Fanout: the board's updates to the spectators' nats-server
 
     @property
     def session(self):
@@ -119,6 +120,8 @@ class Hub:
                                                     if key not in HOST_ONLY_KEYS}}
                 payload = public
             self.socketio.emit(events.UPDATE, payload, namespace=name)
+            if name == "/board" and self.spectators is not None:
+                self.spectators.forward(payload)  # exactly the board's payload, to /watch phones and online viewers
 
     def word(self, error: Exception) -> dict:
         """``{ok: False, error: {code, rule, ru, en}}`` for an error a client caused."""

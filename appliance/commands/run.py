@@ -18,6 +18,8 @@ from appliance.commands import serve as serve_command
 def add_arguments(parser) -> None:
     serve_command.add_arguments(parser)
     parser.add_argument("--no-capture", action="store_true", help="do not start the capture service")
+    parser.add_argument("--no-spectators", action="store_true",
+                        help="do not start the spectators' nats-server (/watch then uses Socket.IO)")
 
 
 def capture_environment(settings) -> dict:
@@ -44,10 +46,21 @@ def run(args) -> int:
         deadline = time.monotonic() + 5
         while not Path(settings.capture_socket).exists() and time.monotonic() < deadline and capture.poll() is None:
             time.sleep(0.05)
+    spectators = None
+    if settings.spectators and not args.no_spectators:
+        # The spectators' fan-out (docs/spectators.md): on the box svoyak-spectators.service runs it.
+        spectators = subprocess.Popen([sys.executable, "-m", "appliance.cli", "spectators"],
+                                      env=capture_environment(settings), stdout=subprocess.DEVNULL)
     print(serve_command.describe(settings), flush=True)
     try:
         return serve_command.serve(settings, threads=args.threads)
     finally:
+        if spectators is not None and spectators.poll() is None:
+            spectators.terminate()
+            try:
+                spectators.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                spectators.kill()
         if capture is not None and capture.poll() is None:
             capture.terminate()
             try:
