@@ -160,9 +160,10 @@ def _install(state) -> None:
     app.extensions["svoyak.admission"] = admission
 
 
-def page_config() -> dict:
+def page_config(mode: str) -> dict:
     """What ``spectate.js`` needs: the fast path's WebSocket port and subjects (None: no fan-out running), the
-    snapshot's address, whether this page is the box's own board (it keeps Socket.IO)."""
+    snapshot's address, whether this page is the box's own board (``/board`` opened on the box: it keeps
+    Socket.IO; ``/watch`` is a spectator's wherever it is opened)."""
     hub = current_app.extensions["svoyak.hub"]
     fanout = getattr(hub, "spectators", None)
     ports = fanout.ports() if fanout is not None else None
@@ -170,7 +171,7 @@ def page_config() -> dict:
         "ws_port": ports["websocket"] if ports else None,
         "update_subject": fanout.update_subject if fanout is not None else None,
         "snapshot_url": "/board/snapshot.json",
-        "local": is_local(request.remote_addr),
+        "local": mode == "board" and is_local(request.remote_addr),
         "poll_ms": POLL_MS,
         "audience_query": AUDIENCE_QUERY,
     }
