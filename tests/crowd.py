@@ -37,6 +37,42 @@ class WebSocket:
 
     def __init__(self, reader, writer) -> None:
         self.reader, self.writer = reader, writer
+        self._raw = b""
+
+    async def chunk(self) -> bytes:
+        """The payload bytes of every whole data frame that has arrived (at least one), answering pings: fewer
+        awaits than a frame at a time, so a process keeps up with hundreds of sockets."""
+        out = []
+        while not out:
+            data = await self.reader.read(262144)
+            if not data:
+                raise ConnectionError("closed by the server")
+            raw = self._raw + data
+            at = 0
+            while len(raw) - at >= 2:
+                first, second = raw[at], raw[at + 1]
+                length, head = second & 0x7F, 2
+                if length == 126:
+                    if len(raw) - at < 4:
+                        break
+                    length, head = struct.unpack_from("!H", raw, at + 2)[0], 4
+                elif length == 127:
+                    if len(raw) - at < 10:
+                        break
+                    length, head = struct.unpack_from("!Q", raw, at + 2)[0], 10
+                if len(raw) - at < head + length:
+                    break
+                payload = raw[at + head:at + head + length]
+                at += head + length
+                opcode = first & 0x0F
+                if opcode == 8:
+                    raise ConnectionError("closed by the server")
+                if opcode == 9:
+                    self.send(payload, opcode=10)
+                elif opcode in (0, 1, 2):
+                    out.append(payload)
+            self._raw = raw[at:]
+        return b"".join(out)
 
     @classmethod
     async def open(cls, url: str, timeout: float = 10.0) -> "WebSocket":
@@ -106,7 +142,7 @@ class Record:
     def arrived(self, body: bytes, at_ns: int) -> None:
         if self.bodies is not None:
             self.bodies.append(body)
-        seq, now = SEQ.search(body[:200]), NOW.search(body)
+        seq, now = SEQ.search(body, 0, 200), NOW.search(body, 0, 200)
         if seq is None:
             return
         number = int(seq.group(1))
@@ -139,29 +175,21 @@ async def nats_spectator(url: str, subjects: list[str], record: Record, stop: as
         lines += [b"SUB %s %d" % (subject.encode(), number) for number, subject in enumerate(subjects, 1)]
         ws.send(b"\r\n".join(lines + list(extra) + [b"PING"]) + b"\r\n")
         counted = False
-        reading = asyncio.ensure_future(ws.receive())
-        stopping = asyncio.ensure_future(stop.wait())
-        while True:
-            done, _ = await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            if stopping in done:
-                reading.cancel()
-                break
-            buffer += reading.result()
+        while not stop.is_set():
+            buffer += await ws.chunk()
             at_ns = time.monotonic_ns()
-            reading = asyncio.ensure_future(ws.receive())
             while True:
                 end = buffer.find(b"\r\n")
                 if end < 0:
                     break
-                line = buffer[:end]
-                if line.startswith(b"MSG "):
-                    size = int(line.rsplit(b" ", 1)[1])
+                if buffer.startswith(b"MSG "):
+                    size = int(buffer[buffer.rfind(b" ", 0, end) + 1:end])
                     if len(buffer) < end + 2 + size + 2:
                         break
                     record.arrived(buffer[end + 2:end + 2 + size], at_ns)
                     buffer = buffer[end + 2 + size + 2:]
                     continue
-                buffer = buffer[end + 2:]
+                line, buffer = buffer[:end], buffer[end + 2:]
                 if line == b"PING":
                     ws.send(b"PONG\r\n")
                 elif line == b"PONG" and not counted:
@@ -169,6 +197,8 @@ async def nats_spectator(url: str, subjects: list[str], record: Record, stop: as
                     record.connected += 1
                 elif line.startswith(b"-ERR"):
                     record.errors.append(line.decode(errors="replace"))
+    except asyncio.CancelledError:
+        pass
     except (OSError, asyncio.IncompleteReadError, ConnectionError) as error:
         record.failed += 1
         record.errors.append(repr(error))
@@ -214,6 +244,33 @@ async def socketio_spectator(url: str, record: Record, stop: asyncio.Event) -> N
         ws.close()
 
 
+async def polling_spectator(url: str, record: Record, stop: asyncio.Event, every_s: float = 4.0) -> None:
+    """The last path: ``GET /board/snapshot.json`` every ``every_s`` (jittered, as spectate.js does)."""
+    import random
+
+    parts = urlsplit(url)
+    counted = False
+    while not stop.is_set():
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port), 10)
+            writer.write(f"GET /board/snapshot.json HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n"
+                         .encode())
+            body = await asyncio.wait_for(reader.read(), 10)
+            writer.close()
+            if b" 200 " not in body.split(b"\r\n", 1)[0]:
+                raise ConnectionError(body[:40])
+            if not counted:
+                counted = True
+                record.connected += 1
+            record.arrived(body[body.find(b'"snapshot":') + 11:], time.monotonic_ns())
+        except (OSError, asyncio.TimeoutError, ConnectionError) as error:
+            record.errors.append(repr(error))
+        try:
+            await asyncio.wait_for(stop.wait(), every_s * (0.75 + random.random() / 2))
+        except asyncio.TimeoutError:
+            pass
+
+
 async def crowd(kind: str, url: str, subject: str, count: int, seconds: float, ready_file: str = "") -> Record:
     record = Record()
     stop = asyncio.Event()
@@ -221,11 +278,14 @@ async def crowd(kind: str, url: str, subject: str, count: int, seconds: float, r
     for _ in range(count):
         if kind == "nats":
             tasks.append(asyncio.ensure_future(nats_spectator(url, [subject], record, stop)))
+        elif kind == "poll":
+            tasks.append(asyncio.ensure_future(polling_spectator(url, record, stop)))
         else:
             tasks.append(asyncio.ensure_future(socketio_spectator(url, record, stop)))
         await asyncio.sleep(0.002)  # a hall's phones do not all connect in one millisecond
     deadline = time.monotonic() + min(seconds, 60)
-    while record.connected + record.refused + record.failed < count and time.monotonic() < deadline:
+    while record.connected + record.refused + record.failed < count and time.monotonic() < deadline and not (
+            kind == "poll" and record.connected + len(record.errors) >= count):
         await asyncio.sleep(0.05)
     if ready_file:
         with open(ready_file, "w") as file:
@@ -234,6 +294,8 @@ async def crowd(kind: str, url: str, subject: str, count: int, seconds: float, r
     while time.monotonic() < deadline and not (ready_file and os.path.exists(ready_file[:-len(".ready")] + ".stop")):
         await asyncio.sleep(0.05)
     stop.set()
+    for task in tasks:
+        task.cancel()
     await asyncio.wait(tasks, timeout=10)
     return record
 

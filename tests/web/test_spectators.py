@@ -62,7 +62,8 @@ def listen(ws_port: int, subjects: list[str], seconds: float, extra: list[bytes]
         task = asyncio.ensure_future(nats_spectator(f"ws://127.0.0.1:{ws_port}", subjects, record, stop, extra))
         await asyncio.sleep(seconds)
         stop.set()
-        await task
+        task.cancel()
+        await asyncio.wait([task])
 
     asyncio.run(run())
     return record
