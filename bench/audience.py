@@ -121,6 +121,28 @@ class Box:
             found[name] = found.get(name, 0) + int(status.get("VmRSS", "0 kB").split()[0])
         return found
 
+    def cpu_s(self) -> dict:
+        """CPU seconds (user + system) so far of the box's processes by name."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        found: dict[str, float] = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if os.getpgid(int(entry.name)) != self.process.pid:
+                    continue
+                stat = (entry / "stat").read_text()
+                name = stat[stat.index("(") + 1:stat.rindex(")")]
+                fields = stat[stat.rindex(")") + 2:].split()
+                for task in (entry / "task").iterdir():  # every thread: the worker's are not its main's
+                    tstat = (task / "stat").read_text()
+                    tfields = tstat[tstat.rindex(")") + 2:].split()
+                    found[name] = found.get(name, 0.0) + (int(tfields[11]) + int(tfields[12])) / ticks
+                del fields
+            except (OSError, ValueError):
+                continue
+        return found
+
     def cgroup_peak_mb(self) -> float | None:
         if self.cgroup is None:
             return None

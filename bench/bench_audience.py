@@ -30,10 +30,13 @@ def measure(box: Box, kind: str, count: int, presses: int) -> dict:
     before = box.rss_kb()
     crowd = Crowd(box, kind, count) if count else None
     during = box.rss_kb()
+    cpu_before = box.cpu_s()
     played = play(box, presses)
+    cpu_after = box.cpu_s()
     merged = crowd.stop() if crowd else None
+    cpu = {name: cpu_after.get(name, 0.0) - cpu_before.get(name, 0.0) for name in cpu_after}
     return {"played": played, "crowd": merged, "before_kb": sum(before.values()), "during_kb": sum(during.values()),
-            "during": during}
+            "during": during, "cpu": cpu}
 
 
 def summary(report, label: str, result: dict, baseline: dict | None, count: int, ratio_target=1.5) -> None:
@@ -51,6 +54,13 @@ def summary(report, label: str, result: dict, baseline: dict | None, count: int,
         report.ratio(f"{label}: press p50 / no spectators", median(presses), median(base["press_ms"]), ratio_target)
         report.ratio(f"{label}: press p99 / no spectators", percentile(presses, 0.99),
                      percentile(base["press_ms"], 0.99), ratio_target)
+    cpu = result.get("cpu")
+    if cpu:
+        actions = max(1, len(acks) + len(presses))
+        web = sum(value for name, value in cpu.items() if name != "nats-server")
+        report.figure(f"{label}: box's python CPU per action (command or press)", web / actions * 1000, "ms")
+        report.figure(f"{label}: spectators' nats-server CPU per action", cpu.get("nats-server", 0.0) / actions * 1000,
+                      "ms")
     crowd = result["crowd"]
     if crowd:
         report.figure(f"{label}: spectators connected", crowd["connected"], "", target=count, better="higher")

@@ -138,6 +138,7 @@ class Record:
         self.sent_ns: dict[int, int] = {}
         self.errors: list[str] = []
         self.bodies: list[bytes] | None = None  # a list: every message's body is kept (tests)
+        self.viewers: list[dict] = []            # online viewers' own state (seq, gaps, resyncs, moves)
 
     def arrived(self, body: bytes, at_ns: int) -> None:
         if self.bodies is not None:
@@ -152,7 +153,8 @@ class Record:
 
     def as_dict(self) -> dict:
         return {"connected": self.connected, "refused": self.refused, "failed": self.failed,
-                "arrivals": self.arrivals, "sent_ns": self.sent_ns, "errors": self.errors[:5]}
+                "arrivals": self.arrivals, "sent_ns": self.sent_ns, "errors": self.errors[:5],
+                "viewers": self.viewers}
 
 
 async def nats_spectator(url: str, subjects: list[str], record: Record, stop: asyncio.Event,
@@ -221,26 +223,86 @@ async def socketio_spectator(url: str, record: Record, stop: asyncio.Event) -> N
     try:
         await ws.receive()          # engine.io open
         ws.send("40/board,{}")      # socket.io connect to /board
-        reading = asyncio.ensure_future(ws.receive())
-        stopping = asyncio.ensure_future(stop.wait())
-        while True:
-            done, _ = await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            if stopping in done:
-                reading.cancel()
-                break
-            message = reading.result()
+        while not stop.is_set():
+            data = await ws.receive()
             at_ns = time.monotonic_ns()
-            reading = asyncio.ensure_future(ws.receive())
-            if message == b"2":
+            if data == b"2":
                 ws.send("3")
-            elif message.startswith(b"40/board"):
+            elif data.startswith(b"40/board"):
                 record.connected += 1
-            elif message.startswith(b'42/board,["update"'):
-                record.arrived(message[len(b'42/board,["update",'):], at_ns)
+            elif data.startswith(b'42/board,["update"'):
+                record.arrived(data[len(b'42/board,["update",'):], at_ns)
+    except asyncio.CancelledError:
+        pass
     except (OSError, asyncio.IncompleteReadError, ConnectionError) as error:
         record.failed += 1
         record.errors.append(repr(error))
     finally:
+        ws.close()
+
+
+async def online_viewer(urls: list[str], subject: str, record: Record, stop: asyncio.Event, first: int) -> None:
+    """A viewer beyond the hall: subscribes to the board's updates and snapshots (``subject`` ends in ``*``) on
+    node ``first``; when that node is gone, on the next. Updates apply in order only; after a gap (or a move) it
+    waits for the next snapshot, as the viewer page does."""
+    state = {"seq": -1, "gaps": 0, "resyncs": 0, "moves": 0, "first": first}
+    record.viewers.append(state)
+    attempt, counted, whole_once = 0, False, False
+    while not stop.is_set():
+        url = urls[(first + attempt) % len(urls)]
+        try:
+            ws = await WebSocket.open(url, timeout=5)
+        except (OSError, Refused, asyncio.TimeoutError, asyncio.IncompleteReadError):
+            attempt += 1
+            await asyncio.sleep(0.2)
+            continue
+        try:
+            await ws.receive()  # INFO
+            ws.send(b'CONNECT {"verbose":false,"pedantic":false,"protocol":1,"name":"viewer"}\r\nSUB '
+                    + subject.encode() + b" 1\r\nPING\r\n")
+            buffer = b""
+            while not stop.is_set():
+                buffer += await ws.chunk()
+                at_ns = time.monotonic_ns()
+                while True:
+                    end = buffer.find(b"\r\n")
+                    if end < 0:
+                        break
+                    if buffer.startswith(b"MSG "):
+                        size = int(buffer[buffer.rfind(b" ", 0, end) + 1:end])
+                        if len(buffer) < end + 2 + size + 2:
+                            break
+                        kind = buffer[4:buffer.find(b" ", 4)].rsplit(b".", 1)[1]
+                        body = buffer[end + 2:end + 2 + size]
+                        buffer = buffer[end + 2 + size + 2:]
+                        seq = int(SEQ.search(body, 0, 200).group(1))
+                        if kind == b"snapshot":
+                            if state["seq"] < 0 or seq > state["seq"]:
+                                if state["seq"] < 0 and whole_once:
+                                    state["resyncs"] += 1
+                                state["seq"], whole_once = max(seq, state["seq"]), True
+                        elif state["seq"] >= 0:
+                            if seq == state["seq"] + 1:
+                                state["seq"] = seq
+                                record.arrived(body, at_ns)
+                            elif seq > state["seq"] + 1:
+                                state["gaps"] += 1
+                                state["seq"] = -1
+                        continue
+                    line, buffer = buffer[:end], buffer[end + 2:]
+                    if line == b"PING":
+                        ws.send(b"PONG\r\n")
+                    elif line == b"PONG" and not counted:
+                        counted = True
+                        record.connected += 1
+                    elif line.startswith(b"-ERR"):
+                        record.errors.append(line.decode(errors="replace"))
+        except asyncio.CancelledError:
+            ws.close()
+            return
+        except (OSError, asyncio.IncompleteReadError, ConnectionError):
+            state["moves"] += 1
+            attempt += 1
         ws.close()
 
 
@@ -278,6 +340,9 @@ async def crowd(kind: str, url: str, subject: str, count: int, seconds: float, r
     for _ in range(count):
         if kind == "nats":
             tasks.append(asyncio.ensure_future(nats_spectator(url, [subject], record, stop)))
+        elif kind == "online":
+            urls = url.split(",")
+            tasks.append(asyncio.ensure_future(online_viewer(urls, subject, record, stop, len(tasks) % len(urls))))
         elif kind == "poll":
             tasks.append(asyncio.ensure_future(polling_spectator(url, record, stop)))
         else:

@@ -41,7 +41,7 @@ def token(name: str) -> str:
     """A box name as one NATS subject token: letters, digits, ``-`` and ``_`` kept, anything else ``_``.
 
     >>> token("svoyak-T3ST"), token("зал 2.a>")
-    ('svoyak-T3ST', '______a_')
+    ('svoyak-T3ST', '____2_a_')
     """
     return re.sub(r"[^A-Za-z0-9_-]", "_", name) or "_"
 
@@ -63,7 +63,8 @@ def permissions(user: str) -> dict:
 
 
 def server_config(client_port: int, ws_port: int, publisher_password: str, spectator_password: str,
-                  ws_host: str = "0.0.0.0", uplink: str = "", ports_dir: str = "", name: str = "svoyak-spectators") -> str:
+                  ws_host: str = "0.0.0.0", uplink: str = "", ports_dir: str = "", name: str = "svoyak-spectators",
+                  monitor_port: int = 0) -> str:
     """The whole configuration. ``spectator_password`` is never told to anyone: a spectator is the user no one
     logs in as, reached only through the WebSocket port's ``no_auth_user``."""
     users = [
@@ -87,7 +88,55 @@ def server_config(client_port: int, ws_port: int, publisher_password: str, spect
     ]
     if uplink:
         # Into the hall nothing: the box hears no subject from the cluster, so no one online can write to its board.
-        lines.append(f"leafnodes {{ remotes: [ {{ url: {_q(uplink)}, deny_imports: {_q(['>'])} }} ] }}\n")
+        # Several URLs (comma-separated): the organiser's nodes, tried in turn when one is gone.
+        urls = [url.strip() for url in uplink.split(",") if url.strip()]
+        lines.append(f"leafnodes {{ remotes: [ {{ urls: {_q(urls)}, deny_imports: {_q(['>'])} }} ] }}\n")
+    if monitor_port:
+        lines.append(f"http: {_q(f'127.0.0.1:{monitor_port}')}\n")  # benches and tests count the uplink's bytes
     if ports_dir:
         lines.append(f"ports_file_dir: {_q(ports_dir)}\n")
+    return "".join(lines)
+
+
+HUB = "hub"
+VIEWER = "viewer"
+
+
+def organiser_node_config(name: str, cluster_host: str, routes: list[str], hubs: dict[str, str],
+                          route_password: str, client_port: int = 4222, cluster_port: int = 6222,
+                          leaf_port: int = 7422, ws_port: int = 443, tls_cert: str = "", tls_key: str = "",
+                          monitor_port: int = 0) -> str:
+    """One node of the cluster the organiser runs for online viewers (docs/spectators.md "Online viewers").
+
+    - ``leafnodes``: each hub box leaf-connects with its own user from ``hubs`` (user -> password), which may
+      publish the audience subjects and receive nothing;
+    - ``websocket``: viewers, anonymous (``no_auth_user``), subscribe-only to the audience subjects; with
+      ``tls_cert``/``tls_key`` it is ``wss://`` (a viewer page on https needs it), without, plain ``ws://``;
+    - ``cluster``: the other nodes as routes, with a password of their own; no JetStream anywhere.
+
+    >>> text = organiser_node_config("n1", "0.0.0.0", ["nats-route://r:pw@10.0.0.2:6222"], {"hub-a": "x"}, "pw")
+    >>> '"no_auth_user": "viewer"' in text, "jetstream" in text, '"hub-a"' in text
+    (True, False, True)
+    """
+    hub_permissions = {"publish": {"allow": [f"{ROOT}.>"]}, "subscribe": {"deny": [">"]}}
+    users = [{"user": user, "password": password, "permissions": hub_permissions}
+             for user, password in sorted(hubs.items())]
+    viewer = {"user": VIEWER, "password": route_password + "-never-told", "permissions": permissions(SPECTATOR)}
+    tls = (f", tls {{ cert_file: {_q(tls_cert)}, key_file: {_q(tls_key)} }}" if tls_cert else ", no_tls: true")
+    lines = [
+        f"server_name: {_q(name)}\n",
+        f"listen: {_q(f'127.0.0.1:{client_port}')}\n",
+        f"max_connections: 100000\nmax_subscriptions: {MAX_SUBSCRIPTIONS}\nmax_pending: {MAX_PENDING}\n",
+        f"write_deadline: {_q(WRITE_DEADLINE)}\n",
+        'ping_interval: "10s"\nping_max: 3\n',
+        # the hubs' users live here (a leaf port without its own authorization checks these, permissions included)
+        f"authorization {{ users: {json.dumps([viewer] + users, ensure_ascii=False)} }}\n",
+        f"leafnodes {{ listen: {_q(f'0.0.0.0:{leaf_port}')} }}\n",
+        f"websocket {{ listen: {_q(f'0.0.0.0:{ws_port}')}{tls}, compression: false, handshake_timeout: \"5s\", "
+        f"{_q('no_auth_user')}: {_q(VIEWER)} }}\n",
+        f"cluster {{ name: \"svoyak-online\", listen: {_q(f'{cluster_host}:{cluster_port}')}, "
+        f"authorization {{ user: \"route\", password: {_q(route_password)} }}, routes: {_q(routes)} }}\n",
+    ]
+    if monitor_port:
+        lines.append(f"http: {_q(f'127.0.0.1:{monitor_port}')}\n")
     return "".join(lines)
