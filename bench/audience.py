@@ -49,6 +49,7 @@ class Box:
         self.url = f"http://127.0.0.1:{self.port}"
         self.cgroup: Path | None = None
         self.kiosk: subprocess.Popen | None = None
+        self.crowds: list[subprocess.Popen] = []  # killed with the box, whatever went wrong
         env = {**os.environ, "SVOYAK_DATA_DIR": str(self.folder), "SVOYAK_CONFIG": str(self.folder / "none.toml"),
                "SVOYAK_SPECTATORS_WS_PORT": "0", "SVOYAK_SPECTATORS_CLIENT_PORT": "0",
                "SVOYAK_SPECTATORS_SOCKET_CAP": str(cap), "SVOYAK_SPECTATORS": "1" if spectators else "0"}
@@ -152,6 +153,10 @@ class Box:
         return None if self.cgroup is None else int((self.cgroup / "memory.failcnt").read_text())
 
     def close(self) -> None:
+        for process in self.crowds:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
         for process in (self.kiosk, self.process):
             if process is None or process.poll() is not None:
                 continue
@@ -172,23 +177,36 @@ class Box:
 
 
 class Crowd:
-    """``count`` spectators of ``kind`` (nats, socketio, poll) in processes of :data:`PER_PROCESS`."""
+    """``count`` spectators of ``kind`` (nats, socketio, poll) in processes of :data:`PER_PROCESS`, niced (they
+    stand for phones, which do not share the box's CPU; here they must), then ``probes`` more in a process of
+    their own at the bench's own priority, connected last: their times are a phone's, not a crowded process's."""
 
-    def __init__(self, box: Box, kind: str, count: int, seconds: float = 600) -> None:
+    def __init__(self, box: Box, kind: str, count: int, seconds: float = 600, probes: int = 0) -> None:
         self.outs: list[Path] = []
         self.processes: list[subprocess.Popen] = []
+        self.probe_out: Path | None = None
         url = box.ws_url if kind == "nats" else box.url
         left, number = count, 0
         while left > 0:
             size = min(PER_PROCESS, left)
-            out = box.folder / f"crowd-{kind}-{number}.json"
-            self.outs.append(out)
-            # niced: the crowd stands for phones, which do not share the box's CPU (here they must)
-            self.processes.append(subprocess.Popen(["nice", "-n", "5", sys.executable, "-m", "tests.crowd", kind, url,
-                                                    box.update_subject, str(size), str(seconds), str(out)],
-                                                   cwd=ROOT))
+            self._start(box, kind, url, size, seconds, box.folder / f"crowd-{kind}-{number}.json", nice=True)
             left -= size
             number += 1
+        self._wait()
+        if probes:
+            self.probe_out = box.folder / f"crowd-{kind}-probes.json"
+            self._start(box, kind, url, probes, seconds, self.probe_out, nice=False)
+            self._wait()
+        self.ready = [json.loads(Path(str(out) + ".ready").read_text()) for out in self.outs]
+
+    def _start(self, box, kind, url, size, seconds, out, nice: bool) -> None:
+        self.outs.append(out)
+        command = [sys.executable, "-m", "tests.crowd", kind, url, box.update_subject, str(size), str(seconds),
+                   str(out)]
+        self.processes.append(subprocess.Popen((["nice", "-n", "5"] if nice else []) + command, cwd=ROOT))
+        box.crowds.append(self.processes[-1])
+
+    def _wait(self) -> None:
         deadline = time.monotonic() + 120
         for out in self.outs:
             ready = Path(str(out) + ".ready")
@@ -196,7 +214,6 @@ class Crowd:
                 if time.monotonic() > deadline:
                     raise TimeoutError("the crowd did not connect")
                 time.sleep(0.1)
-        self.ready = [json.loads(Path(str(out) + ".ready").read_text()) for out in self.outs]
 
     @property
     def connected(self) -> int:
@@ -207,11 +224,13 @@ class Crowd:
         return sum(item["refused"] for item in self.ready)
 
     def stop(self) -> dict:
-        """Stop and merge: ``{connected, refused, failed, arrivals: {seq: [ns...]}, sent_ns: {seq: ns}}``."""
+        """Stop and merge: ``{connected, refused, failed, arrivals: {seq: [ns...]}, sent_ns: {seq: ns}}``, the
+        probes' own arrivals under ``probes``."""
         time.sleep(1.0)  # the last update reaches the last spectator
         for out in self.outs:
             Path(str(out) + ".stop").write_text("")
-        merged = {"connected": 0, "refused": 0, "failed": 0, "arrivals": {}, "sent_ns": {}, "errors": []}
+        merged = {"connected": 0, "refused": 0, "failed": 0, "arrivals": {}, "sent_ns": {}, "errors": [],
+                  "probes": {}}
         for process, out in zip(self.processes, self.outs):
             try:
                 process.wait(timeout=60)
@@ -223,9 +242,16 @@ class Crowd:
                 merged[key] += part[key]
             for seq, times in part["arrivals"].items():
                 merged["arrivals"].setdefault(int(seq), []).extend(times)
+                if out == self.probe_out:
+                    merged["probes"].setdefault(int(seq), []).extend(times)
             merged["sent_ns"].update({int(seq): at for seq, at in part["sent_ns"].items()})
             merged["errors"].extend(part["errors"])
         return merged
+
+
+def one_way_ms(arrivals: dict, sent_ns: dict, seqs: set[int]) -> list[float]:
+    """Every delivery of ``seqs`` in ``arrivals``: its arrival minus the update's ``server_now_ns``, ms."""
+    return [(at - sent_ns[seq]) / 1e6 for seq in seqs if seq in sent_ns for at in arrivals.get(seq, ())]
 
 
 def last_spectator_ms(merged: dict, seqs: set[int]) -> list[float]:

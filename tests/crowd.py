@@ -312,6 +312,7 @@ async def polling_spectator(url: str, record: Record, stop: asyncio.Event, every
 
     parts = urlsplit(url)
     counted = False
+    backoff = 0.0
     while not stop.is_set():
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port), 10)
@@ -319,7 +320,14 @@ async def polling_spectator(url: str, record: Record, stop: asyncio.Event, every
                          .encode())
             body = await asyncio.wait_for(reader.read(), 10)
             writer.close()
-            if b" 200 " not in body.split(b"\r\n", 1)[0]:
+            status = body.split(b"\r\n", 1)[0]
+            if b" 503 " in status:  # too many at once: wait longer, as spectate.js does
+                record.refused += 1
+                backoff = min(60.0, max(1.0, backoff * 2))
+                await asyncio.sleep(backoff * (0.75 + random.random() / 2))
+                continue
+            backoff = 0.0
+            if b" 200 " not in status:
                 raise ConnectionError(body[:40])
             if not counted:
                 counted = True

@@ -201,17 +201,61 @@ def allow_fast_path(response):
     return response
 
 
+class Snapshots:
+    """The board's snapshot for HTTP: its view encoded once per ``seq`` (a thousand phones polling, or joining at
+    once, cost one copy and one encoding per update, not one each), and a token bucket: at most
+    :data:`SNAPSHOT_BURST` at once and :data:`SNAPSHOTS_PER_S` a second in all are answered; the rest get a
+    503 at once and come back later (spectate.js doubles its wait, up to a minute), so pages polling or joining
+    can never take the threads the game needs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cached: tuple[int, bytes] = (-1, b"")
+        self._tokens = float(SNAPSHOT_BURST)
+        self._filled = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            self._tokens = min(SNAPSHOT_BURST, self._tokens + (now - self._filled) * SNAPSHOTS_PER_S)
+            self._filled = now
+            if self._tokens < 1:
+                return False
+            self._tokens -= 1
+            return True
+
+    def view_json(self, hub, board) -> tuple[int, bytes]:
+        seq, encoded = self._cached
+        if seq != hub.session.seq:
+            snapshot = board.snapshot()
+            seq, encoded = snapshot["seq"], _encode(snapshot["view"])
+            self._cached = (seq, encoded)
+        return seq, encoded
+
+
+SNAPSHOTS_PER_S = 25          # a snapshot answer costs about a millisecond of one core (bench_audience)
+SNAPSHOT_BURST = 50
+
+
 @blueprint.route("/board/snapshot.json")
 def snapshot():
     """The board's ``hello`` and ``snapshot``, as a spectator's Socket.IO connection would get them: the page's
-    start on the fast path, and the whole of the polling path."""
+    start on the fast path, and the whole of the polling path. Beyond the bucket: 503, worded."""
     from web.board import _waiting_info
 
     hub = current_app.extensions["svoyak.hub"]
+    cache = current_app.extensions.setdefault("svoyak.snapshots", Snapshots())
+    if not cache.take():
+        body = _encode({"code": "spectators.full", **hub.catalogue.both("spectators.full")})
+        return Response(body, status=503, mimetype="application/json",
+                        headers={"Cache-Control": "no-store", "Retry-After": "5"})
     board = hub.namespaces[BOARD_NAMESPACE]
+    now_ns = hub.session.clock()
     hello = {"protocol": events.PROTOCOL_VERSION, "role": board.role, "box": hub.services.identity.box_name,
-             "server_now_ns": hub.session.clock(), **_waiting_info()}
-    body = _encode({"hello": hello, "snapshot": board.snapshot()})
+             "server_now_ns": now_ns, **_waiting_info()}
+    seq, view = cache.view_json(hub, board)
+    body = b"".join((b'{"hello":', _encode(hello), b',"snapshot":{"seq":%d,"server_now_ns":%d,"view":' % (seq, now_ns),
+                     view, b"}}"))
     return Response(body, mimetype="application/json", headers={"Cache-Control": "no-store"})
 
 

@@ -115,19 +115,33 @@ class OnlineVenue:
                 raise TimeoutError(f"{name}'s nats-server did not start; see {self.folder}/{name}.log")
             time.sleep(0.1)
 
-    def viewers(self, count: int, seconds: float) -> list[tuple[subprocess.Popen, Path]]:
-        """``count`` viewers spread over the three nodes, in processes of :data:`PER_PROCESS`."""
+    def viewers(self, count: int, seconds: float, probes: int = 0) -> list[tuple[subprocess.Popen, Path]]:
+        """``count`` viewers spread over the three nodes, in niced processes of :data:`PER_PROCESS`, then
+        ``probes`` more in a process of their own at normal priority (``viewers-probes.json``): a viewer's own
+        device, not a crowded process."""
         urls = ",".join(f"ws://{self.address(node)}:{WS_PORT}" for node in NODES)
         started = []
         left, number = count, 0
+        sizes = []
         while left > 0:
-            size = min(PER_PROCESS, left)
-            out = self.folder / f"viewers-{number}.json"
-            started.append((_exec(self.venue.namespace("viewers"),
-                                  ["nice", "-n", "5", sys.executable, "-m", "tests.crowd", "online", urls,
-                                   conf.subject(BOX, "*"), str(size), str(seconds), str(out)], cwd=ROOT), out))
-            left -= size
+            sizes.append((min(PER_PROCESS, left), f"viewers-{number}.json", True))
+            left -= sizes[-1][0]
             number += 1
+        if probes:
+            sizes.append((probes, "viewers-probes.json", False))
+        for size, name, niced in sizes:
+            out = self.folder / name
+            command = [sys.executable, "-m", "tests.crowd", "online", urls, conf.subject(BOX, "*"), str(size),
+                       str(seconds), str(out)]
+            started.append((_exec(self.venue.namespace("viewers"), (["nice", "-n", "5"] if niced else []) + command,
+                                  cwd=ROOT), out))
+            deadline = time.monotonic() + 120
+            if not niced:
+                for _, earlier in started:
+                    while not Path(str(earlier) + ".ready").exists():
+                        if time.monotonic() > deadline:
+                            raise TimeoutError("the viewers did not connect")
+                        time.sleep(0.1)
         deadline = time.monotonic() + 120
         for _, out in started:
             while not Path(str(out) + ".ready").exists():
@@ -153,7 +167,7 @@ class OnlineVenue:
 def stop_viewers(started: list[tuple[subprocess.Popen, Path]]) -> dict:
     for _, out in started:
         Path(str(out) + ".stop").write_text("")
-    merged = {"connected": 0, "failed": 0, "viewers": [], "arrivals": {}, "sent_ns": {}, "errors": []}
+    merged = {"connected": 0, "failed": 0, "viewers": [], "arrivals": {}, "sent_ns": {}, "errors": [], "probes": {}}
     for process, out in started:
         try:
             process.wait(timeout=60)
@@ -166,6 +180,8 @@ def stop_viewers(started: list[tuple[subprocess.Popen, Path]]) -> dict:
         merged["viewers"].extend(part.get("viewers", []))
         for seq, times in part["arrivals"].items():
             merged["arrivals"].setdefault(int(seq), []).extend(times)
+            if out.name == "viewers-probes.json":
+                merged["probes"].setdefault(int(seq), []).extend(times)
         merged["sent_ns"].update({int(seq): at for seq, at in part["sent_ns"].items()})
         merged["errors"].extend(part["errors"])
     return merged

@@ -235,3 +235,25 @@ def test_a_thousand_spectators_never_block_the_host(tmp_path, spectators):
     last = max(int(seq) for seq in heard["arrivals"])
     assert len(heard["arrivals"][str(last)]) == spectators  # every spectator heard the host's last command
     print(f"\n{spectators} spectators + 150 on Socket.IO: host page, login, setup and next in {waited:.2f} s")
+
+
+def test_snapshots_beyond_the_bucket_are_refused_at_once(server, monkeypatch):
+    """However many pages poll or join at once, the box answers SNAPSHOTS_PER_S snapshots a second (after a burst
+    of SNAPSHOT_BURST); the rest hear 503 in words and come back later."""
+    from web import spectators
+
+    clock = [1000.0]
+    monkeypatch.setattr(spectators.time, "monotonic", lambda: clock[0])
+    answered = refused = 0
+    for second in range(3):
+        for _ in range(100):  # 100 requests a second
+            try:
+                with urllib.request.urlopen(server.url + "/board/snapshot.json", timeout=5):
+                    answered += 1
+            except urllib.error.HTTPError as error:
+                assert error.code == 503 and error.headers["Retry-After"]
+                assert "Зрителей" in error.read().decode()
+                refused += 1
+        clock[0] += 1.0
+    assert answered == spectators.SNAPSHOT_BURST + 2 * spectators.SNAPSHOTS_PER_S
+    assert refused == 300 - answered

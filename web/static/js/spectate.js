@@ -44,10 +44,15 @@
       early = [];
       for (const message of waiting) if (message.seq > link.seq) update(message);
     }
+    let waitMs = 0;          // after a 503 (too many asking at once): doubled each time, up to a minute
     function fetchSnapshot() {
       if (fetching) return fetching;
       fetching = fetch(C.snapshot_url, { cache: "no-store", credentials: "same-origin" })
-        .then((response) => { if (!response.ok) throw new Error(String(response.status)); return response.json(); })
+        .then((response) => {
+          waitMs = response.status === 503 ? Math.min(60000, Math.max(1000, waitMs * 2)) : 0;
+          if (!response.ok) throw new Error(String(response.status));
+          return response.json();
+        })
         .then(snapshot)
         .finally(() => { fetching = null; });
       return fetching;
@@ -59,7 +64,7 @@
         link.seq = -1;
         early = [message];
         S.setIndicator("resync");
-        fetchSnapshot().catch(() => S.setIndicator("offline"));
+        whole();
         return;
       }
       link.offsetMs = message.server_now_ns / 1e6 - performance.now();
@@ -70,7 +75,17 @@
       options.onView(link.view, message.event, link.seq, Object.keys(message.changes).concat(message.removed));
     }
 
-    /* 1. nats-server's WebSocket port; resolves true when subscribed and whole, false to take the next path */
+    /* the snapshot until it comes: at once, then after each wait the box asked for (or 2 s when unreachable) */
+    function whole() {
+      return fetchSnapshot().catch(() => {
+        if (link.seq >= 0) return;
+        S.setIndicator(waitMs ? "resync" : "offline");
+        return new Promise((ok) => setTimeout(ok, (waitMs || 2000) * (0.75 + Math.random() / 2))).then(whole);
+      });
+    }
+
+    /* 1. nats-server's WebSocket port; resolves true once subscribed (the snapshot follows), false to take the
+       next path */
     function fast() {
       if (!C.ws_port || !C.update_subject || !window.fetch || !window.WebSocket) return Promise.resolve(false);
       return new Promise((resolve) => {
@@ -86,9 +101,9 @@
               link.nats = nc;
               nc.subscribe(C.update_subject, { callback: (err, msg) => { if (!err) update(msg.json()); } });
               watch(nc);
-              return nc.flush().then(fetchSnapshot);
+              return nc.flush();
             })
-            .then(() => { clearTimeout(timer); path("nats"); resolve(true); })
+            .then(() => { clearTimeout(timer); path("nats"); resolve(true); whole(); })
             .catch(() => { clearTimeout(timer); if (link.nats) link.nats.close(); link.nats = null; resolve(false); });
         };
         document.head.appendChild(script);
@@ -98,7 +113,7 @@
       (async () => {
         for await (const status of nc.status()) {
           if (status.type === "disconnect") S.setIndicator("offline");
-          if (status.type === "reconnect") { link.seq = -1; fetchSnapshot().catch(() => S.setIndicator("offline")); }
+          if (status.type === "reconnect") { link.seq = -1; whole(); }
         }
       })().catch(() => {});
     }
@@ -121,7 +136,7 @@
       path("poll");
       Object.defineProperty(link, "seq", { value: -1, writable: true, configurable: true });
       link.serverNowMs = () => performance.now() + link.offsetMs;
-      const again = () => setTimeout(tick, C.poll_ms * (0.75 + Math.random() / 2));
+      const again = () => setTimeout(tick, (waitMs || C.poll_ms) * (0.75 + Math.random() / 2));
       const tick = () => fetchSnapshot().catch(() => S.setIndicator("offline")).then(again);
       tick();
     }
