@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 
+import socketio
+
 from bench import median, percentile
 from bench.audience import CGROUP_V1, Box, Crowd, last_spectator_ms, one_way_ms, play
 
@@ -105,10 +107,17 @@ def run(report, tiny: bool = False) -> dict:
         for count in (100, 1000):
             crowd_socket = Crowd(box, "socketio", count)
             polling = Crowd(box, "poll", crowd_socket.refused) if crowd_socket.refused else None
-            played = play(box, presses)
+            label = f"{count} by admission alone"
+            try:
+                played = play(box, presses)
+            except (socketio.exceptions.ConnectionError, TimeoutError) as error:
+                report.figure(f"{label}: the host could not connect ({error})", 1, "", target=0)
+                crowd_socket.stop()
+                if polling:
+                    polling.stop()
+                continue
             merged = crowd_socket.stop()
             polled = polling.stop() if polling else None
-            label = f"{count} by admission alone"
             result = {"played": played, "crowd": merged, "before_kb": 0, "during_kb": 0}
             summary(report, label, {**result, "crowd": None}, baseline, count)
             report.figure(f"{label}: on Socket.IO / refused then polling", merged["connected"], "")
@@ -117,6 +126,7 @@ def run(report, tiny: bool = False) -> dict:
             if last:
                 report.figure(f"{label}: last Socket.IO spectator's update p99", percentile(last, 0.99), "ms")
             if polled:
+                report.figure(f"{label}: polls answered 503 (bucket)", polled["refused"], "")
                 report.figure(f"{label}: polling errors", len(polled["errors"]), "")
     finally:
         box.close()

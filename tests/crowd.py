@@ -313,6 +313,7 @@ async def polling_spectator(url: str, record: Record, stop: asyncio.Event, every
     parts = urlsplit(url)
     counted = False
     backoff = 0.0
+    await asyncio.sleep(random.random() * 3.0)  # as spectate.js: the first poll within 3 s
     while not stop.is_set():
         try:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, parts.port), 10)

@@ -40,6 +40,7 @@ BOARD_NAMESPACE = "/board"
 AUDIENCE_QUERY = "audience"   # engine.io query parameter a spectator's page adds (spectate.js)
 LOOK_EVERY_S = 2.0            # how often the web process looks for the spectators' server (its ports file)
 POLL_MS = 4000                # a polling spectator's interval (jittered by the page)
+SNAPSHOT_PATH = "/board/snapshot.json"
 
 STRINGS = {
     "spectators.full": ("Зрителей слишком много для этого пути: табло обновляется реже",
@@ -120,15 +121,25 @@ class Admission:
     next is answered 503 with a worded reason, at once, holding no thread. Requests that do not say they are a
     spectator's (the host, the director, the buttons, the box's own board) are never counted nor refused."""
 
-    def __init__(self, app, cap: int, catalogue) -> None:
+    def __init__(self, app, cap: int, catalogue, snapshots: "Snapshots") -> None:
         self.app = app
         self.cap = cap
         self.catalogue = catalogue
+        self.snapshots = snapshots
         self.open = 0
         self.refused = 0
         self._lock = threading.Lock()
 
+    def _refuse(self, start_response, retry_after_s: str):
+        body = _encode({"code": "spectators.full", **self.catalogue.both("spectators.full")})
+        start_response("503 Service Unavailable", [("Content-Type", "application/json; charset=utf-8"),
+                                                   ("Content-Length", str(len(body))), ("Retry-After", retry_after_s),
+                                                   ("Cache-Control", "no-store")])
+        return [body]
+
     def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == SNAPSHOT_PATH and not self.snapshots.take():
+            return self._refuse(start_response, "5")  # before Flask: a refusal costs as little as it can
         if not (environ.get("PATH_INFO", "").startswith("/socket.io")
                 and AUDIENCE_QUERY in parse_qs(environ.get("QUERY_STRING", ""))):
             return self.app(environ, start_response)
@@ -139,11 +150,7 @@ class Admission:
             else:
                 self.refused += 1
         if not admitted:
-            body = _encode({"code": "spectators.full", **self.catalogue.both("spectators.full")})
-            start_response("503 Service Unavailable", [("Content-Type", "application/json; charset=utf-8"),
-                                                       ("Content-Length", str(len(body))), ("Retry-After", "30"),
-                                                       ("Cache-Control", "no-store")])
-            return [body]
+            return self._refuse(start_response, "30")
         try:
             return self.app(environ, start_response)
         finally:
@@ -155,7 +162,8 @@ class Admission:
 def _install(state) -> None:
     app = state.app
     settings = app.config["SVOYAK_SETTINGS"]
-    admission = Admission(app.wsgi_app, settings.spectators_socket_cap, app.extensions["svoyak.catalogue"])
+    snapshots = app.extensions["svoyak.snapshots"] = Snapshots()
+    admission = Admission(app.wsgi_app, settings.spectators_socket_cap, app.extensions["svoyak.catalogue"], snapshots)
     app.wsgi_app = admission
     app.extensions["svoyak.admission"] = admission
 
@@ -170,7 +178,7 @@ def page_config(mode: str) -> dict:
     return {
         "ws_port": ports["websocket"] if ports else None,
         "update_subject": fanout.update_subject if fanout is not None else None,
-        "snapshot_url": "/board/snapshot.json",
+        "snapshot_url": SNAPSHOT_PATH,
         "local": mode == "board" and is_local(request.remote_addr),
         "poll_ms": POLL_MS,
         "audience_query": AUDIENCE_QUERY,
@@ -217,7 +225,7 @@ class Snapshots:
     def take(self) -> bool:
         now = time.monotonic()
         with self._lock:
-            self._tokens = min(SNAPSHOT_BURST, self._tokens + (now - self._filled) * SNAPSHOTS_PER_S)
+            self._tokens = min(SNAPSHOT_BURST, self._tokens + max(0.0, now - self._filled) * SNAPSHOTS_PER_S)
             self._filled = now
             if self._tokens < 1:
                 return False
@@ -237,18 +245,14 @@ SNAPSHOTS_PER_S = 25          # a snapshot answer costs about a millisecond of o
 SNAPSHOT_BURST = 50
 
 
-@blueprint.route("/board/snapshot.json")
+@blueprint.route(SNAPSHOT_PATH)
 def snapshot():
     """The board's ``hello`` and ``snapshot``, as a spectator's Socket.IO connection would get them: the page's
     start on the fast path, and the whole of the polling path. Beyond the bucket: 503, worded."""
     from web.board import _waiting_info
 
     hub = current_app.extensions["svoyak.hub"]
-    cache = current_app.extensions.setdefault("svoyak.snapshots", Snapshots())
-    if not cache.take():
-        body = _encode({"code": "spectators.full", **hub.catalogue.both("spectators.full")})
-        return Response(body, status=503, mimetype="application/json",
-                        headers={"Cache-Control": "no-store", "Retry-After": "5"})
+    cache = current_app.extensions["svoyak.snapshots"]  # its bucket was taken from in Admission, before Flask
     board = hub.namespaces[BOARD_NAMESPACE]
     now_ns = hub.session.clock()
     hello = {"protocol": events.PROTOCOL_VERSION, "role": board.role, "box": hub.services.identity.box_name,

@@ -138,7 +138,7 @@
       link.serverNowMs = () => performance.now() + link.offsetMs;
       const again = () => setTimeout(tick, (waitMs || C.poll_ms) * (0.75 + Math.random() / 2));
       const tick = () => fetchSnapshot().catch(() => S.setIndicator("offline")).then(again);
-      tick();
+      setTimeout(tick, Math.random() * 3000);  // a hall's phones refused together do not all come back together
     }
 
     S.setIndicator("connecting");
