@@ -50,6 +50,7 @@ class Box:
         self.cgroup: Path | None = None
         self.kiosk: subprocess.Popen | None = None
         self.crowds: list[subprocess.Popen] = []  # killed with the box, whatever went wrong
+        self.crowd_runs = 0
         env = {**os.environ, "SVOYAK_DATA_DIR": str(self.folder), "SVOYAK_CONFIG": str(self.folder / "none.toml"),
                "SVOYAK_SPECTATORS_WS_PORT": "0", "SVOYAK_SPECTATORS_CLIENT_PORT": "0",
                "SVOYAK_SPECTATORS_SOCKET_CAP": str(cap), "SVOYAK_SPECTATORS": "1" if spectators else "0"}
@@ -186,15 +187,17 @@ class Crowd:
         self.processes: list[subprocess.Popen] = []
         self.probe_out: Path | None = None
         url = box.ws_url if kind == "nats" else box.url
+        box.crowd_runs += 1
+        run = box.crowd_runs  # each crowd its own files: a file of an earlier crowd (.ready, .stop) is never read
         left, number = count, 0
         while left > 0:
             size = min(PER_PROCESS, left)
-            self._start(box, kind, url, size, seconds, box.folder / f"crowd-{kind}-{number}.json", nice=True)
+            self._start(box, kind, url, size, seconds, box.folder / f"crowd{run}-{kind}-{number}.json", nice=True)
             left -= size
             number += 1
         self._wait()
         if probes:
-            self.probe_out = box.folder / f"crowd-{kind}-probes.json"
+            self.probe_out = box.folder / f"crowd{run}-{kind}-probes.json"
             self._start(box, kind, url, probes, seconds, self.probe_out, nice=False)
             self._wait()
         self.ready = [json.loads(Path(str(out) + ".ready").read_text()) for out in self.outs]
