@@ -9,7 +9,7 @@
 ``{"connected", "refused", "failed", "arrivals": {seq: [monotonic ns, ...]}, "sent_ns": {seq: ns}}`` to OUT:
 ``sent_ns`` is the update's ``server_now_ns`` (the box's CLOCK_MONOTONIC on this machine, the timeline's offset 0
 on a fresh box). Shared by ``tests/web/test_spectators.py``, ``tests/rooms/test_online_viewers.py`` and
-``bench/bench_audience.py``.
+``bench/bench_spectators.py``.
 """
 
 from __future__ import annotations

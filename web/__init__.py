@@ -30,6 +30,7 @@ SCREENS: tuple[str, ...] = (
     "web.index",
     "web.host",
     "web.board",
+    "web.overlay",
     "web.player",
     "web.simulator",
     "web.director",

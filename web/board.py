@@ -17,6 +17,7 @@ import threading
 
 from flask import Blueprint, Response, current_app, render_template, request
 
+from appliance.service import audience as audience_records
 from web import events
 from web.sync import SyncNamespace, is_local
 
@@ -84,6 +85,8 @@ class BoardNamespace(SyncNamespace):
     when the host button is held at the box (:meth:`show_pin`)."""
 
     role = events.ROLE_BOARD
+    audience = audience_records.BOARD
+    hello_record = audience_records.BoardHello
 
     def __init__(self, namespace: str) -> None:
         super().__init__(namespace)

@@ -158,7 +158,8 @@ class HostNamespace(SyncNamespace):
     """``/host``: the host's commands. Connect with ``auth={"pin": "1234"}``."""
 
     role = events.ROLE_HOST
-    host_keys = True
+    audience = None      # the host's whole view, behind the PIN
+    hello_record = None
 
     def __init__(self, namespace: str) -> None:
         super().__init__(namespace)

@@ -13,6 +13,7 @@ import secrets
 from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request, url_for
 
 from appliance.errors import SvoyakError
+from appliance.service import audience
 from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
                                               SlotTakenError)
 
@@ -381,11 +382,11 @@ def lobby():
             view = director.desk().view(item["id"])
             tournaments.append({"id": item["id"], "title": item["title"],
                                 "standings": view.get("standings", [])[:LOBBY_STANDINGS]})
-    return render_template("rooms/lobby.html", rooms_view=service.rooms_view() if service else [],
+    return render_template("rooms/lobby.html", rooms_view=audience.lobby(service.rooms_view()) if service else [],
                            tournaments=tournaments)
 
 
 @blueprint.route("/lobby.json")
 def lobby_json():
     service = rooms()
-    return jsonify({"rooms": service.rooms_view() if service else []})
+    return jsonify({"rooms": audience.lobby(service.rooms_view()) if service else []})

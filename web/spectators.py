@@ -241,7 +241,7 @@ class Snapshots:
         return seq, encoded
 
 
-SNAPSHOTS_PER_S = 25          # a snapshot answer costs about a millisecond of one core (bench_audience)
+SNAPSHOTS_PER_S = 25          # a snapshot answer costs about a millisecond of one core (bench_spectators)
 SNAPSHOT_BURST = 50
 
 

@@ -9,7 +9,7 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
@@ -504,11 +504,41 @@ class BattleAdapter:
         return number
 
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
-        """The events one host command stands for (the engine then accepts or refuses them all)."""
+        """The events one host command stands for (the engine then accepts or refuses them all).
+
+        «Отменить» stands for one ``ActionUndone`` per host action the last command stored (:meth:`undo_nodes`):
+        one tap is one intent, so undoing "next" takes back the reading's start and its price together."""
         build = _BUILDERS.get(name) if isinstance(name, str) else None  # a HostCommand is its name
         if build is None:
             raise CommandError(f"unknown command {name!r}")
+        if name == HostCommand.UNDO:
+            return [ev.ActionUndone(at_ns=at_ns) for _node in self.undo_nodes(state) or [None]]
         return build(state, args, at_ns)
+
+    # Which events one command stored together, for undo: ``joined(seq)`` is true when the battle's event
+    # ``seq`` was stored by the same command as the event before it (the session's, from the store:
+    # ``Battles.same_command``). None: every event counts as a command of its own (bare events, no store).
+    joined: Callable[[int], bool] | None = None
+
+    def undo_nodes(self, state) -> list[tuple]:
+        """The undo history nodes «Отменить» takes back now, newest first: the host's last action and every host
+        action its command stored with it ([]: nothing to undo). A node's event is event ``before.seq + 1`` of
+        the battle (``state.seq`` counts the events applied); presses and expiries are no host actions and the
+        engine re-applies those after the undone ones (engine._action_undone)."""
+        nodes: list[tuple] = []
+        node = state.history
+        while node is not None:
+            if node[1].is_host_action:
+                seq = node[0].seq + 1
+                if nodes and seq != nodes[-1][0].seq:  # not the event right before the one taken: another command
+                    break
+                nodes.append(node)
+                if self.joined is None or not self.joined(seq):
+                    break
+            elif nodes:
+                break
+            node = node[2]
+        return nodes
 
     def starts_question(self, events: list) -> bool:
         """Whether these events start a question (its price or its reading): the button test must be over."""
@@ -600,10 +630,8 @@ class BattleAdapter:
     def undo_view(self, state) -> dict:
         """``{next, last}``: what «Отменить» would take back now (or None), and the action the last undo took back
         while nothing has happened since (or None), with the command that does it again."""
-        node = state.history
-        while node is not None and not node[1].is_host_action:
-            node = node[2]
-        upcoming = self._action(node[1], node[0]) if node is not None else None
+        nodes = self.undo_nodes(state)  # the whole last command: said by its first action ("next": the price)
+        upcoming = self._action(nodes[-1][1], nodes[-1][0]) if nodes else None
         last = None
         if state.undone and state.undone[-1].at_ns >= state.last_at_ns:
             last = self._action(state.undone[-1].event, state)

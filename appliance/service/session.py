@@ -127,6 +127,10 @@ class Session:
         self.simulator = simulator
         self._lock = threading.RLock()
         self._seq = 0
+        # This serving run's id: ``seq`` counts updates within one run and starts again at 0 after a restart, so
+        # a view is named by (epoch, seq) wherever it must stay unique across restarts (the host page keys a
+        # tap by the view it was made on: docs/socketio-events.md)
+        self.epoch = secrets.token_hex(8)
         self._view: dict[str, Any] = {}
         self._battle_id: str | None = None
         self._state = None
@@ -143,6 +147,11 @@ class Session:
         self._announcement: dict | None = None  # a correction or an appeal's decision, for the hall (view key)
         self._battle_list: list[dict] = []  # this box's battles (view key "battles"), remade on setup/resume
         self._subscribers: list[Callable[[dict], None]] = []
+        # Undo takes back the host's last command whole: the adapter asks which events one command stored
+        # together (the live battle's, from the store)
+        same_command = getattr(battles, "same_command", None)
+        if same_command is not None:
+            adapter.joined = lambda seq: self._battle_id is not None and same_command(self._battle_id, seq)
         self._view = self._build_view()
 
     # ------------------------------------------------------------------ lifecycle
@@ -191,7 +200,7 @@ class Session:
         The update is read-only: its ``changes`` are the session's own view values (views are built fresh
         for every change and never mutated after, so no copy is made on the press path), shared with the
         other subscribers. A subscriber that needs to edit one copies it first (``web.sync.Hub.broadcast``
-        builds a new, filtered ``changes`` dict).
+        builds each audience's own record of it, ``appliance.service.audience``).
         """
         self._subscribers.append(callback)
 
@@ -220,14 +229,15 @@ class Session:
 
     # ------------------------------------------------------------------ reads
     def snapshot(self) -> dict:
-        """``{seq, server_now_ns, view}``: the full view and the number of the last update it includes.
+        """``{seq, epoch, server_now_ns, view}``: the full view, the number of the last update it includes and
+        the serving run those numbers count in (:attr:`epoch`).
 
         The view is the caller's own copy. It is copied outside the lock: ``self._view`` is replaced, never
         mutated, so the reference taken under the lock stays the view of ``seq``.
         """
         with self._lock:
             seq, now_ns, view = self._seq, self.clock(), self._view
-        return {"seq": seq, "server_now_ns": now_ns, "view": copy.deepcopy(view)}
+        return {"seq": seq, "epoch": self.epoch, "server_now_ns": now_ns, "view": copy.deepcopy(view)}
 
     @property
     def seq(self) -> int:

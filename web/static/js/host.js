@@ -29,13 +29,18 @@
   }
 
   /* A tap's intent (command + the view it was made on) keeps one command id: a double tap is applied once by
-     the server. A tap made while the link is down (or not acknowledged before it dropped) is held: after the
-     reconnect the pending panel shows it, and the host applies it (with its own id: applied once even if it
-     had reached the box) or drops it. Nothing tapped offline is applied behind the host's back. */
+     the server. The view is named by the server's serving run and its update number (epoch, seq): the number
+     starts again at 0 when the server restarts, the run's id does not repeat, so a tap after a restart is never
+     taken for one made before it. A tap made while the link is down (or not acknowledged before it dropped) is
+     held: after the reconnect the pending panel shows it, and the host applies it (with its own id: applied
+     once even if it had reached the box) or drops it. Nothing tapped offline is applied behind the host's back. */
   const intents = new Map();
+  function tappedOn() {
+    return link.seq >= 0 ? link.serverEpoch + ":" + link.seq : "off" + (view ? JSON.stringify(view.question) : "");
+  }
   async function send(name, args, button, id) {
     const before = reasonShown;
-    const intent = name + "|" + JSON.stringify(args || {}) + "|" + (link.seq >= 0 ? link.seq : "off" + (view ? JSON.stringify(view.question) : ""));
+    const intent = name + "|" + JSON.stringify(args || {}) + "|" + tappedOn();
     if (!id && intents.has(intent)) return intents.get(intent).promise;  // the same tap again: already on its way
     const entry = { id: id || S.newId() };
     intents.set(intent, entry);

@@ -131,6 +131,7 @@
     socket.on(E.snapshot, (snap) => {
       clock(snap.server_now_ns);
       link.seq = snap.seq;
+      link.serverEpoch = snap.epoch || "";  // the server's serving run: seq starts again at 0 after a restart
       link.view = snap.view;
       setIndicator("online");
       setCapture(link.view);

@@ -1,6 +1,6 @@
 """The hall's audience beside the game, on a real box (``svoyak run --simulator``: gunicorn gthread with 100
-threads, the capture on mock pins, the spectators' nats-server): the helpers of ``bench/bench_audience.py`` and
-of its tiny form in ``tests/web/test_bench_audience.py``.
+threads, the capture on mock pins, the spectators' nats-server): the helpers of ``bench/bench_spectators.py`` and
+of its tiny form in ``tests/web/test_bench_spectators.py``.
 
 A :class:`Box` runs the box in a process group of its own (optionally inside a cgroup v1 memory limit, a Pi 3's
 1 GB); :func:`play` drives the host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins'
