@@ -38,6 +38,7 @@ SCREENS: tuple[str, ...] = (
     "web.packages",
     "web.papers",
     "web.rooms",
+    "web.spectators",
 )
 
 LANGUAGE_COOKIE = "svoyak_lang"

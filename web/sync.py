@@ -91,6 +91,7 @@ class Hub:
         self.settings = settings
         self.catalogue = catalogue
         self.namespaces: dict[str, "SyncNamespace"] = {}
+        self.spectators = None  # web.spectators.Fanout: the board's updates to the spectators' nats-server
 
     @property
     def session(self):
@@ -127,6 +128,8 @@ class Hub:
                         log.exception("update %s not sent to %s", update.get("seq"), name)  # (they resync)
                         continue
             self.socketio.emit(events.UPDATE, payload, namespace=name)
+            if name == "/board" and self.spectators is not None:
+                self.spectators.forward(payload)  # exactly the board's payload, to /watch phones and online viewers
 
     @staticmethod
     def payload(audience, update: dict) -> dict:

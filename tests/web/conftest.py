@@ -208,11 +208,11 @@ def wait_http(url: str, process: subprocess.Popen, seconds: float = 30) -> None:
 
 
 @contextlib.contextmanager
-def simulator_box(data_dir: Path):
+def simulator_box(data_dir: Path, env: dict | None = None):
     """``svoyak run --simulator`` over ``data_dir`` on a free port, in its own process group, stopped with SIGTERM:
-    ``{"url", "host_pin", "director_pin", "data_dir", "log"}``."""
+    ``{"url", "host_pin", "director_pin", "data_dir", "log"}``. ``env``: more ``SVOYAK_*`` settings."""
     port = free_port()
-    env = {**os.environ, "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
+    env = {**os.environ, **(env or {}), "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
     (data_dir / "none.toml").write_text("")
     log = open(data_dir / "run.log", "w")
     process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(port)],

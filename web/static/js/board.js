@@ -5,7 +5,7 @@
   const $ = (id) => document.getElementById(id);
   let view = null, link = null, pinTimer = null;
 
-  link = S.connect("/board", {
+  link = (S.spectate || S.connect)("/board", {  // phones: the spectators' fast path (spectate.js)
     onHello: (hello) => {
       $("ssid").textContent = hello.ssid || "";
       $("password").textContent = hello.password || "";

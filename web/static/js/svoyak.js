@@ -59,6 +59,8 @@
     if (capture && state !== "online") capture.hidden = true;
   }
 
+  S.setIndicator = setIndicator;  // the spectators' paths (spectate.js)
+
   function setCapture(view) {
     const el = document.getElementById("capture-indicator");
     if (!el || !view || !view.capture) return;
@@ -92,6 +94,7 @@
       // the pass of the last hello: a reconnect of a page that proved the PIN (or a seat code) is not a guess
       auth: (cb) => cb(Object.assign(options.auth ? options.auth() : {}, { pass: sessionStorage.getItem(passKey) || "" })),
       transports: ["websocket"],
+      query: options.query,                         // a spectator's page says so (web/spectators.py admission)
       reconnectionDelay: 300,
       reconnectionDelayMax: 2000,
       timeout: 4000,
