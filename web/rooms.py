@@ -13,6 +13,7 @@ import secrets
 from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request, url_for
 
 from appliance.errors import SvoyakError
+from appliance.service import audience
 from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
                                               SlotTakenError)
 
@@ -92,8 +93,8 @@ STRINGS = {
                           "cut off its old password (its battle stops reaching the desk until it pairs again)"),
     "rooms.repair_unsure": ("Станция не отключена: отметьте «отключить её прежний пароль» и нажмите ещё раз.",
                             "The station is not cut off: tick «cut off its old password» and press again."),
-    "rooms.repaired": ("Станция «{name}» отключена: её прежний пароль больше не действует. Подключите её кодом "
-                       "стола, как новую.",
+    "rooms.repaired": ("Станция «{name}» отключена: её прежний пароль больше не действует. Подключите её "
+                       "новым кодом подключения, как новую.",
                        "Station {name} is cut off: its old password no longer works. Pair it with the desk's code, "
                        "as a new one."),
     "rooms.not_assigned": ("Этот бой не дан этой комнате: начните один из боёв, которые ей дал стол.",
@@ -381,11 +382,11 @@ def lobby():
             view = director.desk().view(item["id"])
             tournaments.append({"id": item["id"], "title": item["title"],
                                 "standings": view.get("standings", [])[:LOBBY_STANDINGS]})
-    return render_template("rooms/lobby.html", rooms_view=service.rooms_view() if service else [],
+    return render_template("rooms/lobby.html", rooms_view=audience.lobby(service.rooms_view()) if service else [],
                            tournaments=tournaments)
 
 
 @blueprint.route("/lobby.json")
 def lobby_json():
     service = rooms()
-    return jsonify({"rooms": service.rooms_view() if service else []})
+    return jsonify({"rooms": audience.lobby(service.rooms_view()) if service else []})

@@ -28,6 +28,8 @@ CAPTURE_START_S = 15  # a capture taking over from a stale one waits for it to e
 def add_arguments(parser) -> None:
     serve_command.add_arguments(parser)
     parser.add_argument("--no-capture", action="store_true", help="do not start the capture service")
+    parser.add_argument("--no-spectators", action="store_true",
+                        help="do not start the spectators' nats-server (/watch then uses Socket.IO)")
 
 
 def capture_environment(settings) -> dict:
@@ -60,10 +62,22 @@ def run(args) -> int:
             print(f"svoyak run: the capture service did not start (exit {capture.returncode}), see above; "
                   "--no-capture runs the web server alone", file=sys.stderr, flush=True)
             return capture.returncode or 1
+    spectators = None
+    if settings.spectators and not args.no_spectators:
+        # The spectators' fan-out (docs/spectators.md): on the box svoyak-spectators.service runs it. It becomes
+        # nats-server (exec), which dies with this process like the capture (appliance/service/supervision.py).
+        spectators = spawn([sys.executable, "-m", "appliance.cli", "spectators"], env=capture_environment(settings),
+                           stdout=subprocess.DEVNULL)
     print(serve_command.describe(settings), flush=True)
     try:
         return serve_command.serve(settings, threads=args.threads)
     finally:
+        if spectators is not None and spectators.poll() is None:
+            spectators.terminate()
+            try:
+                spectators.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                spectators.kill()
         if capture is not None and capture.poll() is None:
             capture.terminate()
             try:

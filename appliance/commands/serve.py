@@ -12,6 +12,9 @@ import signal
 import sys
 
 DEFAULT_THREADS = 100
+# Connections the worker holds at once (gunicorn's default, 1000, stops accepting beyond it: a thousand phones
+# keeping their page loads alive would keep the host's tablet out). docs/spectators.md.
+WORKER_CONNECTIONS = 4000
 SWITCH_INTERVAL_S = 0.0005
 
 
@@ -49,6 +52,7 @@ def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None) -> int:
             self.cfg.set("workers", 1)
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("threads", threads)
+            self.cfg.set("worker_connections", WORKER_CONNECTIONS)
             self.cfg.set("timeout", 30)
             self.cfg.set("graceful_timeout", 5)
             self.cfg.set("keepalive", 5)
