@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("appliance.commands.serve", "run the web server (gunicorn gthread): host page, scoreboard, phones"),
     "run": ("appliance.commands.run", "run the whole box here: capture (mock pins on a laptop) and web server"),
     "nats": ("appliance.commands.nats", "run the box's nats-server while its rooms role needs one (svoyak-nats.service)"),
+    "spectators": ("appliance.commands.spectators",
+                   "run the spectators' nats-server: /watch phones and online viewers (svoyak-spectators.service)"),
     "rooms": ("appliance.commands.rooms", "start a hub and N stations on this machine: a multi-room day (simulator)"),
     "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
     "pin": ("appliance.commands.pin", "print the host PIN (a host who lost it; or hold the host button at the box)"),

@@ -96,6 +96,21 @@ SETTINGS: tuple[Setting, ...] = (
             "nats-server is run by svoyak-nats.service (the box), not as the web process's child (a laptop)"),
     Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
     Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
+    # --- spectators: the audience's fan-out (docs/spectators.md), apart from the threads that serve the game
+    Setting("spectators", bool, True, "",
+            "serve /watch phones from the spectators' nats-server (svoyak-spectators.service; svoyak run starts it)"),
+    Setting("spectators_ws_port", int, 8090, "",
+            "the spectators' nats-server WebSocket port, on every address (phones connect to it); 0: any free port"),
+    Setting("spectators_client_port", int, 4290, "",
+            "its client port on loopback (the web process publishes there); 0: any free port"),
+    Setting("spectators_uplink", str, "", "",
+            "leaf URL of the organiser's NATS cluster for online viewers (nats-leaf://user:password@host:7422); "
+            "empty: none"),
+    Setting("spectators_socket_cap", int, 40, "",
+            "Socket.IO connections of spectators (pages that say so) at once; more are refused and poll a snapshot, "
+            "so the web worker's threads stay with the host, the director and the buttons"),
+    Setting("spectators_snapshot_ms", int, 3000, "ms",
+            "how often the board's snapshot is published for viewers who joined late (online viewers)"),
 )
 # When the board shows the right answer (setting board_answer).
 BOARD_ANSWER_MODES = ("announced", "over", "never")
@@ -112,6 +127,13 @@ LONG_FIELD_CHARS = {                 # the fields that hold lists, by name
     "changes": 4_000, "seeds": 8_000, "order": 8_000, "rooms": 4_000, "marks": 4_000,
 }
 MAX_NUMBER_DIGITS = 18               # a field of digits only (not a list field): seed, rank, score; int64 holds 18
+
+# --- what a battle's setup may hold, typed on the host's form or read from a question package (one source for
+# the host command's arguments, appliance/service/arguments.py, the socket's message bounds, web/payloads.py, and
+# the package readers, appliance/packages/model.py: a package can put nothing in a setup that typing could not)
+SETUP_TEXT_CHARS = 500         # a name: a player, a theme, a round, a package's title, an author; a reason
+SETUP_LIST_ITEMS = 64          # players or themes in one setup
+QUESTION_TEXT_CHARS = 10_000   # a question's text, answer, comment or source (a few hundred characters in play)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,6 +172,12 @@ class Settings:
     rooms_nats_unit: bool
     rooms_client_port: int
     rooms_leaf_port: int
+    spectators: bool
+    spectators_ws_port: int
+    spectators_client_port: int
+    spectators_uplink: str
+    spectators_socket_cap: int
+    spectators_snapshot_ms: int
 
     def replace(self, **changes: Any) -> "Settings":
         """Return a copy with ``changes`` applied and validated."""

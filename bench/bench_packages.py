@@ -1,4 +1,10 @@
-"""Question packages: importing a 500-question SIGame package (read, validated, stored), and a db.chgk tour.
+"""Question packages: importing a 500-question SIGame package (read, validated, stored), and a db.chgk tour;
+every hostile file of tests/appliance/packages/hostile.py refused, with its peak memory and time.
+
+Hostile files: each is written to a file and uploaded to the library (``Library.add``: what the web worker does
+with an upload) in a child process of its own; the figure is the child's peak RSS during the upload (VmHWM, reset
+through /proc/self/clear_refs just before) over its RSS before it (the interpreter, the imports and the file's
+bytes already in memory), target +50 MB (issue 19).
 
 No target is set by the issue for the import; the figures say what an organiser waits for on upload. The host's
 reading view after a press: the adapter's whole view (what the session builds on every press) of a battle set up
@@ -9,6 +15,10 @@ as they are.
 from __future__ import annotations
 
 import io
+import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 import zipfile
@@ -121,6 +131,78 @@ def reading_view(report) -> None:
     report.figure("reading view of a new question (texts, comment and source looked up; median)", fresh_us, "µs")
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+# The child: load the file, note the peak RSS, upload it to a fresh library, note the peak RSS and the time.
+_CHILD = """
+import json, sys, time
+from pathlib import Path
+from appliance.packages.errors import PackageFileError
+from appliance.packages.library import Library
+
+def status(key):
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+
+path, filename, folder = sys.argv[1:4]
+data = Path(path).read_bytes()
+library = Library(Path(folder))
+Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) starts again from the RSS now
+before = status("VmRSS")
+started = time.perf_counter()
+try:
+    library.add(filename, data)
+    code = "accepted"
+except PackageFileError as error:
+    code = error.code
+elapsed = time.perf_counter() - started
+print(json.dumps({"code": code, "kb": status("VmHWM") - before, "s": elapsed, "baseline_kb": before}))
+"""
+
+
+def _large_media() -> bytes:
+    """Not hostile, only large: 40 pictures of 2 MB (not compressible), 80 MB in all, under the upload limit."""
+    from tests.appliance.packages.hostile import content, deflated, zip_of
+
+    pictures = [deflated(f"Images/p{number}.png", os.urandom(2 * 2**20)) for number in range(40)]
+    return zip_of([content(40)] + pictures)
+
+
+def _at_the_entry_limit() -> bytes:
+    """As many entries as a package may have: names are looked up in a dict, never compared pairwise."""
+    from tests.appliance.packages.hostile import content, stored, zip_of
+
+    return zip_of([content(0)] + [stored(f"Images/{number}.png", b"x") for number in range(9_999)])
+
+
+def hostile(report) -> None:
+    from tests.appliance.packages.hostile import HOSTILE, Hostile
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    large = (Hostile("a large package: 40 pictures of 2 MB, kept", "large.siq", _large_media, "accepted"),
+             Hostile("10,000 entries (the limit), kept", "entries.siq", _at_the_entry_limit, "accepted"))
+    with tempfile.TemporaryDirectory() as folder:
+        for number, item in enumerate((*HOSTILE, *large)):
+            path = Path(folder) / f"hostile-{number}"
+            data = item.data()
+            path.write_bytes(data)
+            done = subprocess.run([sys.executable, "-c", _CHILD, str(path), item.filename,
+                                   str(Path(folder) / f"library-{number}")], capture_output=True, text=True,
+                                  env=env, timeout=300, cwd=ROOT)
+            if done.returncode != 0:
+                report.figure(f"{item.label}: the child failed ({done.stderr.strip()[-80:]})", float("nan"), "MB",
+                              target=50)
+                continue
+            figures = json.loads(done.stdout)
+            verdict = "" if figures["code"] == item.code else f" (WRONG REFUSAL {figures['code']})"
+            report.figure(f"{item.label} [{len(data) // 1024} KB]: peak RSS over baseline{verdict}",
+                          figures["kb"] / 1024, "MB", target=50)
+            report.figure(f"  {figures['code']} in", figures["s"] * 1000, "ms")
+            path.unlink()
+
+
 def run(report) -> None:
     imports(report)
     reading_view(report)
+    hostile(report)

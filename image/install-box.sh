@@ -130,7 +130,8 @@ PY
     install -D -m 0644 "$BUNDLE/systemd/chromium/svoyak-kiosk.json" /etc/chromium/policies/managed/svoyak-kiosk.json
 
     systemctl enable svoyak-capture.service svoyak.service svoyak-firstboot.service \
-        svoyak-hotspot.service svoyak-kiosk.service svoyak-nats.service NetworkManager.service
+        svoyak-hotspot.service svoyak-kiosk.service svoyak-nats.service svoyak-spectators.service \
+        NetworkManager.service
     systemctl set-default graphical.target
     # The kiosk owns tty1 (svoyak-kiosk.service says why): no getty there, which would stop it on starting.
     # Until the kiosk draws, the screen shows the boot messages and first boot's name, password and PIN.

@@ -28,14 +28,17 @@ from web.sync import Hub, Services
 SCREENS: tuple[str, ...] = (
     "web.captive",
     "web.index",
+    "web.auth",
     "web.host",
     "web.board",
+    "web.overlay",
     "web.player",
     "web.simulator",
     "web.director",
     "web.packages",
     "web.papers",
     "web.rooms",
+    "web.spectators",
 )
 
 LANGUAGE_COOKIE = "svoyak_lang"

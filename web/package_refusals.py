@@ -26,6 +26,20 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "package.duplicate_entry": ("Файл «{entry}» в архиве дважды", "The archive holds «{entry}» twice"),
     "package.bomb": ("Файл «{entry}» распаковывается больше чем в {limit_mb} МБ или слишком сжат (ZIP-бомба)",
                      "The file «{entry}» inflates past {limit_mb} MB or is compressed too far (a ZIP bomb)"),
+    "package.entry_too_large": ("Файл «{entry}» в архиве — {size_mb} МБ, а можно не больше {limit_mb} МБ",
+                                "The archive's file «{entry}» is {size_mb} MB; at most {limit_mb} MB"),
+    "package.unpacked_too_large": ("Файлы архива вместе — {size_mb} МБ, а можно не больше {limit_mb} МБ",
+                                   "The archive's files come to {size_mb} MB; at most {limit_mb} MB"),
+    "package.unsupported_version": ("Пакет SIGame версии {version}, а бокс читает версии до {supported}",
+                                    "A SIGame package of version {version}; the box reads versions up to {supported}"),
+    "package.xml_too_many_elements": ("В XML больше {limit} элементов", "The XML has more than {limit} elements"),
+    "package.xml_too_deep": ("XML вложен глубже {limit} уровней", "The XML is nested deeper than {limit} levels"),
+    "package.field_too_long": ("{field} длиннее {limit} знаков ({length})",
+                               "{field} is longer than {limit} characters ({length})"),
+    "package.too_many_themes": ("В пакете больше {limit} тем", "The package has more than {limit} themes"),
+    "package.too_many_questions": ("В пакете больше {limit} вопросов", "The package has more than {limit} questions"),
+    "package.final_theme": ("Тема {theme} — из финального раунда: её не играют как обычную тему боя",
+                            "Theme {theme} is from the final round: it is not played as an ordinary theme"),
     "package.corrupt_entry": ("Файл «{entry}» в архиве не распаковывается", "The archive's file «{entry}» cannot be inflated"),
     "package.no_content": ("В архиве нет content.xml: это не пакет SIGame", "The archive has no content.xml: not a SIGame package"),
     "package.unsafe_xml": ("XML с DTD или сущностями не принимается", "XML with a DTD or entities is refused"),
@@ -68,6 +82,16 @@ _COLUMNS_RU = {"theme": "тема", "price": "цена", "question": "вопро
                "source": "источник", "author": "автор"}
 
 
+# A field a refusal names (package.field_too_long), as a sentence starts with it.
+_FIELDS = {
+    "title": ("Название пакета", "The package's title"), "author": ("Автор", "An author"),
+    "theme": ("Название темы", "The theme's name"), "name": ("Название темы", "The theme's name"),
+    "round": ("Название раунда", "The round's name"), "comment": ("Комментарий", "The comment"),
+    "question": ("Текст вопроса", "The question's text"), "answer": ("Ответ", "The answer"),
+    "source": ("Источник", "The source"), "cell": ("Ячейка таблицы", "A cell of the table"),
+}
+
+
 def where_ru(where: str) -> str:
     """The place in a file, as the readers name it (``round «1» › theme 2 › question 3``, ``line 7``), in Russian;
     a place worded by a library (TOML's parser) is cut to its line number.
@@ -97,6 +121,8 @@ def word_package_error(error: PackageError, where_label: bool = True) -> dict[st
             fields["themes"] = counted("themes", fields["themes"], language)
         if isinstance(fields.get("columns"), (list, tuple)):
             fields["columns"] = ", ".join(map(str, fields["columns"]))
+        if code == "package.field_too_long" and fields.get("field") in _FIELDS:
+            fields["field"] = _FIELDS[fields["field"]][index]
         if language == "ru" and isinstance(fields.get("columns"), str):
             fields["columns"] = ", ".join(_COLUMNS_RU.get(name.strip(), name.strip())
                                           for name in fields["columns"].split(","))

@@ -24,12 +24,13 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from appliance.config import QUESTION_TEXT_CHARS
 from appliance.service.session import CommandRejected
 
 REFUSAL = "error.bad_command"  # worded "unknown or incomplete command"; the detail names the field
 
 SAFE_INTEGER = 2**53        # JavaScript's exact integers: what a page can have sent on purpose
-MAX_TEXT_CHARS = 10_000     # any one string (a theme's question text is a few hundred characters)
+MAX_TEXT_CHARS = QUESTION_TEXT_CHARS  # any one string (a question's text, the longest a setup holds)
 MAX_ID_CHARS = 100          # command and press ids (the session keeps them)
 MAX_NODES = 5_000           # values in one message, all levels counted (a 20-theme setup is a few hundred)
 MAX_DEPTH = 8               # nesting of lists and objects (setup: args -> themes -> theme -> questions -> pair)

@@ -8,9 +8,13 @@ READY=1 and pings its watchdog while the session is healthy.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 DEFAULT_THREADS = 100
+# Connections the worker holds at once (gunicorn's default, 1000, stops accepting beyond it: a thousand phones
+# keeping their page loads alive would keep the host's tablet out). docs/spectators.md.
+WORKER_CONNECTIONS = 4000
 SWITCH_INTERVAL_S = 0.0005
 
 
@@ -48,17 +52,30 @@ def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None) -> int:
             self.cfg.set("workers", 1)
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("threads", threads)
+            self.cfg.set("worker_connections", WORKER_CONNECTIONS)
             self.cfg.set("timeout", 30)
             self.cfg.set("graceful_timeout", 5)
             self.cfg.set("keepalive", 5)
             self.cfg.set("accesslog", None)
             self.cfg.set("control_socket_disable", True)  # no admin socket in $HOME on the box
+            self.cfg.set("post_fork", post_fork)
             self.cfg.set("post_worker_init", post_worker_init)
 
         def load(self):
             from web import create_app
 
             return create_app(settings)
+
+    def post_fork(arbiter, worker) -> None:
+        # A worker whose master is gone (``kill -9`` of ``svoyak serve`` or ``svoyak run``) ends at once. gunicorn's
+        # own check ("Parent changed") only stops accepting and then waits for every open request, and a
+        # WebSocket is a request that never ends: the orphan kept serving the open pages and storing their
+        # commands beside the next server. SIGKILL, not a graceful path: each command is one SQLite
+        # transaction (synchronous=FULL), so the store is whole at any instant, and a client resends what was
+        # not acknowledged (docs/socketio-events.md). appliance/service/supervision.py says why this way.
+        from appliance.service.supervision import die_with_parent
+
+        die_with_parent(worker.ppid, signal.SIGKILL)
 
     def post_worker_init(worker) -> None:
         # One writer thread per WebSocket wakes after each update; with the default 5 ms GIL switch interval a

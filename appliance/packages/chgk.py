@@ -17,7 +17,7 @@ import re
 from appliance.packages.archive import Limits
 from appliance.packages.errors import PackageFileError
 from appliance.packages.model import Package, Question, Theme
-from appliance.packages.siq import ReadPackage, child, local, parse_xml
+from appliance.packages.siq import ReadPackage, check_counts, child, local, parse_xml
 
 POSITION_PRICES = (10, 20, 30, 40, 50)
 _NUMBERED = re.compile(r"(?:^|(?<=\s))(\d{1,4})\.\s+")
@@ -86,7 +86,9 @@ def theme_from_fields(number: int, question: str, answer: str, comment: str = ""
     theme_comment = "" if comments is not None else " ".join(comment.split())
     if criteria and criterias is None:
         theme_comment = " ".join(f"{theme_comment} Зачёт: {' '.join(criteria.split())}".split())
-    return Theme(name=name, questions=tuple(questions), comment=theme_comment)
+    authors = " ".join(author.split())
+    # A database "question" is a whole theme: its authors are the theme's (and each question's, as before).
+    return Theme(name=name, questions=tuple(questions), comment=theme_comment, authors=(authors,) if authors else ())
 
 
 def _per_item(text: str, numbers: list[int]) -> list[str] | None:
@@ -106,7 +108,7 @@ def read_chgk_xml(data: bytes, limits: Limits = Limits()) -> ReadPackage:
         raise PackageFileError("package.too_large", f"the file is {len(data) // 2**20} MB, at most "
                                f"{limits.xml_bytes // 2**20} MB", size_mb=len(data) // 2**20,
                                limit_mb=limits.xml_bytes // 2**20)
-    root = parse_xml(data, "XML")
+    root = parse_xml(data, "XML", limits)
     if local(root.tag) not in ("tournament", "tour"):
         raise PackageFileError("package.bad_structure", f"the root element is <{local(root.tag)}>, not "
                                "<tournament>: not a db.chgk.info tour", where="XML")
@@ -118,6 +120,7 @@ def read_chgk_xml(data: bytes, limits: Limits = Limits()) -> ReadPackage:
     themes = []
     for index, question in enumerate((node for node in root if local(node.tag) == "question"), start=1):
         number = field(question, "Number").strip() or str(index)
+        check_counts(index, sum(len(theme.questions) for theme in themes), limits, f"<question> {number}")
         themes.append(theme_from_fields(index, field(question, "Question"), field(question, "Answer"),
                                         comment=field(question, "Comments"), source=field(question, "Sources"),
                                         author=field(question, "Authors"), criteria=field(question, "PassCriteria"),
@@ -137,7 +140,7 @@ def _field_key(header: str) -> str | None:
     return None
 
 
-def read_chgk_text(text: str) -> ReadPackage:
+def read_chgk_text(text: str, limits: Limits = Limits()) -> ReadPackage:
     """The database's text export: ``Вопрос N:`` blocks with ``Ответ:``, ``Комментарий:``, ``Источник:``..."""
     blocks: list[dict] = []
     heading: dict = {}  # the fields before the first question (the tour's title)
@@ -160,6 +163,7 @@ def read_chgk_text(text: str) -> ReadPackage:
     themes = []
     for index, block in enumerate(blocks, start=1):
         where = f"line {block['line']}"
+        check_counts(index, sum(len(theme.questions) for theme in themes), limits, where)
         if not block.get("answer", "").strip():
             raise PackageFileError("package.answers_do_not_match", "a question without «Ответ:»", where=where,
                                    count=0)

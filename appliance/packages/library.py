@@ -19,7 +19,7 @@ from pathlib import Path
 from appliance.packages.archive import Limits
 from appliance.packages.errors import PackageFileError, PackageNotFound
 from appliance.packages.formats import read_package
-from appliance.packages.model import Package, package_from_json
+from appliance.packages.model import FORMAT_VERSION, Package, package_from_json
 
 ID_LENGTH = 12
 INDEX_FILE = "package.json"
@@ -51,31 +51,40 @@ class Library:
             shutil.rmtree(leftover, ignore_errors=True)
 
     def add(self, filename: str, data: bytes) -> tuple[Entry, bool]:
-        """Import a package file. Returns (its entry, True if it was already in the library).
+        """Import a package file. Returns (its entry, True if it was already in the library). A file kept in an
+        older stored format is read again and its index replaced (so a package imported before the final round
+        was kept learns it by being uploaded again).
 
         Raises PackageFileError (nothing is kept) for a file that cannot be imported.
         """
         package_id = hashlib.sha256(data).hexdigest()[:ID_LENGTH]
+        older = False
         if (self.folder / package_id / INDEX_FILE).exists():
-            return self.entry(package_id), True
+            if self._record(package_id)["package"].get("format") == FORMAT_VERSION:
+                return self.entry(package_id), True
+            older = True  # kept in an older format (no final round, no theme authors): read the file again
         read = read_package(filename, data, self.limits)
         staging = self.folder / f".new-{package_id}-{os.getpid()}"
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir()
         try:
-            for path, content in read.media.items():
+            for path, media in read.media.items():
                 target = staging / "media" / path
                 if staging / "media" not in target.parents:
                     raise PackageFileError("package.unsafe_entry", f"entry {path!r} points outside the package",
                                            entry=path)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                _write(target, content)
+                _write(target, media.chunks())  # chunk by chunk: a package's media never sit in memory whole
             record = {"id": package_id, "filename": Path(filename).name[:200],
                       "imported_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                       "package": read.package.to_json()}
             _write(staging / INDEX_FILE, json.dumps(record, ensure_ascii=False).encode("utf-8"))
             _fsync_dir(staging)
-            os.rename(staging, self.folder / package_id)
+            if older:  # the same file, so the same media: only the index changes, replaced in one rename
+                os.replace(staging / INDEX_FILE, self.folder / package_id / INDEX_FILE)
+                _fsync_dir(self.folder / package_id)
+            else:
+                os.rename(staging, self.folder / package_id)
             _fsync_dir(self.folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -121,9 +130,11 @@ class Library:
         shutil.rmtree(doomed, ignore_errors=True)
 
 
-def _write(path: Path, content: bytes) -> None:
+def _write(path: Path, content) -> None:
+    """``content`` (bytes, or an iterable of byte chunks) written and flushed to the card."""
     with open(path, "wb") as file:
-        file.write(content)
+        for chunk in ((content,) if isinstance(content, bytes) else content):
+            file.write(chunk)
         file.flush()
         os.fsync(file.fileno())
 

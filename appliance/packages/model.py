@@ -5,7 +5,9 @@ question's text holds a marker where each belonged: ``[[image Images/map.png]]``
 a printed answer sheet or an old page still shows that something was there; :func:`media_markers` finds them.
 
 Everything here is a frozen dataclass with a JSON form (:meth:`Package.to_json` / :func:`package_from_json`),
-which is what the library stores (format ``FORMAT_VERSION``, docs/packages.md).
+which is what the library stores (format ``FORMAT_VERSION``, docs/packages.md). Every field holds to what a
+battle's setup typed by hand may hold (:func:`check_fields`, appliance/config.py): a package is read into a
+setup, so it can put nothing there that the host's form would refuse.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ from __future__ import annotations
 import dataclasses
 import re
 
-FORMAT_VERSION = 1
+from appliance.config import QUESTION_TEXT_CHARS, SETUP_TEXT_CHARS
+from appliance.packages.errors import PackageFileError
+
+FORMAT_VERSION = 2  # 2: a theme's kind (a final round's) and its authors; format 1 is read as standard themes
+READS_FORMATS = (1, 2)
+# The kind of round a theme came from. SIGame's final round (round type "final") is one question per theme
+# played for stakes: never one of a battle's ordinary themes.
+STANDARD, FINAL = "standard", "final"
+THEME_KINDS = (STANDARD, FINAL)
 MEDIA_KINDS = ("image", "audio", "video", "html")
 _MARKER = re.compile(r"\[\[(image|audio|video|html) ([^\]\n]{1,300})\]\]")
 
@@ -48,12 +58,19 @@ class Question:
 
 @dataclasses.dataclass(frozen=True)
 class Theme:
-    """A theme: its name, the round it came from (SIGame packages have rounds), and its questions in order."""
+    """A theme: its name, the round it came from (SIGame packages have rounds) and that round's kind
+    (:data:`STANDARD` or :data:`FINAL`), its authors, and its questions in order."""
 
     name: str
     questions: tuple[Question, ...]
     round: str = ""
     comment: str = ""
+    kind: str = STANDARD
+    authors: tuple[str, ...] = ()
+
+    @property
+    def is_final(self) -> bool:
+        return self.kind == FINAL
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,11 +97,49 @@ class Package:
 
 
 def package_from_json(data: dict) -> Package:
-    """The inverse of :meth:`Package.to_json`; refuses a stored form of another format version."""
-    if data.get("format") != FORMAT_VERSION:
-        raise ValueError(f"stored package format {data.get('format')!r}, this box reads {FORMAT_VERSION}")
+    """The inverse of :meth:`Package.to_json`; refuses a stored form of a format version it does not read."""
+    if data.get("format") not in READS_FORMATS:
+        raise ValueError(f"stored package format {data.get('format')!r}, this box reads {READS_FORMATS}")
     themes = tuple(Theme(name=theme["name"], round=theme.get("round", ""), comment=theme.get("comment", ""),
+                         kind=theme.get("kind", STANDARD), authors=tuple(theme.get("authors", ())),
                          questions=tuple(Question(**question) for question in theme["questions"]))
                    for theme in data["themes"])
     return Package(title=data["title"], themes=themes, origin=data["origin"], authors=tuple(data.get("authors", ())),
                    media_files=tuple(data.get("media_files", ())))
+
+
+# field → (its words in a refusal's params, its limit): the words name the field (docs/packages.md)
+_QUESTION_FIELDS = (("text", "question", QUESTION_TEXT_CHARS), ("answer", "answer", QUESTION_TEXT_CHARS),
+                    ("comment", "comment", QUESTION_TEXT_CHARS), ("source", "source", QUESTION_TEXT_CHARS),
+                    ("author", "author", SETUP_TEXT_CHARS))
+
+
+def _too_long(field: str, value: str, limit: int, where: str) -> PackageFileError:
+    return PackageFileError("package.field_too_long", f"the {field} is {len(value)} characters long, at most "
+                            f"{limit}", where=where, field=field, length=len(value), limit=limit)
+
+
+def check_fields(package: Package) -> None:
+    """Refuse (PackageFileError ``package.field_too_long``, naming the field and its place) any field longer
+    than a setup typed by hand may hold: names (title, theme, round, author) ``SETUP_TEXT_CHARS``, a question's
+    texts ``QUESTION_TEXT_CHARS`` (appliance/config.py)."""
+    if len(package.title) > SETUP_TEXT_CHARS:
+        raise _too_long("title", package.title, SETUP_TEXT_CHARS, "title")
+    for author in package.authors:
+        if len(author) > SETUP_TEXT_CHARS:
+            raise _too_long("author", author, SETUP_TEXT_CHARS, "authors")
+    for number, theme in enumerate(package.themes, start=1):
+        shown = theme.name if len(theme.name) <= 60 else theme.name[:57] + "..."
+        where = f"theme {number}" + (f" «{shown}»" if theme.name else "")
+        for field, value, limit in (("theme", theme.name, SETUP_TEXT_CHARS), ("round", theme.round, SETUP_TEXT_CHARS),
+                                    ("comment", theme.comment, QUESTION_TEXT_CHARS)):
+            if len(value) > limit:
+                raise _too_long(field, value, limit, where)
+        for author in theme.authors:
+            if len(author) > SETUP_TEXT_CHARS:
+                raise _too_long("author", author, SETUP_TEXT_CHARS, where)
+        for index, question in enumerate(theme.questions, start=1):
+            for attribute, field, limit in _QUESTION_FIELDS:
+                value = getattr(question, attribute)
+                if len(value) > limit:
+                    raise _too_long(field, value, limit, f"{where} › question {index}")

@@ -22,13 +22,13 @@ docs/packages.md has a whole example of each, and tests import both.
 from __future__ import annotations
 
 import csv
-import io
 import tomllib
 
+from appliance.config import QUESTION_TEXT_CHARS, SETUP_TEXT_CHARS
 from appliance.packages.archive import Limits
 from appliance.packages.errors import PackageFileError
 from appliance.packages.model import Package, Question, Theme
-from appliance.packages.siq import ReadPackage
+from appliance.packages.siq import ReadPackage, check_counts
 
 COLUMNS = {
     "theme": ("theme", "тема"), "price": ("price", "цена", "стоимость", "номинал"),
@@ -37,7 +37,8 @@ COLUMNS = {
     "author": ("author", "автор"),
 }
 REQUIRED = ("theme", "price", "question", "answer")
-MAX_FIELD = 20_000  # characters in one cell: a question with its answer fits many times over
+# What one cell may hold: what a setup typed by hand may (appliance/config.py); names are shorter than texts.
+NAME_COLUMNS = ("theme", "name", "title", "author")
 
 
 def _price(value, where: str) -> int:
@@ -51,17 +52,22 @@ def _price(value, where: str) -> int:
 def _text(value, where: str, column: str) -> str:
     if not isinstance(value, str):
         raise PackageFileError("package.bad_field", f"{column} must be text", where=where, field=column)
-    if len(value) > MAX_FIELD:
-        raise PackageFileError("package.bad_field", f"{column} is longer than {MAX_FIELD} characters", where=where,
-                               field=column)
-    return value.strip()
+    limit = SETUP_TEXT_CHARS if column in NAME_COLUMNS else QUESTION_TEXT_CHARS
+    value = value.strip()
+    if len(value) > limit:
+        raise PackageFileError("package.field_too_long", f"the {column} is {len(value)} characters long, at most "
+                               f"{limit}", where=where, field=column, length=len(value), limit=limit)
+    return value
 
 
-def decode(data: bytes, limits: Limits) -> str:
-    if len(data) > limits.xml_bytes:
-        raise PackageFileError("package.too_large", f"the file is {len(data) // 2**20} MB, at most "
-                               f"{limits.xml_bytes // 2**20} MB", size_mb=len(data) // 2**20,
-                               limit_mb=limits.xml_bytes // 2**20)
+def decode(data: bytes, limits: Limits, limit: int | None = None) -> str:
+    """A text file (a table, a TOML, a tour's text export) as text: at most ``limit`` bytes (default
+    ``limits.text_bytes``)."""
+    limit = limits.text_bytes if limit is None else limit
+    if len(data) > limit:
+        raise PackageFileError("package.too_large", f"the file is {len(data) / 2**20:.1f} MB, at most "
+                               f"{limit / 2**20:g} MB", size_mb=round(len(data) / 2**20, 1),
+                               limit_mb=limit // 2**20 if limit % 2**20 == 0 else round(limit / 2**20, 1))
     for encoding in ("utf-8-sig", "cp1251"):  # Excel in Russian saves CSV as Windows-1251
         try:
             return data.decode(encoding)
@@ -76,7 +82,7 @@ def read_csv(data: bytes, limits: Limits = Limits()) -> ReadPackage:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
     except csv.Error:
         dialect = csv.excel
-    rows = csv.reader(io.StringIO(text), dialect)
+    rows = csv.reader(_lines(text), dialect)
     try:
         header = next(rows)
     except (StopIteration, csv.Error):
@@ -92,11 +98,13 @@ def read_csv(data: bytes, limits: Limits = Limits()) -> ReadPackage:
         raise PackageFileError("package.missing_columns", f"the header has no column {', '.join(missing)} "
                                f"(it reads: {', '.join(header)[:200]})", where="line 1", columns=", ".join(missing))
     themes: list[tuple[str, list[Question]]] = []
+    count = 0
     try:
         for row in rows:
             where = f"line {rows.line_num}"
             if not any(cell.strip() for cell in row):
                 continue
+            count += 1
             cell = {key: row[index] if index < len(row) else "" for key, index in position.items()}
             name = _text(cell["theme"], where, "theme")
             if name and (not themes or themes[-1][0] != name):
@@ -106,6 +114,7 @@ def read_csv(data: bytes, limits: Limits = Limits()) -> ReadPackage:
                 themes.append((name, []))
             elif not themes:
                 raise PackageFileError("package.theme_without_name", "the first row names no theme", where=where)
+            check_counts(len(themes), count, limits, where)
             question = _text(cell["question"], where, "question")
             if not question:
                 raise PackageFileError("package.question_without_text", "a row with no question", where=where)
@@ -115,6 +124,10 @@ def read_csv(data: bytes, limits: Limits = Limits()) -> ReadPackage:
                 source=_text(cell.get("source", ""), where, "source"),
                 author=_text(cell.get("author", ""), where, "author")))
     except csv.Error as error:
+        if "field larger than field limit" in str(error):  # the csv module's own limit, 131,072 characters
+            raise PackageFileError("package.field_too_long", f"a cell is longer than {csv.field_size_limit()} "
+                                   f"characters, at most {QUESTION_TEXT_CHARS}", where=f"line {rows.line_num}",
+                                   field="cell", length=csv.field_size_limit(), limit=QUESTION_TEXT_CHARS) from None
         raise PackageFileError("package.bad_table", f"the CSV cannot be read ({error})",
                                where=f"line {rows.line_num}") from None
     if not themes:
@@ -123,8 +136,19 @@ def read_csv(data: bytes, limits: Limits = Limits()) -> ReadPackage:
                                origin="table"), {})
 
 
+def _lines(text: str):
+    """The text's lines with their ends, one at a time (a StringIO would copy the whole text at 4 bytes a
+    character)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
+
+
 def read_toml(data: bytes, limits: Limits = Limits()) -> ReadPackage:
-    text = decode(data, limits)
+    text = decode(data, limits, limits.toml_bytes)
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -133,8 +157,12 @@ def read_toml(data: bytes, limits: Limits = Limits()) -> ReadPackage:
     if not isinstance(entries, list) or not entries:
         raise PackageFileError("package.empty", "no [[theme]] tables", where="TOML")
     themes = []
+    count = 0
     for number, entry in enumerate(entries, start=1):
         where = f"[[theme]] {number}"
+        count += len(entry.get("question", ())) if isinstance(entry, dict) and isinstance(entry.get("question"),
+                                                                                          list) else 0
+        check_counts(number, count, limits, where)
         if not isinstance(entry, dict):
             raise PackageFileError("package.bad_field", "a theme must be a table", where=where, field="theme")
         name = _text(entry.get("name", ""), where, "name")
@@ -157,7 +185,9 @@ def read_toml(data: bytes, limits: Limits = Limits()) -> ReadPackage:
                                   comment=_text(question.get("comment", ""), place, "comment"),
                                   source=_text(question.get("source", ""), place, "source"),
                                   author=_text(question.get("author", ""), place, "author")))
+        author = _text(entry.get("author", ""), where, "author")
         themes.append(Theme(name=name, questions=tuple(items), comment=_text(entry.get("comment", ""), where,
-                                                                              "comment")))
+                                                                              "comment"),
+                            authors=(author,) if author else ()))
     title = document.get("title", "")
     return ReadPackage(Package(title=_text(title, "title", "title"), themes=tuple(themes), origin="table"), {})

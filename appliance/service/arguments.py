@@ -20,11 +20,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from appliance.config import SETUP_LIST_ITEMS, SETUP_TEXT_CHARS
 from appliance.errors import WebError
 from appliance.service.battle_adapter import HostCommand
 
-MAX_TEXT_CHARS = 500        # a name, a theme, a reason or a claim: a line of text, not a document
-MAX_LIST_ITEMS = 64         # players or themes in a setup: a battle has a handful
+MAX_TEXT_CHARS = SETUP_TEXT_CHARS  # a name, a theme, a reason or a claim: a line of text, not a document
+MAX_LIST_ITEMS = SETUP_LIST_ITEMS  # players or themes in a setup: a battle has a handful
 MAX_WHOLE = 10**12          # far above any seat, question or millisecond count, far below what breaks a timer
 
 

@@ -15,7 +15,7 @@ from appliance.errors import SvoyakError
 from appliance.packages.archive import Limits
 from appliance.packages.errors import PackageFileError, PackageNotFound
 from appliance.packages.library import Library
-from appliance.packages.model import Package, media_markers
+from appliance.packages.model import Package, check_fields, media_markers
 
 
 # A tournament battle's slot (appliance/service/tournaments.py SLOT_PREFIX): "tournament:<id>:<battle>".
@@ -84,7 +84,8 @@ class QuestionPackages:
             package = self.package(entry.id)
             marks = played.get(entry.id, {})
             out.append({"id": entry.id, "title": entry.title, "questions": entry.questions,
-                        "themes": [{"number": number, "name": theme.name, "played": number in marks}
+                        "themes": [{"number": number, "name": theme.name, "played": number in marks,
+                                    "final": theme.is_final}
                                    for number, theme in enumerate(package.themes)]})
         return out
 
@@ -101,6 +102,7 @@ class QuestionPackages:
         tournaments = self._played(by_tournament=True).get(package_id, {})
         return {**dataclasses.asdict(entry), "authors": list(package.authors), "themes": [
             {"number": number, "name": theme.name, "round": theme.round, "comment": theme.comment,
+             "kind": theme.kind, "final": theme.is_final, "authors": list(theme.authors),
              "played_in": played.get(number, []), "played_in_tournaments": tournaments.get(number, []),
              "questions": [{"price_points": q.price_points, "text": q.text, "answer": q.answer, "comment": q.comment,
                             "source": q.source, "author": q.author,
@@ -116,7 +118,7 @@ class QuestionPackages:
         except (PackageNotFound, IndexError):
             return None
         return {"theme": theme.name, "text": q.text, "answer": q.answer, "comment": q.comment, "source": q.source,
-                "author": q.author}
+                "author": q.author, "theme_authors": list(theme.authors)}
 
     def written_round(self, package_id: str, *, themes: list[int] | None = None, count: int = 12) -> dict:
         """The themes of a written round (youth-cup 2.2: 12 themes) for its answer sheets and the host's key:
@@ -165,10 +167,13 @@ class QuestionPackages:
     # ------------------------------------------------------- a battle's themes
     def battle_themes(self, package_id: str, *, themes: list[int] | None = None, count: int = 0,
                       spare: list[int] = (), questions_per_theme: int = 5, exclude=()) -> dict:
-        """What a battle set up from a package carries: ``{theme_names, questions, sources, skipped}``.
+        """What a battle set up from a package carries: ``{theme_names, questions, sources, theme_authors,
+        skipped}``.
 
         ``themes`` are the chosen theme numbers in the order they are played; without them, the next ``count``
-        themes this box has not played, in package order. ``spare`` themes (red or shoot-out themes the host picks
+        themes this box has not played, in package order. A theme of SIGame's final round (one question for
+        stakes) is never one of them: the next unplayed skip it, and choosing it is refused
+        (``package.final_theme``); it may be a spare. ``spare`` themes (red or shoot-out themes the host picks
         beforehand: eurocup 2.4, irkutsk 3.6, youth-cup 2.7, northern-owl 3.3) follow the regular ones. Each
         theme carries its first ``questions_per_theme`` questions as (text, answer); ``skipped`` counts the
         questions a longer theme leaves out. The next unplayed also skip ``exclude`` (themes already given to
@@ -177,8 +182,8 @@ class QuestionPackages:
         package = self.package(package_id)
         played = self._played().get(package_id, {})
         if themes is None:
-            unplayed = [number for number in range(len(package.themes)) if number not in played
-                        and number not in spare and number not in exclude]
+            unplayed = [number for number, theme in enumerate(package.themes) if number not in played
+                        and number not in spare and number not in exclude and not theme.is_final]
             if len(unplayed) < count:
                 raise PackageChoiceError("package.too_few_unplayed",
                                          f"the package has {len(unplayed)} unplayed themes, {count} are needed",
@@ -192,15 +197,27 @@ class QuestionPackages:
                                          themes=len(package.themes))
         if len(set(chosen)) != len(chosen):
             raise PackageChoiceError("package.theme_twice", "a theme is chosen twice", where=package.title)
+        final = [number for number in themes if package.themes[number].is_final]
+        if final:
+            raise PackageChoiceError("package.final_theme", f"theme {final[0] + 1} «{package.themes[final[0]].name}» "
+                                     "is from the final round, not an ordinary theme", where=package.title,
+                                     theme=final[0])
         return _setup_parts(package, package_id, chosen, questions_per_theme)
 
 
 def _setup_parts(package: Package, package_id: str, chosen: list[int], per_theme: int) -> dict:
-    names, questions, sources, skipped = [], [], [], 0
+    # A package kept before the field caps (or written by hand into the library) still gives a setup nothing a
+    # typed one could not hold: the chosen themes are held to the same caps as an import.
+    check_fields(dataclasses.replace(package, themes=tuple(package.themes[number] for number in chosen)))
+    names, questions, sources, authors, skipped = [], [], [], [], 0
     for number in chosen:
         theme = package.themes[number]
         names.append(theme.name)
         questions.append([[q.text, q.answer] for q in theme.questions[:per_theme]])
         sources.append([package_id, number])
+        authors.append(list(theme.authors))
         skipped += max(0, len(theme.questions) - per_theme)
-    return {"theme_names": names, "questions": questions, "sources": sources, "skipped": skipped}
+    if not any(authors):
+        authors = []  # a setup without theme authors records none (BattleSetUp.theme_authors is optional)
+    return {"theme_names": names, "questions": questions, "sources": sources, "theme_authors": authors,
+            "skipped": skipped}

@@ -28,6 +28,7 @@ EXPOSURE_BOUND = {
     # test only, never enabled (./dev image-test --gpio/--raspi): root to mount tracefs and debugfs
     "svoyak-gpioreport.service": 6.5,
     "svoyak-nats.service": 2.0,
+    "svoyak-spectators.service": 2.0,
 }
 
 

@@ -26,9 +26,16 @@ FIELDS = ("preset", "title", "seed", "changes", "name", "team", "category", "tea
 
 class FakeSession:
     battles = None
+    seq = 0
 
     def subscribe(self, callback):
         self.callback = callback
+
+    def clock(self):  # the board's snapshot route (web/spectators.py) reads these
+        return 0
+
+    def snapshot(self):
+        return {"seq": 0, "server_now_ns": 0, "view": {"battle": None}}
 
 
 TABLE = "тема,цена,вопрос,ответ\n" + "\n".join(f"Тема {t},{10 * q},Вопрос {t}.{q},Ответ {t}.{q}"

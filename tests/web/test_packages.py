@@ -189,6 +189,30 @@ def test_every_documented_refusal_is_worded_in_both_languages_and_no_other():
         assert ru and en, key
 
 
+def test_the_new_refusals_name_the_field_version_and_theme_in_words():
+    from appliance.packages.errors import PackageFileError
+    from appliance.packages.formats import read_package
+    from tests.appliance.packages.hostile import HOSTILE
+    from web.package_refusals import word_package_error
+
+    def words(label: str) -> dict:
+        (hostile,) = [h for h in HOSTILE if h.label == label]
+        with pytest.raises(PackageFileError) as caught:
+            read_package(hostile.filename, hostile.data())
+        return word_package_error(caught.value)
+
+    name = words("a theme name of 200,000 characters")
+    assert name["ru"].startswith("Название темы длиннее 500 знаков (200000) — тема 1 «РРР")
+    assert name["en"].startswith("The theme's name is longer than 500 characters (200000) — theme 1 «РРР")
+    assert len(name["ru"]) < 200  # the refusal never repeats the field itself
+    assert words("format version 6")["ru"] == "Пакет SIGame версии 6, а бокс читает версии до 5 — content.xml"
+    assert words("an HTML page saved as .siq")["ru"] == "Файл .siq повреждён: это не ZIP-архив"
+    cell = words("a CSV with a 3,000,000-character cell")
+    assert cell["ru"].startswith("Ячейка таблицы длиннее 10000 знаков") and cell["ru"].endswith("строка 2")
+    final = PackageFileError("package.final_theme", "x", where="Игра", theme=3)
+    assert word_package_error(final)["ru"].startswith("Тема 4 — из финального раунда")
+
+
 def test_the_host_page_and_the_director_link_to_the_packages(client):
     assert 'href="/packages"' in client.get("/host", headers=BOX).get_data(as_text=True)
     client.post("/director/login", data={"pin": DIRECTOR_PIN}, headers=BOX)
@@ -236,7 +260,7 @@ def test_the_host_alone_gets_the_question_text_and_the_board_gets_the_answer_onc
     try:
         listed = host.sio.call("packages", {}, namespace="/host", timeout=5)
         assert listed["ok"] and listed["packages"][0]["themes"][0] == {"number": 0, "name": "Тема номер 1",
-                                                                       "played": False}
+                                                                       "played": False, "final": False}
         # Every message gets an ack: one that is not an object is refused in words; so is a setup whose package
         # choice has the wrong shape (nothing set up). Audience namespaces have no packages event.
         for junk in ([1], "x", 5, float("inf")):

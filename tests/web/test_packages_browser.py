@@ -117,3 +117,59 @@ def watch_csp(page, errors):
     page.on("console", lambda message: ("Content Security Policy" in message.text or "Refused to" in message.text)
             and errors.append(f"{page.url}: {message.text}"))
     page.on("response", lambda response: response.status >= 400 and errors.append(f"{response.status} {response.url}"))
+
+
+def test_a_final_round_is_marked_and_never_played_as_an_ordinary_theme_and_theme_authors_are_shown(
+        browser, box, tmp_path):  # noqa: F811
+    """SIGame's final round is shown as such on the setup form and the preview, the next unplayed skip it, and
+    the theme's author is on the host's reading view (issue 19)."""
+    from playwright.sync_api import expect
+
+    from tests.appliance.packages.conftest import final_round_siq
+
+    errors = []
+    siq = tmp_path / "финал.siq"
+    siq.write_bytes(final_round_siq(5))
+    host = browser.new_context(viewport={"width": 1280, "height": 800}, has_touch=True).new_page()
+    host.on("pageerror", lambda error: errors.append(str(error)))
+    watch_csp(host, errors)
+    host.goto(box.url + "/packages")
+    host.fill("input[name=pin]", box.pin)
+    host.click("form.login button")
+    host.set_input_files("#upload input[type=file]", str(siq))
+    host.click("#upload button")
+    expect(host.locator("#packages-note")).to_contain_text("Игра с финалом", timeout=STEP_MS)
+    package_id = host.locator("table.packages-list tbody tr").first.get_attribute("data-package")
+    host.goto(box.url + f"/packages/{package_id}")
+    expect(host.locator("#theme-4 .final-mark")).to_contain_text("финальный раунд")
+    expect(host.locator("#theme-1")).to_contain_text("Автор темы: Иван Петров")
+
+    host.goto(box.url + "/host")
+    host.fill("#pin", box.pin)
+    host.click("#login-form button")
+    expect(host.locator("#setup")).to_be_visible(timeout=STEP_MS)
+    host.select_option("#profile", "eurocup")
+    for index, name in enumerate(["Аня", "Борис", "Вера"]):
+        host.locator("#players input").nth(index).fill(name)
+    expect(host.locator("#package option")).to_have_count(2, timeout=STEP_MS)
+    host.select_option("#package", label="Игра с финалом · 6")
+    final = host.locator("#package-themes li").nth(3)
+    expect(final).to_contain_text("Космос (финальный раунд)")
+    expect(host.locator("#package-hint")).to_contain_text("Реки, Города, Числа")
+    assert "Космос" not in host.locator("#package-hint").inner_text()
+    host.check("input[name=package-how][value=chosen]")
+    assert final.locator("option").all_inner_texts() == ["—", "запасная (перестрелка)"]
+    host.check("input[name=package-how][value=next]")
+    shot(host, "packages-6-final-round")
+    host.click("#start-battle")
+    expect(host.locator("#run")).to_be_visible(timeout=STEP_MS)
+    for _ in range(2):  # the theme, then its first price and the reading
+        button = host.locator(".controls [data-cmd=next]").first
+        expect(button).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
+        seq = host.locator("body").get_attribute("data-seq")
+        button.click()
+        expect(host.locator("body")).not_to_have_attribute("data-seq", seq or "", timeout=STEP_MS)
+    expect(host.locator("#reading .text").first).to_have_text("Вопрос 1.1 темы «Реки».", timeout=STEP_MS)
+    expect(host.locator("#reading")).to_contain_text("Автор темы: Иван Петров")
+    shot(host, "packages-7-theme-author")
+    assert errors == []

@@ -113,6 +113,12 @@ def _setup(event: ev.BattleSetUp) -> BattleState:
             event.spare_themes or 0) or not all(_is_source(source) for source in sources):
         refuse("themes", "bad_sources", "sources are per theme (package id, theme number in the package) or empty, "
                "one per theme at most", themes=max(event.themes, len(event.theme_names)) + (event.spare_themes or 0))
+    authors = event.theme_authors
+    if not isinstance(authors, tuple) or len(authors) > max(event.themes, len(event.theme_names)) + (
+            event.spare_themes or 0) or not all(isinstance(names, tuple) and all(isinstance(name, str)
+                                                                               for name in names) for names in authors):
+        refuse("themes", "bad_theme_authors", "theme authors are per theme a list of names, one per theme at most",
+               themes=max(event.themes, len(event.theme_names)) + (event.spare_themes or 0))
     absent = event.absent
     if any(isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < len(players) for p in absent):
         refuse("absent", "bad_absent_players", f"absent players must be player numbers 0-{len(players) - 1}",

@@ -26,6 +26,8 @@ REFUSAL_CODES: dict[str, tuple[str, str]] = {
     "bad_question_texts": ("values", "questions are not per-theme [text, answer] pairs; params: max (per theme)"),
     "bad_sources": ("themes", "sources are not per-theme (package id, theme number) pairs or empty, at most one "
                     "per theme; params: themes (count)"),
+    "bad_theme_authors": ("themes", "theme authors are not per-theme lists of names, at most one per theme; "
+                          "params: themes (count)"),
     "bad_absent_players": ("absent", "absent players are not player numbers; params: players (count)"),
     "nobody_present": ("absent", "every player is absent"),
     "bad_spare_themes": ("tie_break", "spare_themes is not a number of themes, 0 to [themes] max; params: max"),

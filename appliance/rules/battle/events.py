@@ -50,7 +50,8 @@ class BattleSetUp(Event):
     the run of a battle slot (youth-cup 2.4) and the starting mode ("buttons" or "claps", mubc 4.4).
     ``cuts`` overrides the profile's ranking cuts for this stage (e.g. the places that advance).
     ``sources`` says where each theme (regular, then spare) came from: ``(package id, theme number in the
-    package)``, or ``()`` for a theme typed by hand, so the log shows which text each question was read from.
+    package)``, or ``()`` for a theme typed by hand, so the log shows which text each question was read from;
+    ``theme_authors`` names each theme's authors as its package gives them (``()`` when it names none).
     ``rules_version`` is the engine's reading of the rules the battle is played by (``versions.py``): a new
     battle takes the current one, and a log replays under the version it names.
     ``tournament``, ``stage``, ``battle_name``, ``room``, ``host`` and ``date`` (the box's calendar date when it
@@ -72,6 +73,7 @@ class BattleSetUp(Event):
     rules_version: int = RULES_VERSION
     # Added in log format 1 as optional: written only when set, so an older log re-encodes byte for byte.
     sources: tuple = dataclasses.field(default=(), metadata=OPTIONAL)  # per theme: (package id, number) or ()
+    theme_authors: tuple = dataclasses.field(default=(), metadata=OPTIONAL)  # per theme: (author, ...) or ()
     tournament: str = dataclasses.field(default="", metadata=OPTIONAL)
     stage: str = dataclasses.field(default="", metadata=OPTIONAL)
     battle_name: str = dataclasses.field(default="", metadata=OPTIONAL)
@@ -234,7 +236,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
                 AppealLodged, AppealDecided, ModeChanged, ActionUndone)
 }
 
-_TUPLE_FIELDS = {"players", "red_themes", "theme_names", "questions", "absent", "cuts", "sources"}
+_TUPLE_FIELDS = {"players", "red_themes", "theme_names", "questions", "absent", "cuts", "sources", "theme_authors"}
 
 
 def _jsonable(value: Any) -> Any:

@@ -97,3 +97,32 @@ def sport_siq(themes: int = 6, title: str = "Кубок двора") -> bytes:
     content = (f'<?xml version="1.0" encoding="utf-8"?><package name="{title}" version="4" xmlns="{NS}">'
                f'<rounds><round name="1-й раунд"><themes>{"".join(rows)}</themes></round></rounds></package>')
     return make_zip({"content.xml": content})
+
+
+def _sport_theme(name: str, first: int, authors: str = "", prices=(10, 20, 30, 40, 50)) -> str:
+    info = f"<info><authors>{authors}</authors></info>" if authors else ""
+    questions = "".join(
+        f'<question price="{price}"><scenario><atom>Вопрос {first}.{q} темы «{name}».</atom></scenario>'
+        f"<right><answer>Ответ {first}.{q}</answer></right></question>" for q, price in enumerate(prices, start=1))
+    return f'<theme name="{name}">{info}<questions>{questions}</questions></theme>'
+
+
+def final_round_siq(version: int = 4) -> bytes:
+    """A package as SIGame writes a game: three ordinary themes (the first by «Иван Петров»), the final round
+    (type "final": «Космос», one question priced 0), then a second ordinary round of two themes. Version 5 names
+    the first theme's author through the shared authors (``@a1``)."""
+    author = "<author>@a1</author>" if version == 5 else "<author>Иван Петров</author>"
+    shared = ('<global><Authors><Author id="a1"><Name>Иван</Name><Surname>Петров</Surname></Author></Authors>'
+              "</global>") if version == 5 else ""
+    content = (f'<?xml version="1.0" encoding="utf-8"?><package name="Игра с финалом" version="{version}" '
+               f'xmlns="{NS}">{shared}<rounds>'
+               f'<round name="1-й раунд"><themes>{_sport_theme("Реки", 1, author)}{_sport_theme("Города", 2)}'
+               f'{_sport_theme("Числа", 3)}</themes></round>'
+               f'<round name="Финал" type="final"><themes>{_sport_theme("Космос", 4, prices=(0,))}</themes></round>'
+               f'<round name="2-й раунд"><themes>{_sport_theme("Поэты", 5)}{_sport_theme("Птицы", 6)}</themes>'
+               "</round></rounds></package>")
+    if version == 5:  # version 5 writes a question's content as params
+        import re
+        content = re.sub(r"<scenario><atom>(.*?)</atom></scenario>",
+                         r'<params><param name="question" type="content"><item>\1</item></param></params>', content)
+    return make_zip({"content.xml": content})

@@ -31,7 +31,8 @@ def test_a_version_4_siq_keeps_text_answers_comments_and_marks_its_media(siq_v4)
     assert second.answer.splitlines() == ["Обь", "[[audio Audio/гимн.mp3]]"]
     assert (package.question_count, package.media_question_count) == (3, 1)
     # URI-escaped entry names are unescaped; the media files kept are exactly the ones referenced.
-    assert read.media == {"Audio/гимн.mp3": b"ID3", "Images/Карта реки.png": b"\x89PNG fake"}
+    assert {path: media.read() for path, media in read.media.items()} == {
+        "Audio/гимн.mp3": b"ID3", "Images/Карта реки.png": b"\x89PNG fake"}
     assert cities.questions[0].answer == "Санкт-Петербург"
 
 
@@ -133,14 +134,32 @@ def test_entries_that_leave_the_package_are_refused():
     assert error.code == "package.unsafe_entry"
 
 
-def test_a_zip_bomb_is_stopped_while_it_inflates_whatever_its_header_says():
+def test_an_entry_declared_over_the_budget_is_refused_before_it_is_inflated():
     from tests.appliance.packages.conftest import V4_CONTENT, make_zip
     bomb = make_zip({"content.xml": V4_CONTENT, "Images/Карта реки.png": bytes(30 * 2**20)})
     error = refusal("bomb.siq", bomb, Limits(unpacked_bytes=8 * 2**20))
-    assert error.code == "package.bomb"
-    assert "Images/Карта реки.png" in str(error)
-    # The ratio check stops it even within the byte budget.
+    assert (error.code, error.params["entry"]) == ("package.entry_too_large", "Images/Карта реки.png")
+    # The ratio its header declares stops it even within the byte budget.
     assert refusal("bomb.siq", bomb).code == "package.bomb"
+
+
+def test_every_codec_a_package_may_use_is_read_and_checked():
+    """Stored, deflate, bzip2 and lzma entries, read by the archive's own streaming reader, CRC checked."""
+    import io
+    import zipfile
+
+    from tests.appliance.packages.conftest import V4_CONTENT
+    picture = bytes(range(256)) * 4000  # 1 MB, not compressible past the ratio
+    for method in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", method) as archive:
+            archive.writestr("content.xml", V4_CONTENT)
+            archive.writestr("Images/%D0%9A%D0%B0%D1%80%D1%82%D0%B0%20%D1%80%D0%B5%D0%BA%D0%B8.png", picture)
+        read = read_package("codec.siq", buffer.getvalue())
+        assert read.media["Images/Карта реки.png"].read() == picture, method
+        corrupted = bytearray(buffer.getvalue())
+        corrupted[corrupted.index(b"content.xml") + 40] ^= 0xFF  # a byte of content.xml's data
+        assert refusal("codec.siq", bytes(corrupted)).code in ("package.corrupt_entry", "package.bad_xml"), method
 
 
 def test_xml_entity_expansion_and_external_entities_are_refused():
@@ -193,3 +212,82 @@ def test_a_siq_question_with_a_bad_price_names_its_round_theme_and_number():
     content = V4_CONTENT.replace('price="20"', 'price="двадцать"')
     error = refusal("bad.siq", make_zip({"content.xml": content}))
     assert (error.code, error.where) == ("package.bad_price", "round «1-й раунд» › theme «Реки» › question 2")
+
+
+# --- the package's shape: SIGame's final round and the themes' authors
+
+
+@pytest.mark.parametrize("version", [4, 5])
+def test_a_final_round_keeps_its_kind_and_theme_authors_are_kept(version):
+    from appliance.packages.model import FINAL, STANDARD
+    from tests.appliance.packages.conftest import final_round_siq
+    package = read_package("финал.siq", final_round_siq(version)).package
+    assert [(theme.name, theme.kind) for theme in package.themes] == [
+        ("Реки", STANDARD), ("Города", STANDARD), ("Числа", STANDARD), ("Космос", FINAL), ("Поэты", STANDARD),
+        ("Птицы", STANDARD)]
+    assert package.themes[3].is_final and [q.price_points for q in package.themes[3].questions] == [0]
+    # Version 4 writes the author, version 5 links to the package's shared authors.
+    assert package.themes[0].authors == ("Иван Петров",) and package.themes[1].authors == ()
+    assert package_from_json(package.to_json()) == package
+
+
+def test_a_stored_package_of_format_1_reads_as_ordinary_themes_without_authors(siq_v4):
+    package = read_package("Кубок.siq", siq_v4).package
+    stored = package.to_json()
+    stored["format"] = 1
+    for theme in stored["themes"]:
+        del theme["kind"], theme["authors"]
+    old = package_from_json(stored)
+    assert [theme.kind for theme in old.themes] == ["standard", "standard"] and old.themes[0].authors == ()
+
+
+def test_a_db_chgk_themes_authors_are_its_theme_authors():
+    package = read_chgk_xml((HERE / "tour.xml").read_bytes()).package
+    assert package.themes[0].authors == ("Мария Иванова",)
+
+
+@pytest.mark.parametrize("version", ["6", "5.5", "abc", "-1"])
+def test_an_unknown_format_version_is_refused_naming_it(version):
+    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    error = refusal("v.siq", make_zip({"content.xml": V4_CONTENT.replace('version="4"', f'version="{version}"')}))
+    assert (error.code, error.params["version"]) == ("package.unsupported_version", version)
+    assert version in str(error)
+
+
+@pytest.mark.parametrize("version", ["4", "5", "5.0", "3"])
+def test_the_known_format_versions_are_read(version):
+    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    read_package("v.siq", make_zip({"content.xml": V4_CONTENT.replace('version="4"', f'version="{version}"')}))
+
+
+# --- fields hold to what a setup typed by hand may hold (one source: appliance/config.py)
+
+
+def test_package_fields_are_capped_where_a_typed_setup_is():
+    from appliance.config import QUESTION_TEXT_CHARS, SETUP_TEXT_CHARS
+    from appliance.service.arguments import MAX_TEXT_CHARS
+    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    from web.payloads import MAX_TEXT_CHARS as MESSAGE_TEXT_CHARS
+    assert (MAX_TEXT_CHARS, MESSAGE_TEXT_CHARS) == (SETUP_TEXT_CHARS, QUESTION_TEXT_CHARS)
+
+    def siq(old: str, new: str) -> bytes:
+        assert old in V4_CONTENT
+        return make_zip({"content.xml": V4_CONTENT.replace(old, new)})
+
+    longest = "Р" * SETUP_TEXT_CHARS
+    assert read_package("k.siq", siq('name="Реки"', f'name="{longest}"')).package.themes[0].name == longest
+    cases = [
+        ('name="Реки"', f'name="{longest}Р"', "theme", "theme 1"),
+        ('name="Кубок двора"', f'name="{longest}Р"', "title", "title"),
+        ("Иван Петров", longest + "Р", "author", "authors"),
+        ("Самая длинная река Европы.", "В" * (QUESTION_TEXT_CHARS + 1), "question", "theme 1 «Реки» › question 1"),
+        ("<answer>Волга</answer>", f"<answer>{'О' * (QUESTION_TEXT_CHARS + 1)}</answer>", "answer",
+         "theme 1 «Реки» › question 1"),
+    ]
+    for old, new, field, where in cases:
+        error = refusal("k.siq", siq(old, new))
+        assert (error.code, error.params["field"]) == ("package.field_too_long", field), field
+        assert error.where.startswith(where) and len(error.where) < 120, error.where
+    table = f"тема,цена,вопрос,ответ\n{longest}Р,10,Вопрос,Ответ\n".encode()
+    error = refusal("t.csv", table)
+    assert (error.code, error.params["field"], error.where) == ("package.field_too_long", "theme", "line 2")

@@ -70,3 +70,24 @@ def test_media_outside_what_the_package_kept_is_not_served(tmp_path, siq_v4):
     for path in ("../package.json", "Images/other.png", "package.json"):
         with pytest.raises(PackageNotFound):
             library.media_path(entry.id, path)
+
+
+def test_a_package_kept_in_an_older_format_is_read_again_when_uploaded_again(tmp_path):
+    """A package imported before the final round was kept (format 1) learns it by being uploaded again."""
+    import json
+
+    from tests.appliance.packages.conftest import final_round_siq
+    library = Library(tmp_path)
+    data = final_round_siq()
+    entry, _ = library.add("финал.siq", data)
+    index = tmp_path / entry.id / "package.json"
+    record = json.loads(index.read_text(encoding="utf-8"))
+    record["package"]["format"] = 1
+    for theme in record["package"]["themes"]:
+        del theme["kind"], theme["authors"]
+    index.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    assert not library.package(entry.id).themes[3].is_final
+    again, duplicate = library.add("финал.siq", data)
+    assert (again.id, duplicate) == (entry.id, False)
+    assert library.package(entry.id).themes[3].is_final
+    assert library.add("финал.siq", data)[1] is True

@@ -275,7 +275,7 @@ def test_the_reading_view_goes_back_with_an_undo(tmp_path, memory_battles):
     session.command("setup", {**SETUP, "package": {"id": package_id}}, "c1")
     play(session, clock, "next", "next")
     assert session.snapshot()["view"]["reading"]["current"]["number"] == 1
-    play(session, clock, "undo", "undo")  # the reading, then the price
+    play(session, clock, "undo")  # the price and its reading: one tap, one undo (issue 19)
     reading = session.snapshot()["view"]["reading"]
     assert reading["current"] is None and reading["next"]["text"] == "Вопрос 1.1 о теме 1."
     session.close()
@@ -299,3 +299,88 @@ def test_the_next_unplayed_skip_the_themes_another_pack_of_the_tournament_holds(
     assert refused.value.code == "package.too_few_unplayed"
     assert session.battle_id == one and len(memory_battles.list()) == 1
     session.close()
+
+
+# ------------------------------------------------- the package's shape at the battle: final round, theme authors
+def final_round_session(tmp_path, memory_battles, version=4):
+    from appliance.service.battle_adapter import BattleAdapter
+    from appliance.service.session import Session
+    from tests.appliance.packages.conftest import final_round_siq
+    from tests.conftest import FakeClock
+
+    packages = QuestionPackages.in_folder(tmp_path / "packages", memory_battles)
+    package_id = packages.add("финал.siq", final_round_siq(version))["id"]
+    clock = FakeClock()
+    session = Session(memory_battles, BattleAdapter(packages=packages), clock=clock,
+                      simulator=True).start(timer_thread=False)
+    return session, packages, package_id, clock
+
+
+FOUR = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"], "themes": [{"name": "", "red": False}] * 4}
+
+
+@pytest.mark.parametrize("version", [4, 5])
+def test_the_next_unplayed_never_take_a_final_round_theme(tmp_path, memory_battles, version):
+    session, packages, package_id, _ = final_round_session(tmp_path, memory_battles, version)
+    themes = packages.choices()[0]["themes"]
+    assert [(theme["name"], theme["final"]) for theme in themes][2:5] == [("Числа", False), ("Космос", True),
+                                                                          ("Поэты", False)]
+    assert packages.preview(package_id)["themes"][3]["final"] is True
+    session.command("setup", {**FOUR, "package": {"id": package_id}}, "c1")
+    assert session.state.setup.theme_names == ("Реки", "Города", "Числа", "Поэты")
+    session.close()
+
+
+def test_a_final_round_theme_chosen_as_an_ordinary_one_is_refused_and_may_be_a_spare(tmp_path, memory_battles):
+    session, packages, package_id, _ = final_round_session(tmp_path, memory_battles)
+    with pytest.raises(PackageChoiceError) as refused:
+        session.command("setup", {**SETUP, "package": {"id": package_id, "themes": [0, 3]}}, "c1")
+    assert (refused.value.code, refused.value.params["theme"]) == ("package.final_theme", 3)
+    assert session.state is None
+    session.command("setup", {**SETUP, "package": {"id": package_id, "themes": [0, 1], "spare": [3]}}, "c2")
+    assert session.state.setup.theme_names == ("Реки", "Города", "Космос")
+    session.close()
+
+
+@pytest.mark.parametrize("version", [4, 5])
+def test_theme_authors_reach_the_reading_view_and_the_protocol(tmp_path, memory_battles, version):
+    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.papers import protocol_html
+
+    session, packages, package_id, clock = final_round_session(tmp_path, memory_battles, version)
+    from appliance.rules.battle.events import event_from_dict, event_to_dict
+
+    session.command("setup", {**SETUP, "package": {"id": package_id}}, "c1")
+    assert session.state.setup.theme_authors == (("Иван Петров",), ())
+    stored = event_to_dict(session.state.setup)
+    assert stored["theme_authors"] == [["Иван Петров"], []] and event_from_dict(stored) == session.state.setup
+    reading = session.snapshot()["view"]["reading"]
+    assert reading["next"]["theme_authors"] == "Иван Петров"
+    play(session, clock, "next", "next", "reading_done")
+    clock.now_ns = session.state.press_window_closes_ns + 10**6
+    session.deadlines.run_due()
+    assert session.snapshot()["view"]["reading"]["current"]["theme_authors"] == "Иван Петров"
+    (row,) = protocol_rows(session.state)
+    assert "автор темы: Иван Петров" in row.source
+    assert "theme by Иван Петров" in protocol_rows(session.state, "en")[0].source
+    assert "автор темы: Иван Петров" in protocol_html(session.state, "b1")
+    session.close()
+
+
+def test_a_stored_package_with_an_over_long_theme_name_gives_no_setup(tmp_path):
+    """A package kept before the caps (format 1 had none): choosing its long theme is refused in words, as an
+    import of it would be; the other themes still play."""
+    import json
+
+    packages = QuestionPackages.in_folder(tmp_path)
+    package_id = packages.add("тур.csv", table(3))["id"]
+    index = tmp_path / package_id / "package.json"
+    record = json.loads(index.read_text(encoding="utf-8"))
+    record["package"]["themes"][1]["name"] = "Р" * 200_000
+    index.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    from appliance.packages.errors import PackageFileError
+
+    with pytest.raises(PackageFileError) as refused:
+        packages.battle_themes(package_id, themes=[0, 1])
+    assert (refused.value.code, refused.value.params["field"]) == ("package.field_too_long", "theme")
+    assert packages.battle_themes(package_id, themes=[0, 2])["theme_names"] == ["Тема 1", "Тема 3"]

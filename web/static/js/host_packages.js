@@ -35,12 +35,15 @@
     $("theme-list").classList.toggle("from-package", !!p);
     if (!p) { $("package-themes").replaceChildren(); $("package-hint").textContent = ""; nameRows(null); return; }
     const chosen = how() === "chosen";
-    $("package-themes").replaceChildren(...p.themes.map((theme) => el("li", { class: theme.played ? "played" : "" },
+    // a final round's theme (one question for stakes) is never an ordinary theme of the battle: a spare at most
+    $("package-themes").replaceChildren(...p.themes.map((theme) => el("li", { class: [theme.played ? "played" : "",
+      theme.final ? "final" : ""].join(" ").trim() },
       el("label", {}, el("select", { dataset: { theme: theme.number }, onchange: hint },
         el("option", { value: "" }, "—"),
-        chosen ? el("option", { value: "play" }, t("setup.package_play")) : null,
+        chosen && !theme.final ? el("option", { value: "play" }, t("setup.package_play")) : null,
         el("option", { value: "spare" }, t("setup.package_spare"))),
-        " " + (theme.number + 1) + ". " + theme.name + (theme.played ? " (" + t("setup.package_played") + ")" : "")))));
+        " " + (theme.number + 1) + ". " + theme.name + (theme.final ? " (" + t("setup.package_final") + ")" : "") +
+        (theme.played ? " (" + t("setup.package_played") + ")" : "")))));
     hint();
   }
 
@@ -66,7 +69,7 @@
     const count = $("theme-list").children.length;
     const spare = picks("spare");
     let regular = picks("play");
-    if (how() === "next") regular = p.themes.filter((th) => !th.played && !spare.includes(th.number)).slice(0, count).map((th) => th.number);
+    if (how() === "next") regular = p.themes.filter((th) => !th.played && !th.final && !spare.includes(th.number)).slice(0, count).map((th) => th.number);
     const names = (list) => list.map((n) => p.themes[n].name).join(", ");
     nameRows(regular.map((n) => p.themes[n].name));
     $("package-hint").textContent = t("setup.package_will_play") + " " + (names(regular) || "—") +
@@ -95,6 +98,9 @@
       el("div", { class: "answer" }, t("reading.answer") + ": " + block.answer),
       block.comment ? el("div", { class: "note" }, t("reading.comment") + ": " + block.comment) : null,
       block.source ? el("div", { class: "note" }, t("reading.source") + ": " + block.source) : null,
+      block.theme_authors ? el("div", { class: "note authors" }, t("reading.theme_authors") + ": " + block.theme_authors) : null,
+      block.author && block.author !== block.theme_authors
+        ? el("div", { class: "note authors" }, t("reading.author") + ": " + block.author) : null,
     ].filter(Boolean);
   }
 
