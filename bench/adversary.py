@@ -218,6 +218,8 @@ class Store:
                 return None
             packages = QuestionPackages.in_folder(self.data_dir / "packages", battles)
             adapter = BattleAdapter(packages=packages)
+            if hasattr(battles, "same_command"):  # undo takes back a whole command (as session.py wires it)
+                adapter.joined = lambda seq: battles.same_command(battle_id, seq)
             view = adapter.view(state, battle_id, now_ns)
             view["battles"] = adapter.battle_list(battles, battle_id)
             return view
