@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Mapping
@@ -50,6 +51,9 @@ def _data_dir_default() -> str:
 SETTINGS: tuple[Setting, ...] = (
     # --- storage
     Setting("data_dir", Path, None, "", "where the event store, identity and exports live (survives reboots)"),
+    Setting("data_mount", str, "", "",
+            "mount point the data directory must be on (the box: /var/lib/svoyak, its own partition); not "
+            "mounted: the pages say so and no battle starts (appliance/service/storage.py); empty: no check"),
     # --- web / appliance service
     Setting("web_host", str, "127.0.0.1", "", "address the web server binds (0.0.0.0 on the box)"),
     Setting("web_port", int, 8080, "", "TCP port of the host page, scoreboard and director pages"),
@@ -85,6 +89,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("hotspot_ssid", str, "", "", "Wi-Fi name; empty: made at first boot"),
     Setting("hotspot_password", str, "", "", "WPA2 passphrase; empty: made at first boot"),
     Setting("hotspot_address", str, "10.42.0.1", "", "the box's address on its own hotspot"),
+    Setting("wifi_country", str, "", "",
+            "Wi-Fi country (ISO 3166 alpha-2, e.g. RU): the radio's channels and power; empty: the kernel's world rules"),
+    Setting("box_name", str, "", "", "the box's name on the board and the console; empty: made at first boot"),
     # question packages (docs/packages.md)
     Setting("package_upload_mb", int, 100, "MB", "largest question package file an upload may send (.siq, tour, table)"),
     Setting("board_answer", str, "announced", "",
@@ -96,6 +103,7 @@ SETTINGS: tuple[Setting, ...] = (
             "nats-server is run by svoyak-nats.service (the box), not as the web process's child (a laptop)"),
     Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
     Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
+    Setting("rooms_hub", str, "", "", "a station's hub address (host or host:port) the pairing form starts with"),
 )
 # When the board shows the right answer (setting board_answer).
 BOARD_ANSWER_MODES = ("announced", "over", "never")
@@ -119,6 +127,7 @@ class Settings:
     """The resolved settings of one process. Read-only; build with :func:`load`."""
 
     data_dir: Path
+    data_mount: str
     web_host: str
     web_port: int
     language: str
@@ -144,12 +153,15 @@ class Settings:
     hotspot_ssid: str
     hotspot_password: str
     hotspot_address: str
+    wifi_country: str
+    box_name: str
     package_upload_mb: int
     board_answer: str
     nats_server: str
     rooms_nats_unit: bool
     rooms_client_port: int
     rooms_leaf_port: int
+    rooms_hub: str
 
     def replace(self, **changes: Any) -> "Settings":
         """Return a copy with ``changes`` applied and validated."""
@@ -238,6 +250,17 @@ def _validate(values: dict[str, Any]) -> None:
     for name in ("rooms_client_port", "rooms_leaf_port"):
         if not 0 <= values[name] < 65536:
             raise ConfigError(f"{name} {values[name]} is outside 0-65535")
+    if values["hotspot_password"] and not 8 <= len(values["hotspot_password"]) <= 63:
+        raise ConfigError("hotspot_password must be 8-63 characters (WPA2)")
+    if values["hotspot_ssid"] and len(values["hotspot_ssid"].encode("utf-8")) > 32:
+        raise ConfigError(f"hotspot_ssid {values['hotspot_ssid']!r} is longer than 32 bytes (Wi-Fi's limit)")
+    if values["wifi_country"] and not re.fullmatch(r"[A-Z]{2}", values["wifi_country"]):
+        raise ConfigError(f"wifi_country {values['wifi_country']!r} must be two capital letters (ISO 3166), e.g. RU")
+    if values["box_name"] and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]{0,30}", values["box_name"]):
+        raise ConfigError(f"box_name {values['box_name']!r} must be 1-31 Latin letters, digits or '-', "
+                          "starting with a letter or digit")
+    if values["rooms_hub"] and not re.fullmatch(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?", values["rooms_hub"]):
+        raise ConfigError(f"rooms_hub {values['rooms_hub']!r} must be a host name or address, optionally :port")
     if values["capture_heartbeat_ms"] <= 0 or values["capture_link_timeout_ms"] <= values["capture_heartbeat_ms"]:
         raise ConfigError("capture_link_timeout_ms must exceed capture_heartbeat_ms, both positive")
 
