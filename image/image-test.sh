@@ -13,7 +13,12 @@
 #                                and the data file system checked clean by e2fsck
 #
 # The disk is opened with -snapshot or a throwaway qcow2 overlay: every run is a first boot and the image is not
-# changed. Prints a timeline and a verdict; the serial console is kept in image/out/serial.log. Exit 0 = green.
+# changed. Every board boots what is flashed: the kernel, the initrd, the device tree (raspi3b) and the kernel
+# command line come from the card's own boot partition (config.txt, cmdline.txt), read by image/cardboot.py,
+# which refuses a test command line that differs from the card's beyond its test-only arguments.
+# Timeouts follow the boot: the wait ends when the guest's own boot report comes (then a few minutes for the
+# pages, measured from it), or when the guest has said nothing on its serial console for STALL seconds.
+# Prints a timeline and a verdict; the serial console is kept in image/out/serial.log. Exit 0 = green.
 set -euo pipefail
 # SC2317: the check functions are called through expect(), which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -21,7 +26,10 @@ set -euo pipefail
 {
 cd "$(dirname "$0")/.."
 OUT=${SVOYAK_IMAGE_OUT:-image/out}
-TIMEOUT=${SVOYAK_IMAGE_TEST_TIMEOUT:-600}   # seconds to wait for everything
+# No fixed wall clock: the guest's silence on its serial console (STALL) ends a wait; LIMIT only bounds a guest
+# that keeps talking and never boots (a loop of restarts).
+STALL=${SVOYAK_IMAGE_TEST_STALL:-300}
+LIMIT=${SVOYAK_IMAGE_TEST_LIMIT:-3600}
 PORT=${SVOYAK_IMAGE_TEST_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 PYTHON=${SVOYAK_VENV:-.venv}/bin/python      # the project's venv (./dev makes it): python-socketio for battle.py
 LOG=${SVOYAK_IMAGE_TEST_LOG:-$OUT/serial.log}   # another run at the same time needs its own
@@ -35,13 +43,12 @@ case "${1:-}" in
     *) echo "usage: $0 [--display|--raspi|--gpio|--power-cut]" >&2; exit 2 ;;
 esac
 MONITOR="$OUT/monitor.sock"
+# After the boot report: how long the pages may take to answer through the forwarded port, measured from it.
 AFTER_REPORT=120; [ "$MODE" = raspi ] && AFTER_REPORT=420
 QMP="$OUT/qmp.sock"
 
-for file in svoyak-arm64.img vmlinuz initrd.img cmdline.txt bcm2837-rpi-3-b.dtb; do
-    [ -f "$OUT/$file" ] || { echo "image-test: $OUT/$file is missing: run ./dev image first" >&2; exit 2; }
-done
-for tool in qemu-system-aarch64 qemu-img curl dtc e2fsck sfdisk; do
+[ -f "$OUT/svoyak-arm64.img" ] || { echo "image-test: $OUT/svoyak-arm64.img is missing: run ./dev image first" >&2; exit 2; }
+for tool in qemu-system-aarch64 qemu-img curl dtc e2fsck sfdisk mcopy; do
     command -v "$tool" >/dev/null || { echo "image-test: missing $tool (./dev image-test installs it)" >&2; exit 2; }
 done
 
@@ -59,12 +66,24 @@ http_code() { curl --silent --output /dev/null --max-time 10 --write-out '%{http
 # emulated in full). romfile= : no option ROM for the NIC (none ships for aarch64 here).
 # shellcheck disable=SC2054  # the commas belong to -cpu's value
 VIRT=(-M virt -cpu max,pauth-impdef=on -smp 2 -m 2048)
-base_append="$(cat "$OUT/cmdline.txt") systemd.wants=svoyak-bootreport.service ${SVOYAK_IMAGE_TEST_APPEND:-}"
+# The test-only kernel arguments every boot adds to the card's (image/cardboot.py TEST_ONLY says why each):
+# the boot report, and systemd's and the units' messages forwarded to the kernel log, so to the serial port,
+# whatever /dev/console is (the card's: tty1, the HDMI screen).
+TEST_APPEND="systemd.wants=svoyak-bootreport.service systemd.journald.forward_to_kmsg=1 printk.devkmsg=on ${SVOYAK_IMAGE_TEST_APPEND:-}"
+kernel="" initrd="" dtb="" append="" card="" ignored=""
+card_files() {  # card_files BOARD [TEST-ONLY ARGS...]: the card's boot files and command line, in $kernel etc.
+    local board=$1 plan; shift
+    plan=$(python3 image/cardboot.py files "$OUT/svoyak-arm64.img" "$OUT/card-$board" --board "$board" \
+           --append "$TEST_APPEND $*") || { echo "image-test: the card cannot be booted as flashed (above)" >&2; exit 1; }
+    eval "$plan"
+    say "the card's cmdline.txt: $card"
+    say "$board boots the card's $(basename "$kernel"), $(basename "$initrd")${dtb:+, $(basename "$dtb")}; config.txt lines QEMU does not honour: ${ignored:-none}"
+}
 boot_virt() {  # boot_virt DISK_ARGS APPEND [QEMU ARGS...]: start QEMU in the background, pid in $qemu
     local disk=$1 append=$2; shift 2
     rm -f "$LOG"
     # shellcheck disable=SC2086  # DISK_ARGS is a word list on purpose
-    qemu-system-aarch64 "${VIRT[@]}" -serial "file:$LOG" -kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" \
+    qemu-system-aarch64 "${VIRT[@]}" -serial "file:$LOG" -kernel "$kernel" -initrd "$initrd" \
         -append "$append" $disk \
         -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device virtio-net-pci,netdev=n0,romfile= \
         "$@" </dev/null >/dev/null 2>&1 &
@@ -76,11 +95,20 @@ overlay() {  # overlay FILE SIZE: a qcow2 file over the image (the image itself 
 }
 
 # --- waiting for the boot: the boot report line, /host and /board answering
-report="" host="" board="" report_at=""
+report="" host="" board="" report_at="" booted_at=""
+log_size() { stat -c %s "$LOG" 2>/dev/null || echo 0; }
 wait_for_boot() {
-    report="" host="" board="" report_at=""
-    while [ "$(elapsed)" -lt "$TIMEOUT" ]; do
+    report="" host="" board="" report_at="" booted_at=""
+    local began size last_size=-1 last_change
+    began=$(elapsed); last_change=$began
+    while [ $(( $(elapsed) - began )) -lt "$LIMIT" ]; do
         kill -0 "$qemu" 2>/dev/null || { echo "image-test: qemu exited early" >&2; break; }
+        size=$(log_size)
+        if [ "$size" != "$last_size" ]; then last_size=$size; last_change=$(elapsed); fi
+        if [ -z "$report" ] && [ $(( $(elapsed) - last_change )) -gt "$STALL" ]; then
+            say "the guest said nothing on its serial console for ${STALL}s before its boot report: giving up"
+            break
+        fi
         if [ -z "$report" ] && grep -q 'svoyak-bootreport:' "$LOG" 2>/dev/null; then
             report=$(grep -a -o 'svoyak-bootreport:.*' "$LOG" | head -1 | tr -d '\r')
             say "$report"
@@ -90,7 +118,7 @@ wait_for_boot() {
         [ -n "$report" ] && [ -n "$host" ] && [ -n "$board" ] && break
         # The report comes once both services are active (or after 8 min of trying): then a few minutes more at
         # most for the network (on raspi3b NetworkManager and DHCP over emulated USB take minutes).
-        if [ -n "$report" ] && [ -z "$report_at" ]; then report_at=$(elapsed); fi
+        if [ -n "$report" ] && [ -z "$report_at" ]; then report_at=$(elapsed); booted_at=$(( report_at - began )); fi
         if [ -n "$report_at" ] && [ $(( $(elapsed) - report_at )) -gt "$AFTER_REPORT" ]; then break; fi
         sleep 2
     done
@@ -102,7 +130,8 @@ capture_status() {  # the capture service as the scoreboard reports it: {"factor
     factory=$(python3 -c 'import json,sys; c=json.loads(sys.argv[1])["capture"]; print(c["factory"] + "," + c["precision"])' "$capture" 2>/dev/null || true)
     say "capture as the board shows it: ${capture:-nothing}"
 }
-host_pin() { sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o 'PIN: [0-9]*' | tail -1 | cut -d' ' -f2; }
+# the host's PIN (first boot prints the director's too, on the next line)
+host_pin() { sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o '/host  *PIN: [0-9]*' | tail -1 | sed 's/.*PIN: //'; }
 gpio_lines() { grep -a -o 'svoyak-gpio: .*' "$LOG" | tr -d '\r'; }
 
 # --- the verdict: every expectation, each on its own line
@@ -122,15 +151,20 @@ expect_boot() {  # expect_boot DATA_DEVICE [FORWARDED=yes|no]: what every boot m
     expect "no unit in failed state" has " failed= end"
     expect "no restart since boot: readiness and watchdogs kept (capture, web)" has " restarts=0,0 "
     expect "the box's own Python runs the project (smoke check)" has " python=3.13."
+    expect "the root was checked by e2fsck in the initrd before it was mounted (fsck.repair=yes)" has " rootfsck=checked "
     if [ "${2:-yes}" = yes ]; then
         expect "host page answers through the forwarded port" test -n "$host"
         expect "scoreboard answers through the forwarded port" test -n "$board"
     else
         echo "image-test: n/a   pages through the forwarded port: the guest's network is down (see above)"
     fi
-    local failed_units
-    failed_units=$(sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o 'Failed to start [^.]*' | sort -u | tr '\n' ';' || true)
-    expect "no unit failed to start during the boot ${failed_units:+($failed_units)}" test -z "$failed_units"
+    # Every problem the serial log shows (image/cardboot.py check-log): a dependency failed, a unit failed or
+    # never started, a device never came, emergency mode, the initrd's shell.
+    local problems
+    problems=$(python3 image/cardboot.py check-log "$LOG" | tr '\n' ';' || true)
+    expect "no dependency failed, no unit failed or never started, no emergency mode ${problems:+($problems)}" \
+        test -z "$problems"
+    say "boot report ${booted_at:-never} s after QEMU started"
 }
 finish() {
     echo "image-test: kernel $(grep -a -m1 -o 'Linux version [^ ]*' "$LOG" || echo '?'), whole run $(elapsed)s"
@@ -175,8 +209,8 @@ virt|display)
         rm -f "$MONITOR" "$OUT/kiosk.png"
         screen=(-display none -monitor "unix:$MONITOR,server,nowait" -device virtio-gpu-pci)
     fi
-    boot_virt "-drive file=$OUT/svoyak-arm64.img,format=raw,if=virtio -snapshot" \
-        "$base_append systemd.setenv=SVOYAK_PIN_FACTORY=mock" "${screen[@]}"
+    card_files virt systemd.setenv=SVOYAK_PIN_FACTORY=mock
+    boot_virt "-drive file=$OUT/svoyak-arm64.img,format=raw,if=virtio -snapshot" "$append" "${screen[@]}"
     say "qemu pid $qemu (virt), host page forwarded to http://127.0.0.1:$PORT, serial log $LOG"
     wait_for_boot
     colours=0
@@ -214,19 +248,19 @@ raspi)
     # may add one; QEMU does not), so gpiozero's board comes from the tree's model (gpio/pins.py).
     # QEMU wants an SD card of a power-of-two size: a 4 GiB overlay over the smaller image.
     overlay "$OUT/raspi-sd.qcow2" 4G
-    # The Pi 3's console is the mini UART (ttyS1; the PL011 serves Bluetooth): QEMU's second serial port.
-    # Under emulation udev takes minutes to name the partitions (/dev/disk/by-label): systemd's 90 s device
-    # timeout would drop the boot into emergency mode; a Pi names them in a second.
-    append="root=LABEL=svoyak-root ro console=ttyS1,115200 consoleblank=0 systemd.default_device_timeout_sec=900"
+    # The card's own command line: the Pi 3's serial header is the mini UART (ttyS1; the PL011 serves
+    # Bluetooth), QEMU's second serial port; its last console, tty1, is the HDMI screen (QEMU's framebuffer,
+    # not looked at: what systemd and first boot say there reaches the serial log through the kernel log).
+    # Under emulation udev takes minutes to name the partitions (/dev/disk/by-label): the card's fstab gives
+    # each its own device timeout (x-systemd.device-timeout=), nothing is added here.
     # QEMU's usb-net (0525:a4a2, the Linux USB Ethernet gadget's id) comes up in its CDC Ethernet configuration,
     # but cdc_subset (which claims that id for gadgets without CDC descriptors) took its data interface first,
     # with a random MAC, and cdc_ether failed with EBUSY (-16). Without cdc_subset, cdc_ether binds it with
     # QEMU's MAC (52:54:00:12:34:57), but the lease still did not come (measured: link-local only): the rest
     # is in QEMU's emulated USB path, not found yet. A Pi's own Ethernet is smsc95xx/lan78xx: test-only.
-    append="$append modprobe.blacklist=cdc_subset"
-    append="$append systemd.wants=svoyak-bootreport.service systemd.wants=svoyak-gpioreport.service ${SVOYAK_IMAGE_TEST_APPEND:-}"
+    card_files raspi3b modprobe.blacklist=cdc_subset systemd.wants=svoyak-gpioreport.service
     rm -f "$LOG"
-    qemu-system-aarch64 -M raspi3b -m 1G -kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" -dtb "$OUT/bcm2837-rpi-3-b.dtb" \
+    qemu-system-aarch64 -M raspi3b -m 1G -kernel "$kernel" -initrd "$initrd" -dtb "$dtb" \
         -append "$append" -drive "file=$OUT/raspi-sd.qcow2,format=qcow2,if=sd" \
         -serial null -serial "file:$LOG" -display none -monitor none \
         -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device usb-net,netdev=n0 \
@@ -302,8 +336,10 @@ PY
     presses=${SVOYAK_IMAGE_TEST_PRESSES:-5}
     bench=${SVOYAK_IMAGE_TEST_BENCH_PRESSES:-10}
     settings="$settings SVOYAK_TEST_PRESSES=$presses SVOYAK_TEST_BENCH_PRESSES=$bench"
-    append="$base_append systemd.wants=svoyak-gpioreport.service"
-    for setting in $settings; do append="$append systemd.setenv=$setting"; done
+    setenv=""
+    for setting in $settings; do setenv="$setenv systemd.setenv=$setting"; done
+    # shellcheck disable=SC2086  # a word list on purpose
+    card_files virt systemd.wants=svoyak-gpioreport.service $setenv
     rm -f "$QMP"
     boot_virt "-drive file=$OUT/svoyak-arm64.img,format=raw,if=virtio -snapshot" "$append" \
         -dtb "$OUT/virt-nokeys.dtb" -qmp "unix:$QMP,server,nowait" -nographic -monitor none
@@ -380,8 +416,8 @@ power-cut)
     # the power cut: SIGKILL, no shutdown, no sync.
     disk="$OUT/power-cut.qcow2"
     overlay "$disk" "$(stat -L -c %s "$OUT/svoyak-arm64.img")"
-    boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$base_append systemd.setenv=SVOYAK_PIN_FACTORY=mock" \
-        -nographic -monitor none
+    card_files virt systemd.setenv=SVOYAK_PIN_FACTORY=mock
+    boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$append" -nographic -monitor none
     say "qemu pid $qemu (virt, persistent overlay $disk)"
     wait_for_boot
     expect_boot /dev/vda3
@@ -415,8 +451,21 @@ power-cut)
     repairs=$(grep -B1 '^Fix? yes' "$OUT/fsck.log" | grep -v -e '^Fix? yes' -e '^--$' \
               -e '^Free blocks count wrong' -e '^Free inodes count wrong' | tr '\n' ';' || true)
     say "e2fsck after the cut: $fsck_replay (journal replay and check), then $fsck_clean (read-only check); repairs beyond the free counts: ${repairs:-none}"
-    boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$base_append systemd.setenv=SVOYAK_PIN_FACTORY=mock" \
-        -nographic -monitor none
+    # The root too: the box writes it (journal, NetworkManager's state) and mounts it read-write; after the cut
+    # only its journal may need replaying, which the initrd's e2fsck does before the next mount.
+    read -r root_start root_size < <(sfdisk -J "$OUT/svoyak-arm64.img" \
+        | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["start"], p["size"])')
+    rm -f "$OUT/root-after-cut.ext4"
+    qemu-img convert -O raw --image-opts \
+        "driver=raw,offset=$((root_start * 512)),size=$((root_size * 512)),file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
+        "$OUT/root-after-cut.ext4"
+    root_replay=0; e2fsck -fy "$OUT/root-after-cut.ext4" > "$OUT/fsck-root.log" 2>&1 || root_replay=$?
+    root_clean=0; e2fsck -fn "$OUT/root-after-cut.ext4" >> "$OUT/fsck-root.log" 2>&1 || root_clean=$?
+    root_repairs=$(grep -B1 '^Fix? yes' "$OUT/fsck-root.log" | grep -v -e '^Fix? yes' -e '^--$' \
+              -e '^Free blocks count wrong' -e '^Free inodes count wrong' | tr '\n' ';' || true)
+    rm -f "$OUT/root-after-cut.ext4" "$OUT/data-after-cut.ext4"
+    say "root e2fsck after the cut: $root_replay, then $root_clean; repairs beyond the free counts: ${root_repairs:-none}"
+    boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$append" -nographic -monitor none
     say "qemu pid $qemu: booting again"
     wait_for_boot
     after=""
@@ -451,6 +500,9 @@ PY
     say "after the reboot the host sent 2 more steps: ${goes_on:-0} acknowledged"
     expect "the data file system is clean after the power cut (e2fsck -fy: $fsck_replay, -fn: $fsck_clean)" \
         test "$fsck_replay" -le 1 -a "$fsck_clean" = 0 -a -z "$repairs"
+    expect "the root file system is clean after the power cut (e2fsck -fy: $root_replay, -fn: $root_clean)" \
+        test "$root_replay" -le 1 -a "$root_clean" = 0 -a -z "$root_repairs"
+    expect "after the cut the initrd checked the root again before mounting it" has " rootfsck=checked "
     expect "the box boots again after the power cut: both services, pages answer" test -n "$board"
     expect "the same battle after the reboot, no acknowledged command lost" test "$compare" = ok
     expect "the first boot's host PIN opens the host page after the reboot (the identity survived)" test -n "$after"

@@ -116,6 +116,7 @@ def test_the_settings_already_there_are_kept(tmp_path):
 @pytest.mark.parametrize("text, words", [
     ("wifi_country = Russia\n", "wifi_country"),
     ("hotspot_password = short\n", "hotspot_password must be 8-63"),
+    ("hotspot_password = ваш-пароль-латиницей\n", "ASCII signs only"),
     ("hotspot_name = " + "Ж" * 17 + "\n", "longer than 32 bytes"),
     ("colour = red\n", "неизвестный ключ 'colour'"),
     ("box_name = a\nbox_name = b\n", "повторяется"),
@@ -149,3 +150,16 @@ def test_first_boot_makes_no_identity_when_the_data_partition_is_missing(monkeyp
     out = capsys.readouterr().out
     assert "Раздел данных не подключён" in out and "The data partition is not mounted" in out
     assert not (tmp_path / "data/identity.json").exists()
+
+
+def test_the_card_template_applies_as_shipped_and_every_key_is_known(tmp_path):
+    """image/svoyak-settings.txt, as the image puts it on the boot partition: all comments, so nothing changes;
+    each commented example names a key the box knows."""
+    from pathlib import Path
+
+    from appliance.service import bootsettings
+    template = (Path(__file__).resolve().parents[3] / "image/svoyak-settings.txt").read_text(encoding="utf-8")
+    assert bootsettings.parse(template, Path("t")) == {}
+    examples = [line[1:].split("=")[0].strip() for line in template.splitlines()
+                if line.startswith("#") and "=" in line and " " not in line[1:].split("=")[0].strip()]
+    assert sorted(examples) == sorted(bootsettings.KEYS)
