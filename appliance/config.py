@@ -250,8 +250,11 @@ def _validate(values: dict[str, Any]) -> None:
     for name in ("rooms_client_port", "rooms_leaf_port"):
         if not 0 <= values[name] < 65536:
             raise ConfigError(f"{name} {values[name]} is outside 0-65535")
-    if values["hotspot_password"] and not 8 <= len(values["hotspot_password"]) <= 63:
+    password = values["hotspot_password"]
+    if password and not 8 <= len(password) <= 63:
         raise ConfigError("hotspot_password must be 8-63 characters (WPA2)")
+    if password and not all(" " <= char <= "~" for char in password):
+        raise ConfigError("hotspot_password must be Latin letters, digits and ASCII signs only (WPA2)")
     if values["hotspot_ssid"] and len(values["hotspot_ssid"].encode("utf-8")) > 32:
         raise ConfigError(f"hotspot_ssid {values['hotspot_ssid']!r} is longer than 32 bytes (Wi-Fi's limit)")
     if values["wifi_country"] and not re.fullmatch(r"[A-Z]{2}", values["wifi_country"]):
