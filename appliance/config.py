@@ -30,6 +30,8 @@ from appliance.errors import ConfigError
 DEFAULT_CONFIG_PATH = Path("/etc/svoyak/svoyak.toml")
 # gpiozero pin factories the capture service knows (gpio/pins.py); GPIOZERO_PIN_FACTORY uses the same names.
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
+# How the capture service reads the buttons (gpio/cdev.py): the pin factory's devices, or one line request.
+BUTTON_READERS = ("factory", "cdev")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,6 +71,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("capture_heartbeat_ms", int, 500, "ms", "heartbeat period on the capture link"),
     Setting("capture_link_timeout_ms", int, 2000, "ms", "missed heartbeats for this long: the link is down"),
     Setting("pin_factory", str, "lgpio", "", "gpiozero pin factory: lgpio, rpigpio or mock (GPIOZERO_PIN_FACTORY wins)"),
+    Setting("button_reader", str, "factory", "",
+            "how the buttons are read: factory (one gpiozero device per button on the pin factory) or cdev (every "
+            "button in one GPIO character-device line request: one kernel order across buttons, gpio/cdev.py)"),
     Setting("gpio_chip", str, "", "",
             "label of the GPIO chip the pins are on; empty: the Pi's header chip (pinctrl-bcm2835/-bcm2711/-rp1)"),
     Setting("player_buttons", tuple, (17, 27, 22, 23), "BCM", "player button inputs, active low with pull-ups"),
@@ -139,6 +144,7 @@ class Settings:
     capture_heartbeat_ms: int
     capture_link_timeout_ms: int
     pin_factory: str
+    button_reader: str
     gpio_chip: str
     player_buttons: tuple
     player_leds: tuple
@@ -233,6 +239,8 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"pins used twice: {', '.join(f'GPIO{pin}' for pin in clashes)}")
     if values["pin_factory"] not in PIN_FACTORIES:
         raise ConfigError(f"pin_factory {values['pin_factory']!r} must be one of {', '.join(PIN_FACTORIES)}")
+    if values["button_reader"] not in BUTTON_READERS:
+        raise ConfigError(f"button_reader {values['button_reader']!r} must be one of {', '.join(BUTTON_READERS)}")
     if not 1 <= values["buzzer_ms"] <= 5000:
         raise ConfigError(f"buzzer_ms {values['buzzer_ms']} is outside 1-5000")
     if not 10 <= values["reset_hold_ms"] <= 60000:
