@@ -331,6 +331,11 @@ PY
     # low and goes high while "pressed": buttons_active_low=false (pull-downs).
     settings="SVOYAK_GPIO_CHIP=9030000.pl061 SVOYAK_PLAYER_BUTTONS=3,5 SVOYAK_PLAYER_LEDS=4,6 SVOYAK_BUZZER_PIN=7"
     settings="$settings SVOYAK_RESET_BUTTON=2 SVOYAK_BUTTONS_ACTIVE_LOW=false"
+    # SVOYAK_IMAGE_TEST_BUTTON_READER=cdev: the buttons in one character-device line request (gpio/cdev.py,
+    # consumer "svoyak-buttons") instead of lgpio's per-line alerts (consumer "lg"); the LEDs stay on lgpio.
+    reader=${SVOYAK_IMAGE_TEST_BUTTON_READER:-factory}
+    settings="$settings SVOYAK_BUTTON_READER=$reader"
+    consumer=lg; [ "$reader" = cdev ] && consumer=svoyak-buttons
     # After the presses through the capture service, the guest's gpio-bench times lgpio's Python callback and
     # the character device read directly, $bench presses each (systemd/svoyak-gpiobench.py).
     presses=${SVOYAK_IMAGE_TEST_PRESSES:-5}
@@ -366,12 +371,13 @@ PY
     gpio_lines > "$OUT/gpio.log" || true
     grep -E 'chip|line gpio-51[1-9] |ready' "$OUT/gpio.log" | sort -u | sed 's/^/image-test:       /' || true
     # The chain, from the serial log (kernel side) and the board's view (press timestamps), in one place.
-    verdict=$(python3 - "$OUT/gpio.log" "$result" <<'PY'
+    verdict=$(python3 - "$OUT/gpio.log" "$result" "$consumer" <<'PY'
 import json, re, sys
 log = open(sys.argv[1]).read()
 result = json.loads(sys.argv[2]) if sys.argv[2].strip() else {}
+consumer = re.escape(sys.argv[3])
 base = int(re.search(r"chip gpiochip\d+: GPIOs (\d+)-", log).group(1)) if "chip gpiochip" in log else 0
-irqs = [int(float(t) * 1e9) for t in re.findall(r"at (\d+\.\d+) irq \d+ lg", log)]
+irqs = [int(float(t) * 1e9) for t in re.findall(rf"at (\d+\.\d+) irq \d+ {consumer}\b", log)]
 leds = [int(float(t) * 1e9) for t in re.findall(rf"at (\d+\.\d+) set gpio-{base + 4} 1", log)]
 lit = bool(re.search(rf"line gpio-{base + 4} \([^|]*\|lg\) out hi", log))
 presses = [p["t_ns"] for group in result.get("presses", []) for p in group[:1]]
@@ -394,7 +400,8 @@ PY
     expect "capture service on lgpio with kernel timestamps, on the PL061 found by its label ($factory)" \
         test "$factory" = lgpio,kernel
     field() { python3 -c 'import json,sys; v=json.loads(sys.argv[1]); print(eval(sys.argv[2], {}, v))' "$verdict" "$1" 2>/dev/null || echo False; }
-    expect "line 3 requested by lgpio as an input with its edge interrupt" grep -qE "line gpio-[0-9]+ \([^|]*\|lg\) in .*IRQ" "$OUT/gpio.log"
+    expect "line 3 requested as an input with its edge interrupt (consumer $consumer, button_reader=$reader)" \
+        grep -qE "line gpio-[0-9]+ \([^|]*\|$consumer\) in .*IRQ" "$OUT/gpio.log"
     expect "every QMP press reached the board as player 1's press ($presses)" test "$(field "presses == $presses and set(answerers) == {0}")" = True
     expect "each press's at_ns is its kernel edge: 0-2000 µs after the edge interrupt" \
         test "$(field 'presses > 0 and all(g is not None and 0 <= g <= 2000 for g in irq_to_at_us)')" = True
