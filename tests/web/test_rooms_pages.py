@@ -151,3 +151,13 @@ def dataclass_line(line, score: int):
     import dataclasses
 
     return dataclasses.replace(line, score=score)
+
+
+def test_the_pairing_form_starts_with_the_hub_the_cards_settings_file_named(boxes):
+    """issue 23: a station's hub in svoyak-settings.txt (setting rooms_hub) fills the pairing form's address."""
+    station = boxes("station")
+    station.login()
+    assert 'name="hub" value="10.42.0.1"' in station.client.get("/room").get_data(as_text=True)
+    station.app.config["SVOYAK_SETTINGS"] = station.settings.replace(rooms_hub="192.168.1.20")
+    form = station.client.get("/room").get_data(as_text=True)
+    assert 'id="pair-form"' in form and 'name="hub" value="192.168.1.20"' in form
