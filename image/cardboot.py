@@ -30,6 +30,7 @@ TEST_ONLY = {
     "systemd.wants=": "pulls in the boot report / GPIO report units (never enabled on a box)",
     "systemd.setenv=": "test settings for the services (mock pins on virt, the PL061 pins for --gpio)",
     "systemd.journald.forward_to_kmsg=": "systemd's and the units' messages reach the serial log",
+    "systemd.journald.max_level_kmsg=": "the units' output too (first boot's network and PIN are info)",
     "printk.devkmsg=": "no rate limit on what the units write to /dev/kmsg (the reports)",
     "modprobe.blacklist=cdc_subset": "QEMU's usb-net on raspi3b (image-test.sh, --raspi)",
 }

@@ -69,7 +69,8 @@ VIRT=(-M virt -cpu max,pauth-impdef=on -smp 2 -m 2048)
 # The test-only kernel arguments every boot adds to the card's (image/cardboot.py TEST_ONLY says why each):
 # the boot report, and systemd's and the units' messages forwarded to the kernel log, so to the serial port,
 # whatever /dev/console is (the card's: tty1, the HDMI screen).
-TEST_APPEND="systemd.wants=svoyak-bootreport.service systemd.journald.forward_to_kmsg=1 printk.devkmsg=on ${SVOYAK_IMAGE_TEST_APPEND:-}"
+TEST_APPEND="systemd.wants=svoyak-bootreport.service systemd.journald.forward_to_kmsg=1"
+TEST_APPEND="$TEST_APPEND systemd.journald.max_level_kmsg=info printk.devkmsg=on ${SVOYAK_IMAGE_TEST_APPEND:-}"
 kernel="" initrd="" dtb="" append="" card="" ignored=""
 card_files() {  # card_files BOARD [TEST-ONLY ARGS...]: the card's boot files and command line, in $kernel etc.
     local board=$1 plan; shift
