@@ -10,7 +10,9 @@
 #   ./dev image-test --gpio      virt without its gpio-keys node: PL061 line 3 is player 1's button, pressed
 #                                from here over QMP (system_powerdown), through lgpio, capture, LED, engine, board
 #   ./dev image-test --power-cut virt, a scripted battle, QEMU killed (SIGKILL), booted again: the same state,
-#                                and the data file system checked clean by e2fsck
+#                                and the root and data file systems checked clean by e2fsck
+#   ./dev image-test --raspi-power-cut  raspi3b booted from the card, QEMU killed once the box is up (no battle:
+#                                QEMU's usb-net gets no lease), the file systems checked, booted again
 #
 # The disk is opened with -snapshot or a throwaway qcow2 overlay: every run is a first boot and the image is not
 # changed. Every board boots what is flashed: the kernel, the initrd, the device tree (raspi3b) and the kernel
@@ -39,12 +41,13 @@ case "${1:-}" in
     --raspi) MODE=raspi ;;
     --gpio) MODE=gpio ;;
     --power-cut) MODE=power-cut ;;
+    --raspi-power-cut) MODE=raspi-power-cut ;;
     "") ;;
-    *) echo "usage: $0 [--display|--raspi|--gpio|--power-cut]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--display|--raspi|--gpio|--power-cut|--raspi-power-cut]" >&2; exit 2 ;;
 esac
 MONITOR="$OUT/monitor.sock"
 # After the boot report: how long the pages may take to answer through the forwarded port, measured from it.
-AFTER_REPORT=120; [ "$MODE" = raspi ] && AFTER_REPORT=420
+AFTER_REPORT=120; [ "${MODE#raspi}" != "$MODE" ] && AFTER_REPORT=420
 QMP="$OUT/qmp.sock"
 
 [ -f "$OUT/svoyak-arm64.img" ] || { echo "image-test: $OUT/svoyak-arm64.img is missing: run ./dev image first" >&2; exit 2; }
@@ -88,6 +91,15 @@ boot_virt() {  # boot_virt DISK_ARGS APPEND [QEMU ARGS...]: start QEMU in the ba
         -append "$append" $disk \
         -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device virtio-net-pci,netdev=n0,romfile= \
         "$@" </dev/null >/dev/null 2>&1 &
+    qemu=$!
+}
+boot_raspi() {  # boot_raspi QCOW2: QEMU's raspi3b on the card's kernel, initrd, device tree and command line
+    rm -f "$LOG"
+    qemu-system-aarch64 -M raspi3b -m 1G -kernel "$kernel" -initrd "$initrd" -dtb "$dtb" \
+        -append "$append" -drive "file=$1,format=qcow2,if=sd" \
+        -serial null -serial "file:$LOG" -display none -monitor none \
+        -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device usb-net,netdev=n0 \
+        </dev/null >/dev/null 2>&1 &
     qemu=$!
 }
 overlay() {  # overlay FILE SIZE: a qcow2 file over the image (the image itself is never written)
@@ -177,6 +189,43 @@ finish() {
     exit 0
 }
 
+# After a power cut: the root and the data file systems, copied out of the disk as the cut left it, checked on
+# the copy: the journal replayed, then every structure (e2fsck -fy), then nothing more to find (-fn). After an
+# unclean stop e2fsck always rewrites the superblock's free block and inode counts (ext4 keeps them lazily; the
+# kernel recounts them when it mounts): any other repair is damage. Sets root_/data_ replay, clean, repairs.
+fsck_partition() {  # fsck_partition DISK INDEX NAME: prints "REPLAY CLEAN REPAIRS"
+    local disk=$1 index=$2 name=$3 start size replay=0 clean=0 repairs
+    # (the partition table is the image's: the box never rewrites it)
+    read -r start size < <(sfdisk -J "$OUT/svoyak-arm64.img" \
+        | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])]; print(p["start"], p["size"])' "$index")
+    rm -f "$OUT/$name-after-cut.ext4"
+    # (qemu-img dd cannot skip that far into a qcow2: a raw window over it instead)
+    qemu-img convert -O raw --image-opts \
+        "driver=raw,offset=$((start * 512)),size=$((size * 512)),file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
+        "$OUT/$name-after-cut.ext4"
+    e2fsck -fy "$OUT/$name-after-cut.ext4" > "$OUT/fsck-$name.log" 2>&1 || replay=$?
+    e2fsck -fn "$OUT/$name-after-cut.ext4" >> "$OUT/fsck-$name.log" 2>&1 || clean=$?
+    rm -f "$OUT/$name-after-cut.ext4"
+    repairs=$(grep -B1 '^Fix? yes' "$OUT/fsck-$name.log" | grep -v -e '^Fix? yes' -e '^--$' \
+              -e '^Free blocks count wrong' -e '^Free inodes count wrong' | tr '\n' ';' || true)
+    echo "$replay $clean ${repairs:-none}"
+}
+check_after_cut() {  # check_after_cut DISK
+    read -r root_replay root_clean root_repairs < <(fsck_partition "$1" 1 root)
+    read -r data_replay data_clean data_repairs < <(fsck_partition "$1" 2 data)
+    say "e2fsck after the cut, root: $root_replay (journal replay and check), then $root_clean (read-only check); repairs beyond the free counts: $root_repairs"
+    say "e2fsck after the cut, data: $data_replay, then $data_clean; repairs beyond the free counts: $data_repairs"
+}
+expect_clean_after_cut() {
+    expect "the data file system is clean after the power cut (e2fsck -fy: $data_replay, -fn: $data_clean)" \
+        test "$data_replay" -le 1 -a "$data_clean" = 0 -a "$data_repairs" = none
+    # The root too: the box mounts it read-write (journal, NetworkManager's state); after the cut only its
+    # journal may need replaying, which the initrd's e2fsck does before the next mount.
+    expect "the root file system is clean after the power cut (e2fsck -fy: $root_replay, -fn: $root_clean)" \
+        test "$root_replay" -le 1 -a "$root_clean" = 0 -a "$root_repairs" = none
+    expect "after the cut the initrd checked the root again before mounting it" has " rootfsck=checked "
+}
+
 # With a display: screenshots through QEMU's monitor until the kiosk shows a page (many colours, not a
 # text console).
 screenshot() {  # screenshot PNG: prints the number of distinct colours sampled
@@ -260,13 +309,7 @@ raspi)
     # QEMU's MAC (52:54:00:12:34:57), but the lease still did not come (measured: link-local only): the rest
     # is in QEMU's emulated USB path, not found yet. A Pi's own Ethernet is smsc95xx/lan78xx: test-only.
     card_files raspi3b modprobe.blacklist=cdc_subset systemd.wants=svoyak-gpioreport.service
-    rm -f "$LOG"
-    qemu-system-aarch64 -M raspi3b -m 1G -kernel "$kernel" -initrd "$initrd" -dtb "$dtb" \
-        -append "$append" -drive "file=$OUT/raspi-sd.qcow2,format=qcow2,if=sd" \
-        -serial null -serial "file:$LOG" -display none -monitor none \
-        -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device usb-net,netdev=n0 \
-        </dev/null >/dev/null 2>&1 &
-    qemu=$!
+    boot_raspi "$OUT/raspi-sd.qcow2"
     say "qemu pid $qemu (raspi3b), host page forwarded to http://127.0.0.1:$PORT over usb-net, serial log $LOG"
     wait_for_boot
     # the GPIO report follows the capture service by a few seconds
@@ -443,36 +486,7 @@ power-cut)
     if [ -n "${driver:-}" ]; then kill "$driver" 2>/dev/null; wait "$driver" 2>/dev/null || true; fi
     acked=$(grep -c '"acked"' "$OUT/acks.log" 2>/dev/null || true)
     say "power cut: QEMU killed (SIGKILL) mid-battle, after ${acked:-0} more acknowledged commands"
-    # The data partition straight after the cut, checked on a copy: the journal replayed, then every structure.
-    # (the partition table is the image's: the box never rewrites it)
-    read -r data_start data_size < <(sfdisk -J "$OUT/svoyak-arm64.img" \
-        | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][2]; print(p["start"], p["size"])')
-    rm -f "$OUT/data-after-cut.ext4"
-    # (qemu-img dd cannot skip that far into a qcow2: a raw window over it instead)
-    qemu-img convert -O raw --image-opts \
-        "driver=raw,offset=$((data_start * 512)),size=$((data_size * 512)),file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
-        "$OUT/data-after-cut.ext4"
-    fsck_replay=0; e2fsck -fy "$OUT/data-after-cut.ext4" > "$OUT/fsck.log" 2>&1 || fsck_replay=$?
-    fsck_clean=0; e2fsck -fn "$OUT/data-after-cut.ext4" >> "$OUT/fsck.log" 2>&1 || fsck_clean=$?
-    # After an unclean stop e2fsck always rewrites the superblock's free block and inode counts (ext4 keeps them
-    # lazily; the kernel recounts them when it mounts): any other repair is damage.
-    repairs=$(grep -B1 '^Fix? yes' "$OUT/fsck.log" | grep -v -e '^Fix? yes' -e '^--$' \
-              -e '^Free blocks count wrong' -e '^Free inodes count wrong' | tr '\n' ';' || true)
-    say "e2fsck after the cut: $fsck_replay (journal replay and check), then $fsck_clean (read-only check); repairs beyond the free counts: ${repairs:-none}"
-    # The root too: the box writes it (journal, NetworkManager's state) and mounts it read-write; after the cut
-    # only its journal may need replaying, which the initrd's e2fsck does before the next mount.
-    read -r root_start root_size < <(sfdisk -J "$OUT/svoyak-arm64.img" \
-        | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["start"], p["size"])')
-    rm -f "$OUT/root-after-cut.ext4"
-    qemu-img convert -O raw --image-opts \
-        "driver=raw,offset=$((root_start * 512)),size=$((root_size * 512)),file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
-        "$OUT/root-after-cut.ext4"
-    root_replay=0; e2fsck -fy "$OUT/root-after-cut.ext4" > "$OUT/fsck-root.log" 2>&1 || root_replay=$?
-    root_clean=0; e2fsck -fn "$OUT/root-after-cut.ext4" >> "$OUT/fsck-root.log" 2>&1 || root_clean=$?
-    root_repairs=$(grep -B1 '^Fix? yes' "$OUT/fsck-root.log" | grep -v -e '^Fix? yes' -e '^--$' \
-              -e '^Free blocks count wrong' -e '^Free inodes count wrong' | tr '\n' ';' || true)
-    rm -f "$OUT/root-after-cut.ext4" "$OUT/data-after-cut.ext4"
-    say "root e2fsck after the cut: $root_replay, then $root_clean; repairs beyond the free counts: ${root_repairs:-none}"
+    check_after_cut "$disk"
     boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$append" -nographic -monitor none
     say "qemu pid $qemu: booting again"
     wait_for_boot
@@ -506,15 +520,32 @@ PY
                   | grep -c '"acked"' || true)
     fi
     say "after the reboot the host sent 2 more steps: ${goes_on:-0} acknowledged"
-    expect "the data file system is clean after the power cut (e2fsck -fy: $fsck_replay, -fn: $fsck_clean)" \
-        test "$fsck_replay" -le 1 -a "$fsck_clean" = 0 -a -z "$repairs"
-    expect "the root file system is clean after the power cut (e2fsck -fy: $root_replay, -fn: $root_clean)" \
-        test "$root_replay" -le 1 -a "$root_clean" = 0 -a -z "$root_repairs"
-    expect "after the cut the initrd checked the root again before mounting it" has " rootfsck=checked "
+    expect_clean_after_cut
     expect "the box boots again after the power cut: both services, pages answer" test -n "$board"
     expect "the same battle after the reboot, no acknowledged command lost" test "$compare" = ok
     expect "the first boot's host PIN opens the host page after the reboot (the identity survived)" test -n "$after"
     expect "the battle goes on after the reboot: the host's next steps are accepted" test "${goes_on:-0}" = 2
+    finish ;;
+
+raspi-power-cut)
+    # The card as a Pi 3 boots it, a disk that keeps what the box writes; the power goes once both services run
+    # (the box is writing: its journal, the first boot's identity and hotspot profile). QEMU's usb-net gets no
+    # DHCP lease here (--raspi), so no battle is driven from outside.
+    disk="$OUT/raspi-cut.qcow2"
+    overlay "$disk" 4G
+    card_files raspi3b modprobe.blacklist=cdc_subset
+    boot_raspi "$disk"
+    say "qemu pid $qemu (raspi3b, persistent overlay $disk)"
+    wait_for_boot
+    expect_boot /dev/mmcblk0p3 no
+    kill -KILL "$qemu"; wait "$qemu" 2>/dev/null || true; qemu=""
+    say "power cut: QEMU killed (SIGKILL) $(( $(elapsed) - ${report_at:-0} ))s after the boot report"
+    check_after_cut "$disk"
+    boot_raspi "$disk"
+    say "qemu pid $qemu: booting again"
+    wait_for_boot
+    expect_boot /dev/mmcblk0p3 no
+    expect_clean_after_cut
     finish ;;
 esac
 exit 0

@@ -59,6 +59,8 @@ def test_image_shows_the_scoreboard_on_a_display(built_image):
                      "the root file system is clean after the power cut",
                      "after the cut the initrd checked the root again before mounting it",
                      "the same battle after the reboot, no acknowledged command lost"]),
+    ("--raspi-power-cut", ["the root file system is clean after the power cut",
+                           "after the cut the initrd checked the root again before mounting it"]),
 ])
 def test_image_boots_as_a_pi_takes_a_real_edge_and_survives_a_power_cut(built_image, mode, must_say):
     """issue 14 (raspi3b, the PL061 edge through lgpio) and issue 10 (the power cut): image-test.sh's modes;
