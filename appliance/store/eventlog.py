@@ -27,7 +27,7 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from appliance.rules.battle.errors import BattleRuleError
 from appliance.rules.battle.events import event_from_dict, event_to_dict
@@ -238,10 +238,6 @@ class EventStore:
                 query, params = query + " AND stream_id=?", (kind.name, stream_id)
         with self._lock:
             return self._connection.execute(query, params).fetchone()[0]
-
-    def iter_all(self, kind: StreamKind) -> Iterator[StoredEvent]:
-        for stream_id in self.stream_ids(kind):
-            yield from self.read(kind, stream_id)
 
     def schema_version(self) -> int:
         with self._lock:

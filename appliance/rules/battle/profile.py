@@ -27,8 +27,6 @@ from appliance.rules.battle.errors import ProfileError
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 
-TIE_BREAK_METHODS = tuple(TieBreak)  # choices.TieBreak says what each one ranks by
-
 # (table, key, type, the choices (a StrEnum: the field holds its member) or None, default or REQUIRED)
 REQUIRED = object()
 SCHEMA: tuple[tuple[str, str, type, tuple | None, Any], ...] = (

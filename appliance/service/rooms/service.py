@@ -15,7 +15,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from appliance.service.rooms import natsconf, protocol
+from appliance.service.rooms import natsconf
 from appliance.service.rooms.protocol import PairingError, RoomsError, SlotTakenError
 from appliance.service.rooms.roles import RoleError, Roles
 
