@@ -7,7 +7,7 @@
 #   restarts=CAPTURE,WEB  python=VERSION|ERROR                watchdogs kept; the box's own Python imports the project
 #   rootfsck=checked|unchecked   the initrd's fsck checked the root before mounting it (its stamp file)
 #   failed=UNIT,...    units in the failed state
-#   never=UNIT,...     units the boot wanted (multi-user.target and below) that never started: their job never
+#   never=UNIT,...     units the boot wanted (default.target, graphical, and below) that never started: their job never
 #                      ran (a dependency failed, a device that never came) and no condition skipped them
 # It waits (up to 8 min: a Pi 3 emulated by QEMU is that slow) for the two services to be active, so a slow
 # start is not reported as a failure, then 20 s more: longer than both watchdogs (5 s, 15 s), so "restarts=0"
@@ -21,7 +21,7 @@ sleep 20
 state() { systemctl is-active "$1"; }
 restarts() { systemctl show -p NRestarts --value "$1"; }
 never=""
-for unit in $(systemctl list-dependencies --plain --no-legend --no-pager multi-user.target | awk '{ print $NF }'); do
+for unit in $(systemctl list-dependencies --plain --no-legend --no-pager default.target | awk '{ print $NF }'); do
     # ActiveState, ConditionTimestampMonotonic, InactiveExitTimestampMonotonic, in systemctl show's order
     values=$(systemctl show -p ActiveState -p ConditionTimestampMonotonic -p InactiveExitTimestampMonotonic --value "$unit" | tr '\n' ' ')
     # shellcheck disable=SC2086  # three words on purpose
