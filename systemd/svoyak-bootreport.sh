@@ -13,11 +13,14 @@
 # start is not reported as a failure, then 20 s more: longer than both watchdogs (5 s, 15 s), so "restarts=0"
 # shows that they are fed.
 set -u
+# (tests/systemd/test_bootreport.py runs it with a fake systemctl: where the line goes, the wait, the Python)
+out=${SVOYAK_REPORT_OUT:-/dev/kmsg}
+python_bin=${SVOYAK_REPORT_PYTHON:-/opt/svoyak/bin/python}
 for _ in $(seq 240); do
     systemctl -q is-active svoyak.service && systemctl -q is-active svoyak-capture.service && break
     sleep 2
 done
-sleep 20
+sleep "${SVOYAK_REPORT_SETTLE_S:-20}"
 state() { systemctl is-active "$1"; }
 restarts() { systemctl show -p NRestarts --value "$1"; }
 never=""
@@ -28,8 +31,8 @@ for unit in $(systemctl list-dependencies --plain --no-legend --no-pager default
     set -- $values
     [ "${1:-}" = inactive ] && [ "${2:-}" = 0 ] && [ "${3:-}" = 0 ] && never="$never$unit,"
 done
-python=$(/opt/svoyak/bin/python -I -c "import sys, appliance.config, appliance.rules.battle, gpio.pins, web; appliance.config.load(environ={}, config_path=None); print(sys.version.split()[0])" 2>&1 | tail -1 | tr " " _)
+python=$("$python_bin" -I -c "import sys, appliance.config, appliance.rules.battle, gpio.pins, web; appliance.config.load(environ={}, config_path=None); print(sys.version.split()[0])" 2>&1 | tail -1 | tr " " _)
 data=$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS /var/lib/svoyak | tr " " ,)
 rootfsck=unchecked; [ -e /run/initramfs/fsck-root ] && rootfsck=checked
 failed=$(systemctl list-units --failed --plain --no-legend | cut -d" " -f1 | tr "\n" ,)
-echo "svoyak-bootreport: capture=$(state svoyak-capture.service) web=$(state svoyak.service) firstboot=$(state svoyak-firstboot.service) kiosk=$(state svoyak-kiosk.service),$(restarts svoyak-kiosk.service) hotspot=$(state svoyak-hotspot.service) data=$data restarts=$(restarts svoyak-capture.service),$(restarts svoyak.service) python=$python rootfsck=$rootfsck failed=$failed never=$never end" > /dev/kmsg
+echo "svoyak-bootreport: capture=$(state svoyak-capture.service) web=$(state svoyak.service) firstboot=$(state svoyak-firstboot.service) kiosk=$(state svoyak-kiosk.service),$(restarts svoyak-kiosk.service) hotspot=$(state svoyak-hotspot.service) data=$data restarts=$(restarts svoyak-capture.service),$(restarts svoyak.service) python=$python rootfsck=$rootfsck failed=$failed never=$never end" > "$out"
