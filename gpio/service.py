@@ -20,6 +20,7 @@ from appliance.config import Settings
 from appliance.errors import DegradedModeWarning
 from gpio.capture import Capture
 from gpio.devices import Hardware
+from gpio.lock import LOCK_NAME, CaptureLock
 from gpio.pins import Backend, open_backend, prepare_lgpio_workdir
 from gpio.sdnotify import Notifier
 from gpio.server import Server
@@ -51,6 +52,7 @@ class CaptureService:
         self.instance = secrets.token_hex(6)
         self.observers: list[Callable[[dict], None]] = []
         self.stopped = threading.Event()
+        self.lock = CaptureLock(Path(settings.data_dir) / LOCK_NAME)
         players = len(settings.player_buttons)
         self.server = Server(
             settings.capture_socket, instance=self.instance, heartbeat_ms=settings.capture_heartbeat_ms,
@@ -123,6 +125,7 @@ class CaptureService:
         """Listen, arm the standalone round, tell systemd we are ready."""
         for reason in self.backend.degraded:
             log.warning("degraded: %s", reason)
+        self.lock.acquire()  # one capture per data directory; a stale one is ended first (gpio/lock.py)
         self.server.listen()
         self.server.start()
         self.capture.start()
@@ -158,6 +161,7 @@ class CaptureService:
         self.server.close()
         self.hardware.close()
         self.backend.close()
+        self.lock.release()
 
 
 def main(settings: Settings, keyboard: bool = False) -> int:

@@ -28,8 +28,10 @@ from web.sync import Hub, Services
 SCREENS: tuple[str, ...] = (
     "web.captive",
     "web.index",
+    "web.auth",
     "web.host",
     "web.board",
+    "web.overlay",
     "web.player",
     "web.simulator",
     "web.director",

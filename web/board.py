@@ -17,6 +17,7 @@ import threading
 
 from flask import Blueprint, Response, current_app, render_template, request
 
+from appliance.service import audience as audience_records
 from web import events
 from web.sync import SyncNamespace, is_local
 
@@ -44,6 +45,8 @@ STRINGS = {
     "board.result_right": ("+{price} {name}", "+{price} {name}"),
     "board.result_wrong": ("Минус: {name}", "Wrong: {name}"),
     "board.result_withdrawn": ("Вопрос снят", "Question withdrawn"),
+    "board.claps": ("Вопрос на хлопках: кнопки не работают, ведущий называет, кто хлопнул первым",
+                    "On claps: the buttons are off, the host names who clapped first"),
     "board.result_time": ("Время!", "Time!"),
     "board.result_nobody": ("Никто не нажал — время вышло", "Nobody pressed: time is up"),
     "board.result_no_more": ("Больше никто не нажал — время вышло", "Nobody else pressed: time is up"),
@@ -84,6 +87,8 @@ class BoardNamespace(SyncNamespace):
     when the host button is held at the box (:meth:`show_pin`)."""
 
     role = events.ROLE_BOARD
+    audience = audience_records.BOARD
+    hello_record = audience_records.BoardHello
 
     def __init__(self, namespace: str) -> None:
         super().__init__(namespace)

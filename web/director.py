@@ -6,10 +6,9 @@ keyboard only, tie-breaks, exports (CSV, JSON, printable HTML). No rules here: e
 :class:`appliance.service.tournaments.TournamentDesk`, which validates it against the tournament engine.
 
 Director pages need the box's director PIN (not the host's: a room's host cannot reach the desk; the box's owner
-finds it in the console, appliance/service/identity.py): the login form checks it through a :class:`web.host.PinGuard`
-of its own (the host page's mechanism, a separate count of wrong guesses), then keeps the login in Flask's signed
-session (the app's secret key: random per process unless the app has one, so the
-cookie cannot be made from the PIN). ``/table/<id>`` is public.
+finds it in the console, appliance/service/identity.py): one login per person (``web/auth.py``) opens the desk,
+the rooms and the question packages on this device at once, its wrong guesses counted by a guard of its own (the
+host page's mechanism, a separate count). ``/table/<id>`` is public.
 
 A refused command is shown on the page of its form in the page's language, worded from its stable ``code``
 and ``params`` by the desk's one catalogue (``appliance/service/tournament_refusals.py``), with
@@ -19,23 +18,20 @@ admitted, why a shoot-out is needed) are worded by the ``reason.*`` and ``tie.*`
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 
-from flask import (Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, session,
-                   url_for)
+from flask import Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, url_for
 
 from appliance.errors import PackageError, SvoyakError
 from appliance.service import papers
 from appliance.service.session import CommandRejected
 from appliance.service.tournament_refusals import word
 from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
-from web.guard import PinGuard, pin_space
+from web import auth
+from web.guard import PinGuard
 from web.package_refusals import word_package_error
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
-SESSION_KEY = "director"  # in Flask's signed session: a digest of the PIN logged in with (a new PIN logs out)
 
 STRINGS = {
     "director.title": ("Турнирный стол", "Tournament desk"),
@@ -233,56 +229,24 @@ def desk() -> TournamentDesk:
     return current_app.extensions["svoyak.hub"].services.desk
 
 
-def _pin() -> str:
-    """The director's own PIN (not the host's: a room's host cannot reach the desk). ``""`` when the box has
-    none: then no PIN opens the desk (it fails closed)."""
-    hub = current_app.extensions.get("svoyak.hub")
-    identity = getattr(getattr(hub, "services", None), "identity", None)
-    return getattr(identity, "director_pin", "") or current_app.config["SVOYAK_SETTINGS"].director_pin
-
-
-@blueprint.record_once
-def _session_secret(state) -> None:
-    """The signed session needs the app's secret key: a random one per process unless the app was given one.
-
-    One gunicorn worker serves the box (GUIDE), so every request sees the same key; a restart logs directors out.
-    """
-    app = state.app
-    if not app.secret_key:
-        app.secret_key = secrets.token_bytes(32)
-    if app.config.get("SESSION_COOKIE_SAMESITE") is None:
-        app.config["SESSION_COOKIE_SAMESITE"] = "Strict"
-
-
-def _login_digest(pin: str) -> str:
-    """What the session keeps: keyed by the app's secret, so neither made nor checked from the PIN alone (the
-    signed session is readable, not encrypted: a bare hash of a short PIN would give the PIN away)."""
-    key = current_app.secret_key
-    key = key if isinstance(key, bytes) else str(key).encode()
-    return hmac.new(key, b"svoyak director\0" + pin.encode(), hashlib.sha256).hexdigest()
-
-
 def _guard() -> PinGuard:
     """The director login's own guard (the host page's mechanism, a separate count): wrong director PINs lock
     an address out of the desk, and guesses at the desk's PIN never count against, or for, the host's."""
-    # dict.setdefault is atomic: two first logins at once still share one guard.
-    return current_app.extensions.setdefault("svoyak.director_pin_guard", PinGuard(space=pin_space(_pin())))
+    return auth.guard(auth.DIRECTOR)
 
 
 def is_logged_in() -> bool:
-    """A director is logged in on this request's session (the question packages' page asks too)."""
-    pin = _pin()
-    return not pin or hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin))
+    """A director is logged in on this device (one login per person: web/auth.py)."""
+    return auth.logged_in(auth.DIRECTOR)
+
+
+_gate = auth.login_required("director", "director.login", ("director.table", "director.table_json"))
 
 
 @blueprint.before_request
 def require_pin():
-    if request.endpoint in ("director.login", "director.table", "director.table_json"):
-        return None
-    pin = _pin()
-    if not pin or not hmac.compare_digest(str(session.get(SESSION_KEY, "")), _login_digest(pin)):
-        return redirect(url_for("director.login", next=request.path))
-    return None
+    """The desk's gate, and the rooms' (web/rooms.py): the director's login, once per device."""
+    return _gate()
 
 
 def _language() -> str:
@@ -375,14 +339,9 @@ def refused(error):
 def login():
     refusal = ""
     if request.method == "POST":
-        pin = _pin()
-        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin) if pin else \
-            "error.director_pin_unset"
+        refusal = auth.log_in(auth.DIRECTOR, request.form.get("pin", ""), request.remote_addr or "?")
         if refusal is None:
-            session.clear()
-            session[SESSION_KEY] = _login_digest(pin)
-            target = request.args.get("next", "")
-            return redirect(target if target.startswith("/director") else url_for("director.home"))
+            return redirect(auth.safe_next(("/director", "/rooms", "/packages"), url_for("director.home")))
     status = {"": 200, "error.pin": 403, "error.pin_locked": 429, "error.director_pin_unset": 403}[refusal]
     words = current_app.extensions["svoyak.catalogue"].both(refusal) if refusal else None
     return render_template("director/login.html", refusal=words, refusal_key=refusal, tid=None), status

@@ -4,20 +4,21 @@ Pages use the same names: :data:`CLIENT_NAMES` is rendered into every page as ``
 so a name changes here or nowhere.
 
 >>> PROTOCOL_VERSION
-1
+2
 >>> CLIENT_NAMES["update"]
 'update'
 """
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: every audience gets its own record (appliance/service/audience.py), its event only {type, correct?, deadline?}
 NAMESPACE = "/"
 
 # --- server -> client
 HELLO = "hello"            # {protocol, role, box, server_now_ns, pin?}: sent once per connection, first
 SNAPSHOT = "snapshot"      # {seq, server_now_ns, view}: the whole view; on connect and on "resync"
 UPDATE = "update"          # {seq, server_now_ns, event, changes}: seq is the previous seq + 1, always
+OVERLAY_LAYOUT = "overlay_layout"  # /overlay: {layout}: the stream operator switched the layout (web/overlay.py)
 PIN_SHOWN = "pin_shown"    # /board, to the box's own HDMI board only: {pin, shown_ms}: the host button was held
 
 # --- client -> server
@@ -29,7 +30,7 @@ SIMULATE = "simulate"      # simulator page: {player, action: "press"|"release"}
 CLOCK = "clock"            # any: {}; ack {server_now_ns}: the round trip and the server's monotonic clock
 
 CLIENT_NAMES = {
-    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "pin_shown": PIN_SHOWN,
+    "hello": HELLO, "snapshot": SNAPSHOT, "update": UPDATE, "pin_shown": PIN_SHOWN, "overlay_layout": OVERLAY_LAYOUT,
     "resync": RESYNC, "command": COMMAND, "press": PRESS, "claim": CLAIM, "simulate": SIMULATE, "clock": CLOCK,
 }
 
@@ -39,4 +40,5 @@ ROLE_BOARD = "board"        # the HDMI scoreboard: read-only (the PIN only on th
 ROLE_WATCH = "watch"        # anyone on the hotspot: read-only
 ROLE_PLAYER = "player"      # a player's phone: a fallback buzzer when the host enables phones
 ROLE_SIMULATOR = "simulator"  # on-screen buzzers; only when the box runs as a simulator
-ROLES = (ROLE_HOST, ROLE_BOARD, ROLE_WATCH, ROLE_PLAYER, ROLE_SIMULATOR)
+ROLE_OVERLAY = "overlay"    # the stream overlay (OBS browser source): read-only
+ROLES = (ROLE_HOST, ROLE_BOARD, ROLE_WATCH, ROLE_PLAYER, ROLE_SIMULATOR, ROLE_OVERLAY)

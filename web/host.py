@@ -2,8 +2,10 @@
 
 The page shows what the session derives from the engine: every command button is enabled only when the
 engine would accept that command now (``view.allowed``), and a refused command comes back worded with its
-rule, Russian then English. Host connections need the box's PIN; wrong PINs are limited for the whole box
-(``web/guard.py``), and a host already in reconnects with the pass of his ``hello``, whatever the limit says.
+rule, Russian then English. Host connections need the box's PIN, proved once per device (``web/auth.py``: the
+page's form posts it to ``/login/host``, and the socket, the packages and the page after a reload need it no
+more); wrong PINs are limited for the whole box (``web/guard.py``), and a host already in reconnects with the
+pass of his ``hello``, whatever the limit says.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, render_template
 
 from appliance.service.session import CommandRejected
+from web import auth as login
 from web import events, payloads
 from web.guard import Passes, PinGuard
 from web.sync import SyncNamespace, refuse
@@ -63,6 +66,12 @@ STRINGS = {
     "cmd.undo": ("Отменить", "Undo"),
     "cmd.claps": ("Режим «на хлопки»", "\"On claps\" mode"),
     "cmd.pick": ("Отвечает", "Answers"),
+    "host.switched": ("На боксе теперь другой бой: {battle}. Страница показывает его", "This box now plays another "
+                      "battle: {battle}. The page shows it"),
+    "host.claps_hint": ("На хлопках: коснитесь карточки того, кто хлопнул первым (клавиши 1–4). Табло говорит залу, "
+                        "что вопрос на хлопках. Вернуть кнопки — та же кнопка в «Инструментах»",
+                        "On claps: tap the card of whoever clapped first (keys 1-4). The board tells the hall. Back to "
+                        "the buttons: the same button in the Tools"),
     "cmd.correct": ("Исправить решение", "Correct the ruling"),
     "cmd.appeal_accept": ("Зачесть", "Accept"),
     "cmd.appeal_reject": ("Отклонить", "Reject"),
@@ -110,8 +119,8 @@ STRINGS = {
     "undo.redo": ("Вернуть", "Redo"),
     "undo.withdrawn": ("Вопрос за {price} снят", "The {price} is withdrawn"),
     "tools.title": ("Инструменты", "Tools"),
-    "tools.summary": ("исправления, апелляции, хлопки, проверка кнопок, телефоны, новый бой",
-                      "corrections, appeals, claps, button test, phones, new battle"),
+    "tools.summary": ("исправления, апелляции, хлопки, проверка кнопок, телефоны, протокол, новый бой",
+                      "corrections, appeals, claps, button test, phones, protocol, new battle"),
     "tools.question": ("Вопрос", "Question"),
     "tools.player": ("Ответ", "Answer"),
     "tools.verdict": ("Решение", "Ruling"),
@@ -158,7 +167,8 @@ class HostNamespace(SyncNamespace):
     """``/host``: the host's commands. Connect with ``auth={"pin": "1234"}``."""
 
     role = events.ROLE_HOST
-    host_keys = True
+    audience = None      # the host's whole view, behind the PIN
+    hello_record = None
 
     def __init__(self, namespace: str) -> None:
         super().__init__(namespace)
@@ -171,6 +181,10 @@ class HostNamespace(SyncNamespace):
 
     def admit(self, auth: dict) -> dict:
         token = self.connection_pass()
+        # the PIN proved on this device before (web/auth.py: the host page's form, the packages' login) opens
+        # the socket too; else this connection's pass, else the PIN it sends
+        if not self.passes.has(token, "host") and login.logged_in(*login.opens("host")):
+            self.passes.prove(token, "host")
         if not self.passes.has(token, "host"):
             refusal = self.guard.check("", auth.get("pin", ""), self.hub.services.identity.host_pin)
             if refusal:
@@ -204,7 +218,8 @@ class HostNamespace(SyncNamespace):
 def page():
     settings = current_app.config["SVOYAK_SETTINGS"]
     return render_template("host.html", hold_s=round(settings.reset_hold_ms / 1000),
-                           shown_s=round(settings.pin_shown_ms / 1000))
+                           shown_s=round(settings.pin_shown_ms / 1000),
+                           known=login.logged_in(*login.opens("host")))
 
 
 def register(socketio, hub) -> None:

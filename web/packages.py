@@ -1,7 +1,7 @@
 """The question packages screen (``/packages``): upload, list, preview and delete the box's packages.
 
-For the host and the director only: a director login or the host's PIN (checked by the host page's PIN guard,
-so wrong PINs here and on ``/host`` count together). The preview shows every question with its answer, so it is
+For the host and the director only: the host's login or the director's, once per device (``web/auth.py``: the
+host who entered the PIN on the host page is not asked again; wrong PINs here and on ``/host`` count together). The preview shows every question with its answer, so it is
 never reachable by the audience or the players: they see a question only as the host reads it.
 
 An upload is read whole and validated before anything is kept (appliance/packages/library.py); a refused file
@@ -12,22 +12,20 @@ step) with the place in the file that is wrong. The app's request size cap is li
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 
-from flask import Blueprint, abort, current_app, g, redirect, render_template, request, send_file, session, url_for
+from flask import Blueprint, abort, current_app, g, redirect, render_template, request, send_file, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from appliance.errors import PackageError
 from appliance.service.packages import PackageFileError
+from web import auth
 from web.package_refusals import REFUSALS, counted, word_package_error  # noqa: F401 (REFUSALS: docs test)
 
 log = logging.getLogger(__name__)
 
 blueprint = Blueprint("packages", __name__)
 
-SESSION_KEY = "packages"  # in Flask's signed session: a digest keyed by the app's secret of the PIN used
 MB = 1024 * 1024
 
 STRINGS = {
@@ -126,33 +124,14 @@ def _packages():
     return getattr(getattr(hub, "services", None), "packages", None)
 
 
-def _host_pin() -> str:
-    hub = current_app.extensions.get("svoyak.hub")
-    identity = getattr(getattr(hub, "services", None), "identity", None)
-    return getattr(identity, "host_pin", "") or current_app.config["SVOYAK_SETTINGS"].host_pin
-
-
-def _digest(pin: str) -> str:
-    key = current_app.secret_key
-    key = key if isinstance(key, bytes) else str(key or "").encode()
-    return hmac.new(key, b"svoyak packages\0" + pin.encode(), hashlib.sha256).hexdigest()
-
-
 def _guard():
-    """The host page's PIN guard (wrong PINs here, on /host and at the director's login count together)."""
-    return current_app.extensions["svoyak.hub"].services.pin_guard
+    """The host page's PIN guard (wrong PINs here, on /host and at the host's login count together)."""
+    return auth.guard(auth.HOST)
 
 
 def logged_in() -> bool:
-    """The host's PIN entered here, or a director logged in at the desk."""
-    pin = _host_pin()
-    if pin and hmac.compare_digest(str(session.get(SESSION_KEY, "")), _digest(pin)):
-        return True
-    try:
-        from web.director import is_logged_in
-    except ImportError:  # an app without the director's pages
-        return False
-    return "director" in current_app.blueprints and is_logged_in()
+    """The host or a director logged in on this device (one login per person: web/auth.py)."""
+    return auth.logged_in(*auth.opens("packages"))
 
 
 @blueprint.app_context_processor
@@ -184,12 +163,9 @@ def require_login():
 def login():
     refusal = ""
     if request.method == "POST":
-        pin = _host_pin()
-        refusal = _guard().check(request.remote_addr or "?", request.form.get("pin", ""), pin)
+        refusal = auth.log_in(auth.HOST, request.form.get("pin", ""), request.remote_addr or "?")
         if refusal is None:
-            session[SESSION_KEY] = _digest(pin)
-            target = request.args.get("next", "")
-            return redirect(target if target.startswith("/packages") else url_for("packages.home"))
+            return redirect(auth.safe_next(("/packages",), url_for("packages.home")))
     status = {"": 200, "error.pin": 403, "error.pin_locked": 429}.get(refusal, 403)
     words = current_app.extensions["svoyak.catalogue"].both(refusal) if refusal else None
     return render_template("packages/login.html", refusal=words, refusal_key=refusal), status

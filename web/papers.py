@@ -11,13 +11,14 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, g, render_template
 from werkzeug.exceptions import NotFound
 
-from appliance.service import papers
+from appliance.service import audience, papers
 
 blueprint = Blueprint("papers", __name__)
 
 STRINGS = {
     "papers.protocol": ("Протокол боя", "Battle protocol"),
     "papers.protocol_csv": ("Протокол (CSV)", "Protocol (CSV)"),
+    "papers.protocol_live": ("Протокол боя (по ходу)", "Battle protocol (so far)"),
     "papers.no_battle": ("На этом боксе нет такого боя", "This box has no such battle"),
 }
 
@@ -27,14 +28,20 @@ class _NoBattle(NotFound):
 
 
 def _state(battle_id: str):
+    """The battle as the public papers may print it: the answers the board has shown, no more
+    (``appliance.service.audience.public_battle``: the battle's id is on the board, these pages need no login)."""
     hub = current_app.extensions.get("svoyak.hub")
-    battles = getattr(getattr(hub, "session", None), "battles", None)
+    session = getattr(hub, "session", None)
+    battles = getattr(session, "battles", None)
     if battles is None:
         raise _NoBattle()
     try:
-        return battles.state(battle_id)
+        state = battles.state(battle_id)
     except LookupError:  # UnknownBattleError is one
         raise _NoBattle() from None
+    board_answer = getattr(getattr(session, "adapter", None), "board_answer", None) or \
+        current_app.config["SVOYAK_SETTINGS"].board_answer
+    return audience.public_battle(state, board_answer)
 
 
 def _language() -> str:

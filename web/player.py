@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
+from appliance.service import audience as audience_records
 from appliance.service.session import SEAT_CODE_DIGITS, CommandRejected
 from web import events, payloads
 from web.guard import Passes, PinGuard
@@ -36,6 +37,7 @@ class PlayerNamespace(SyncNamespace):
     """``/player``: ``claim`` ``{player, code}`` and ``press`` ``{player, code, id}`` while phones are enabled."""
 
     role = events.ROLE_PLAYER
+    audience = audience_records.PLAYER
 
     def __init__(self, namespace: str) -> None:
         super().__init__(namespace)

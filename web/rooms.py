@@ -13,7 +13,9 @@ import secrets
 from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request, url_for
 
 from appliance.errors import SvoyakError
-from appliance.service.rooms.protocol import PairingError, RoomsError, SlotTakenError
+from appliance.service import audience
+from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
+                                              SlotTakenError)
 
 blueprint = Blueprint("rooms", __name__, template_folder="templates")
 LOBBY_STANDINGS = 16  # lines of each tournament's table on the hall's board
@@ -85,6 +87,22 @@ STRINGS = {
     "rooms.bad_link": ("Ссылка для подключения испорчена: введите адрес стола и код вручную.",
                        "The pairing link is damaged: type the desk's address and the code."),
     "rooms.refused": ("Не получилось: {why}", "Could not: {why}"),
+    "rooms.repair": ("Подключить заново", "Pair again"),
+    "rooms.repairing": ("ждёт подключения заново", "waiting to be paired again"),
+    "rooms.repair_sure": ("отключить её прежний пароль (бой на ней прервётся до нового подключения)",
+                          "cut off its old password (its battle stops reaching the desk until it pairs again)"),
+    "rooms.repair_unsure": ("Станция не отключена: отметьте «отключить её прежний пароль» и нажмите ещё раз.",
+                            "The station is not cut off: tick «cut off its old password» and press again."),
+    "rooms.repaired": ("Станция «{name}» отключена: её прежний пароль больше не действует. Подключите её кодом "
+                       "стола, как новую.",
+                       "Station {name} is cut off: its old password no longer works. Pair it with the desk's code, "
+                       "as a new one."),
+    "rooms.not_assigned": ("Этот бой не дан этой комнате: начните один из боёв, которые ей дал стол.",
+                           "This battle is not assigned to this room: start one of the battles the desk gave it."),
+    "rooms.claim_refused": ("Стол не отдал этот бой: {why}", "The desk did not give this battle: {why}"),
+    "rooms.claim.unknown_tournament": ("на столе нет такого турнира", "the desk has no such tournament"),
+    "rooms.claim.unknown_battle": ("в турнире нет такого боя", "the tournament has no such battle"),
+    "rooms.claim.has_result": ("у боя уже есть результат", "the battle already has a result"),
 }
 
 
@@ -132,8 +150,13 @@ def _word(key: str, **values) -> str:
 
 
 def _refusal(error: SvoyakError) -> str:
-    if isinstance(error, SlotTakenError):
-        return _word("rooms.taken", holder=error.holder or "?")
+    if isinstance(error, SlotTakenError) and error.holder:
+        return _word("rooms.taken", holder=error.holder)
+    if isinstance(error, NotAssignedError):
+        return _word("rooms.not_assigned")
+    if isinstance(error, ClaimRefusedError):
+        return _word("rooms.claim_refused",
+                     why=_word(f"rooms.claim.{error.reason}") if error.reason else str(error))
     return _word("rooms.refused", why=str(error))
 
 
@@ -230,6 +253,23 @@ def join(hub: str, code: str):
                                assignments=[], prefill=None), 400
     return render_template("rooms/station.html", service=service, note="", assignments=[],
                            prefill={"hub": hub, "code": code}, repairing=True)
+
+
+@blueprint.post("/director/rooms/repair")
+def repair():
+    """The director re-pairs a station: its credential rotated, the old one cut; it pairs again with a code."""
+    service = _hub()
+    box = request.form.get("box", "")
+    if request.form.get("sure") != "1":  # one tap on a tablet must not cut a room off mid-battle
+        return redirect(url_for("rooms.desk_rooms", note=_word("rooms.repair_unsure")))
+    try:
+        if service is None:
+            raise RoomsError("this box is not the hub")
+        name = service.station_names().get(box, box)
+        service.repair_station(box)
+    except SvoyakError as error:
+        return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
+    return redirect(url_for("rooms.desk_rooms", note=_word("rooms.repaired", name=name)))
 
 
 @blueprint.post("/director/rooms/code")
@@ -342,11 +382,11 @@ def lobby():
             view = director.desk().view(item["id"])
             tournaments.append({"id": item["id"], "title": item["title"],
                                 "standings": view.get("standings", [])[:LOBBY_STANDINGS]})
-    return render_template("rooms/lobby.html", rooms_view=service.rooms_view() if service else [],
+    return render_template("rooms/lobby.html", rooms_view=audience.lobby(service.rooms_view()) if service else [],
                            tournaments=tournaments)
 
 
 @blueprint.route("/lobby.json")
 def lobby_json():
     service = rooms()
-    return jsonify({"rooms": service.rooms_view() if service else []})
+    return jsonify({"rooms": audience.lobby(service.rooms_view()) if service else []})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, render_template
 
+from appliance.service import audience as audience_records
 from web import events, payloads
 from web.sync import SyncNamespace, refuse
 
@@ -26,6 +27,7 @@ class SimulatorNamespace(SyncNamespace):
     """``/sim``: ``simulate`` ``{player, action}``."""
 
     role = events.ROLE_SIMULATOR
+    audience = audience_records.SIMULATOR
 
     def admit(self, auth: dict) -> dict:
         if not self.hub.settings.simulator:

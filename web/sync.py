@@ -17,6 +17,8 @@ from flask_socketio import ConnectionRefusedError, Namespace, emit
 
 from appliance.config import Settings
 from appliance.errors import PackageError, RulesError, StoreError, SvoyakError
+from appliance.service import audience as audience_records
+from appliance.service.audience import Audience
 from appliance.service.session import CommandRejected
 from web import events, payloads, wire
 from web.guard import Passes, PinGuard, pin_space
@@ -97,28 +99,39 @@ class Hub:
     def add_namespace(self, namespace: "SyncNamespace") -> None:
         namespace.hub = self
         self.namespaces[namespace.namespace] = namespace
-        # Kept in broadcast order: the read-only roles first (see broadcast).
-        self.namespaces = dict(sorted(self.namespaces.items(), key=lambda item: item[1].host_keys))
+        # Kept in broadcast order: the audiences first (see broadcast).
+        self.namespaces = dict(sorted(self.namespaces.items(), key=lambda item: item[1].audience is None))
         self.socketio.on_namespace(namespace)
 
     def start(self) -> None:
         self.session.subscribe(self.broadcast)
 
     def broadcast(self, update: dict) -> None:
-        """One update to every role; host-only keys (the commands' verdicts) stay off the read-only roles.
+        """One update to every role: the host's whole, each audience's own record of it
+        (``appliance.service.audience``: built by allow-list, never the host's update filtered).
 
-        The read-only roles go first: the scoreboards' update is the small one, and the hall watches them (the
-        host's, three times larger with the verdicts, follows a millisecond or two later)."""
-        public = None
+        The audiences go first: the scoreboards' update is the small one, and the hall watches them (the
+        host's, three times larger with the verdicts, follows a millisecond or two later). Each audience's
+        payload is made once per update, by :meth:`payload`, and shared by all its connections."""
+        made: dict = {}
         for name, namespace in self.namespaces.items():
-            if namespace.host_keys:
+            audience = namespace.audience
+            if audience is None:
                 payload = update
             else:
-                if public is None:
-                    public = {**update, "changes": {key: value for key, value in update["changes"].items()
-                                                    if key not in HOST_ONLY_KEYS}}
-                payload = public
+                payload = made.get(audience.name)
+                if payload is None:
+                    try:
+                        payload = made[audience.name] = self.payload(audience, update)
+                    except audience_records.NotOnTheAllowList:  # a record and the view disagree: nothing is sent
+                        log.exception("update %s not sent to %s", update.get("seq"), name)  # (they resync)
+                        continue
             self.socketio.emit(events.UPDATE, payload, namespace=name)
+
+    @staticmethod
+    def payload(audience, update: dict) -> dict:
+        """The update as ``audience`` may hear it: the one function that makes the board's (``audience.BOARD``)."""
+        return audience.update(update)
 
     def word(self, error: Exception) -> dict:
         """``{ok: False, error: {code, rule, ru, en}}`` for an error a client caused."""
@@ -143,17 +156,14 @@ class Hub:
         return {"ok": False, "error": body}
 
 
-# View keys only the host page reads (docs/socketio-events.md): kept off the scoreboards to keep updates small,
-# the seats' codes kept from anyone but the host (a phone presses for the seat whose code it knows), and the
-# question texts of the reading view kept from the audience and the players (they hear a question as it is read).
-HOST_ONLY_KEYS = frozenset({"allowed", "appeals", "questions", "seat_codes", "battles", "undo", "reading"})
-
-
 class SyncNamespace(Namespace):
     """Base of every role's namespace. Subclasses set ``role`` and may override :meth:`admit`."""
 
     role = events.ROLE_WATCH
-    host_keys = False  # True: this role receives the host-only keys of the view
+    # What this role may know (appliance.service.audience): its record of every snapshot and update, and of
+    # its hello. None: the host's whole view (only /host, behind the PIN).
+    audience: Audience | None = audience_records.BOARD
+    hello_record: Any = audience_records.Hello
     hub: Hub
 
     def __init__(self, namespace: str) -> None:
@@ -162,9 +172,7 @@ class SyncNamespace(Namespace):
 
     def snapshot(self) -> dict:
         snapshot = self.hub.session.snapshot()
-        if not self.host_keys:
-            snapshot["view"] = {key: value for key, value in snapshot["view"].items() if key not in HOST_ONLY_KEYS}
-        return snapshot
+        return snapshot if self.audience is None else self.audience.snapshot(snapshot)
 
     def admit(self, auth: dict) -> dict:
         """Check ``auth`` for this role; return extra ``hello`` fields or raise ConnectionRefusedError."""
@@ -187,14 +195,15 @@ class SyncNamespace(Namespace):
             log.exception("connection to %s refused after an error", self.namespace)
             raise refuse("error.internal", self.hub.catalogue) from None
         identity = self.hub.services.identity
-        emit(events.HELLO, {
+        hello = {
             "protocol": events.PROTOCOL_VERSION,
             "role": self.role,
             "pass": token,
             "box": identity.box_name,
             "server_now_ns": self.hub.session.clock(),
             **extra,
-        })
+        }
+        emit(events.HELLO, hello if self.hello_record is None else audience_records.project(self.hello_record, hello))
         emit(events.SNAPSHOT, self.snapshot())
 
     def on_disconnect(self, reason=None):

@@ -18,6 +18,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from appliance.service.supervision import spawn
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("stations", type=int, nargs="?", default=3, help="how many stations (rooms), 1-8")
@@ -32,18 +34,19 @@ def _free_port() -> int:
 
 
 class _Box:
-    def __init__(self, name: str, folder: Path, pin: str) -> None:
+    def __init__(self, name: str, folder: Path, pin: str, director_pin: str) -> None:
         self.name, self.folder, self.port = name, folder, _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "none.toml").write_text("")
         env = {**os.environ, "SVOYAK_DATA_DIR": str(folder), "SVOYAK_CONFIG": str(folder / "none.toml"),
-               "SVOYAK_HOST_PIN": pin, "SVOYAK_ROOMS_LEAF_PORT": "0"}
-        self.process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port",
-                                         str(self.port)], env=env, stdout=open(folder / "run.log", "ab"),
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+               "SVOYAK_HOST_PIN": pin, "SVOYAK_DIRECTOR_PIN": director_pin, "SVOYAK_ROOMS_LEAF_PORT": "0"}
+        # spawn: each box dies with this command, kill -9 included (appliance/service/supervision.py)
+        self.process = spawn([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(self.port)],
+                             env=env, stdout=open(folder / "run.log", "ab"), stderr=subprocess.STDOUT,
+                             start_new_session=True)
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-        self.pin = pin
+        self.pin, self.director_pin = pin, director_pin
 
     def wait(self, timeout_s: float = 60) -> None:
         deadline = time.monotonic() + timeout_s
@@ -52,7 +55,7 @@ class _Box:
                 raise SystemExit(f"svoyak rooms: {self.name} exited; see {self.folder}/run.log")
             try:
                 self.opener.open(self.url + "/board", timeout=1).read()
-                self.post("/director/login", {"pin": self.pin})
+                self.post("/director/login", {"pin": self.director_pin})  # the desk's PIN, not the host's
                 return
             except OSError:
                 time.sleep(0.2)
@@ -69,19 +72,16 @@ class _Box:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
-        for ports in (self.folder / "rooms" / "nats").glob("nats-server_*.ports"):
-            try:
-                os.kill(int(ports.stem.rsplit("_", 1)[1]), signal.SIGTERM)
-            except (ValueError, ProcessLookupError):
-                pass
+        # its nats-server ends with the web process that started it (the parent-death signal): nothing to hunt
 
 
 def run(args) -> int:
     if not 1 <= args.stations <= 8:
         raise SystemExit("svoyak rooms: 1 to 8 stations")
     pin = f"{secrets.randbelow(10000):04d}"
-    hub = _Box("hub", args.folder / "hub", pin)
-    stations = [_Box(f"room{n}", args.folder / f"room{n}", pin) for n in range(1, args.stations + 1)]
+    director_pin = f"{secrets.randbelow(10 ** 6):06d}"
+    hub = _Box("hub", args.folder / "hub", pin, director_pin)
+    stations = [_Box(f"room{n}", args.folder / f"room{n}", pin, director_pin) for n in range(1, args.stations + 1)]
     boxes = [hub, *stations]
     try:
         for box in boxes:
@@ -94,7 +94,8 @@ def run(args) -> int:
         for number, box in enumerate(stations, start=1):
             print(f"Комната {number}:   {box.url}/room   ведущий {box.url}/host   табло {box.url}/board   "
                   f"кнопки {box.url}/sim")
-        print(f"PIN: {pin}   (data: {args.folder}; Ctrl-C stops every box)", flush=True)
+        print(f"PIN ведущего: {pin}   PIN стола: {director_pin}   (data: {args.folder}; Ctrl-C stops every box)",
+              flush=True)
         while all(box.process.poll() is None for box in boxes):
             time.sleep(1)
         return 1

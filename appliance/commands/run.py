@@ -2,17 +2,27 @@
 --simulator``) as a subprocess, then the web server; prints the URLs and the host PIN. ``./dev run`` runs it.
 
 On a machine with GPIO (``/dev/gpiochip0``) and without ``--simulator`` the capture runs on real pins.
+
+The children die with this process, however it ends (``kill -9`` included): the capture service and nats-server
+through the kernel's parent-death signal (:mod:`appliance.service.supervision`), gunicorn's worker likewise
+(``svoyak serve``). A capture service that cannot start (another, live one holds this data directory) stops
+this command with its reason, instead of a box that runs with no buttons.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from appliance.commands import serve as serve_command
+from appliance.service.supervision import spawn
+from gpio.lock import holder_pid
+
+CAPTURE_START_S = 15  # a capture taking over from a stale one waits for it to end (gpio/lock.py)
 
 
 def add_arguments(parser) -> None:
@@ -39,11 +49,17 @@ def run(args) -> int:
     capture = None
     if not args.no_capture:
         command = [sys.executable, "-m", "appliance.cli", "capture"] + (["--simulator"] if settings.simulator else [])
-        capture = subprocess.Popen(command, env=capture_environment(settings))
-        # The web side's link reconnects on its own; a short wait only makes the first page load show "connected".
-        deadline = time.monotonic() + 5
-        while not Path(settings.capture_socket).exists() and time.monotonic() < deadline and capture.poll() is None:
-            time.sleep(0.05)
+        capture = spawn(command, env=capture_environment(settings))
+        # The web side's link reconnects on its own; the wait makes the first page load show "connected", and
+        # a capture that refuses to start is told here, not discovered as a box with no buttons.
+        deadline = time.monotonic() + CAPTURE_START_S
+        while not (holder_pid(settings.data_dir) == capture.pid and _listens(settings.capture_socket)) \
+                and time.monotonic() < deadline and capture.poll() is None:
+            time.sleep(0.05)  # its own capture (the leash execs it: the same pid) holds the lock and listens
+        if capture.poll() is not None:
+            print(f"svoyak run: the capture service did not start (exit {capture.returncode}), see above; "
+                  "--no-capture runs the web server alone", file=sys.stderr, flush=True)
+            return capture.returncode or 1
     print(serve_command.describe(settings), flush=True)
     try:
         return serve_command.serve(settings, threads=args.threads)
@@ -54,3 +70,14 @@ def run(args) -> int:
                 capture.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 capture.kill()
+
+
+def _listens(path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()

@@ -8,6 +8,7 @@ READY=1 and pings its watchdog while the session is healthy.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 DEFAULT_THREADS = 100
@@ -57,6 +58,7 @@ def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None, fault=None) -
             self.cfg.set("keepalive", 5)
             self.cfg.set("accesslog", None)
             self.cfg.set("control_socket_disable", True)  # no admin socket in $HOME on the box
+            self.cfg.set("post_fork", post_fork)
             self.cfg.set("post_worker_init", post_worker_init)
 
         def load(self):
@@ -67,6 +69,17 @@ def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None, fault=None) -
             from web import create_app
 
             return create_app(settings)
+
+    def post_fork(arbiter, worker) -> None:
+        # A worker whose master is gone (``kill -9`` of ``svoyak serve`` or ``svoyak run``) ends at once. gunicorn's
+        # own check ("Parent changed") only stops accepting and then waits for every open request, and a
+        # WebSocket is a request that never ends: the orphan kept serving the open pages and storing their
+        # commands beside the next server. SIGKILL, not a graceful path: each command is one SQLite
+        # transaction (synchronous=FULL), so the store is whole at any instant, and a client resends what was
+        # not acknowledged (docs/socketio-events.md). appliance/service/supervision.py says why this way.
+        from appliance.service.supervision import die_with_parent
+
+        die_with_parent(worker.ppid, signal.SIGKILL)
 
     def post_worker_init(worker) -> None:
         # One writer thread per WebSocket wakes after each update; with the default 5 ms GIL switch interval a

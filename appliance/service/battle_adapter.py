@@ -9,7 +9,7 @@ greys out exactly what the engine would refuse, with the engine's own rule citat
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
@@ -504,11 +504,41 @@ class BattleAdapter:
         return number
 
     def command_events(self, name: str, state, args: dict, at_ns: int) -> list[ev.Event]:
-        """The events one host command stands for (the engine then accepts or refuses them all)."""
+        """The events one host command stands for (the engine then accepts or refuses them all).
+
+        «Отменить» stands for one ``ActionUndone`` per host action the last command stored (:meth:`undo_nodes`):
+        one tap is one intent, so undoing "next" takes back the reading's start and its price together."""
         build = _BUILDERS.get(name) if isinstance(name, str) else None  # a HostCommand is its name
         if build is None:
             raise CommandError(f"unknown command {name!r}")
+        if name == HostCommand.UNDO:
+            return [ev.ActionUndone(at_ns=at_ns) for _node in self.undo_nodes(state) or [None]]
         return build(state, args, at_ns)
+
+    # Which events one command stored together, for undo: ``joined(seq)`` is true when the battle's event
+    # ``seq`` was stored by the same command as the event before it (the session's, from the store:
+    # ``Battles.same_command``). None: every event counts as a command of its own (bare events, no store).
+    joined: Callable[[int], bool] | None = None
+
+    def undo_nodes(self, state) -> list[tuple]:
+        """The undo history nodes «Отменить» takes back now, newest first: the host's last action and every host
+        action its command stored with it ([]: nothing to undo). A node's event is event ``before.seq + 1`` of
+        the battle (``state.seq`` counts the events applied); presses and expiries are no host actions and the
+        engine re-applies those after the undone ones (engine._action_undone)."""
+        nodes: list[tuple] = []
+        node = state.history
+        while node is not None:
+            if node[1].is_host_action:
+                seq = node[0].seq + 1
+                if nodes and seq != nodes[-1][0].seq:  # not the event right before the one taken: another command
+                    break
+                nodes.append(node)
+                if self.joined is None or not self.joined(seq):
+                    break
+            elif nodes:
+                break
+            node = node[2]
+        return nodes
 
     def starts_question(self, events: list) -> bool:
         """Whether these events start a question (its price or its reading): the button test must be over."""
@@ -600,10 +630,8 @@ class BattleAdapter:
     def undo_view(self, state) -> dict:
         """``{next, last}``: what «Отменить» would take back now (or None), and the action the last undo took back
         while nothing has happened since (or None), with the command that does it again."""
-        node = state.history
-        while node is not None and not node[1].is_host_action:
-            node = node[2]
-        upcoming = self._action(node[1], node[0]) if node is not None else None
+        nodes = self.undo_nodes(state)  # the whole last command: said by its first action ("next": the price)
+        upcoming = self._action(nodes[-1][1], nodes[-1][0]) if nodes else None
         last = None
         if state.undone and state.undone[-1].at_ns >= state.last_at_ns:
             last = self._action(state.undone[-1].event, state)
@@ -620,10 +648,21 @@ class BattleAdapter:
         until the next question or theme starts, or an undo takes something back (then it no longer holds).
         """
         events = events if isinstance(events, (list, tuple)) else [events]
-        if any(isinstance(event, (ev.PriceAnnounced, ev.ThemeStarted, ev.ActionUndone, ev.BattleSetUp))
-               for event in events):
+        if any(isinstance(event, (ev.PriceAnnounced, ev.ThemeStarted, ev.BattleSetUp)) for event in events):
             return None
-        event = events[-1]  # a correction or a decision is a command of one event
+        event = events[-1]  # a correction, a decision, an undo, a withdrawal, a mode: a command of one event
+        moved = before is not None and before.scores != after.scores
+        if isinstance(event, ev.ActionUndone):
+            # the hall saw the score change, so it is told that it is taken back, and what (issue 21)
+            if not moved or not after.undone:
+                return None
+            return self._told(before, after, "undone", action=self._action(after.undone[-1].event, after))
+        if isinstance(event, ev.QuestionWithdrawn) and moved:
+            return self._told(before, after, "withdrawn", question=before.last_question, reason=event.reason)
+        if isinstance(event, ev.ModeChanged):
+            on = after.mode == engine.Mode.CLAPS
+            return self._told(before, after, "claps_on" if on else "claps_off", question=after.current_question,
+                              section=_section(after.profile.cite("fallback")) if on else None)
         if isinstance(event, ev.RulingCorrected):
             kind, player, index, appeal = "correction", event.player, event.question, None
         elif isinstance(event, ev.AppealDecided):
@@ -655,6 +694,44 @@ class BattleAdapter:
             "reason": getattr(event, "reason", ""),
             "section": _section(profile.cite("appeals" if appeal is not None else "corrections")),
             "void_section": _section(profile.cite("question_end")) if voided or restored else None,
+        }
+
+    def _told(self, before, after, kind: str, question=None, reason: str = "", section: str | None = None,
+              action: dict | None = None) -> dict:
+        """An announcement of ``kind`` with no ruling in it: the scores that moved from ``before`` to ``after``,
+        the question it was about (or None), the host's words and the action taken back (an undo)."""
+        names = after.players
+        if action is not None:  # the action taken back, with the name of the player it was about
+            player = action.get("player")
+            action = {**action, "name": names[player] if isinstance(player, int) and 0 <= player < len(names) else ""}
+        theme = after.themes[question.theme] if question is not None and question.theme < len(after.themes) else None
+        return {
+            "id": after.seq, "kind": kind, "player": None, "name": "",
+            "question": None if question is None or theme is None else {
+                "index": question.index, "theme": theme.index, "theme_name": theme.name,
+                "theme_shootout": theme.shootout, "price": question.value_points},
+            "was": None, "now": None,
+            "scores": [{"player": i, "name": names[i], "old": old, "new": new}
+                       for i, (old, new) in enumerate(zip(before.scores, after.scores)) if old != new],
+            "voided": [], "restored": [], "claim": "", "reason": reason or "", "section": section,
+            "void_section": None, "action": action,
+        }
+
+    def battle_told(self, state, kind: str, battle_id: str) -> dict:
+        """The hall is told that a battle is set aside (``kind`` "set_aside": its scores as they stay) or resumed
+        ("resumed": its scores as it goes on): the board's players and scores change with no ruling."""
+        return {
+            "id": f"{kind}:{battle_id}:{state.seq}", "kind": kind, "player": None, "name": "", "question": None,
+            "was": None, "now": None,
+            # a tournament battle by the names on its papers («Сова · 1/9 финала · бой 3»), "" for a battle of the box
+            "battle_named": " · ".join(part.strip() for part in (getattr(state.setup, "tournament", ""),
+                                                                  getattr(state.setup, "stage", ""),
+                                                                  getattr(state.setup, "battle_name", ""))
+                                       if part and part.strip()),
+            "scores": [{"player": i, "name": name, "old": None, "new": score}
+                       for i, (name, score) in enumerate(zip(state.players, state.scores))],
+            "voided": [], "restored": [], "claim": "", "reason": "", "section": None, "void_section": None,
+            "action": None,
         }
 
     # ------------------------------------------------------------ view
@@ -844,6 +921,33 @@ class BattleAdapter:
         self._reading_shown = (setup, positions, view)
         return view
 
+    @staticmethod
+    def _press_round(state, question) -> list[dict]:
+        """The view's ``presses``: the current round of pressing only (after a «Минус» the new presses are a new
+        list, gaps from its own first press; the protocol keeps every round). A queued signal that answers now
+        (eurocup 2.10.1) was given in the round before: it leads the list, ``carried``, with no gap."""
+        if question is None:
+            return []
+        order = state.press_order(question)
+        counting = engine.COUNTED_OUTCOMES
+        if question.is_over:  # the round of the last answer, with that answer's press
+            shown = max(len(question.rulings) - 1, 0)
+            last = question.rulings[-1].player if question.rulings else None
+            answers = lambda press: press["player"] == last and press["outcome"] in counting  # noqa: E731
+        else:
+            shown = len(question.rulings)
+            answers = lambda press: (press["player"], press["at_ns"]) == (  # noqa: E731
+                question.answerer, question.answerer_press_ns)
+        presses = []
+        for press in order:
+            carried = press["round"] < shown and answers(press)
+            if press["round"] == shown or carried:
+                presses.append({"player": press["player"], "t_ns": press["at_ns"], "round": shown,
+                                "gap_ms": None if carried else press["gap_ns"] / 1e6, "carried": carried,
+                                "source": press["source"], "outcome": press["outcome"]})
+        presses.sort(key=lambda press: not press["carried"])
+        return presses
+
     def view(self, state, battle_id: str, now_ns: int) -> dict:
         """The pages' view of ``state`` (docs/socketio-events.md, "view")."""
         question = state.current_question
@@ -858,12 +962,7 @@ class BattleAdapter:
             "absent": i in state.setup.absent,
         } for i, name in enumerate(state.players)]
         themes = self._theme_board(state)
-        presses = []
-        if shown is not None:
-            for press in state.press_order(shown):
-                presses.append({"player": press["player"], "t_ns": press["at_ns"],
-                                "gap_ms": press["gap_ns"] / 1e6, "source": press["source"],
-                                "outcome": press["outcome"]})
+        presses = self._press_round(state, shown)
         deadlines = {Deadline.PRESS_WINDOW: None, Deadline.ANSWER: None}
         if state.press_window_closes_ns is not None and question is not None:
             opened = max(question.reading_finished_ns or 0, question.reopened_ns or 0)

@@ -47,22 +47,35 @@ class Battles:
         self._lock = threading.Lock()  # guards the dicts below
         self._battle_locks: dict[str, threading.Lock] = {}
         self._states: dict[str, BattleState] = {}
+        # battle -> the seqs of its events stored by the same command as the event before them (the host's
+        # "next" is a price and the start of its reading: the second is joined to the first); undo takes back
+        # a whole command (BattleAdapter.undo_nodes), not half of it
+        self._joined: dict[str, set[int]] = {}
         self._listeners: list[Listener] = []
         self.broken: dict[str, str] = {}  # battles whose log no longer replays (kept out, reported)
         for battle_id in store.stream_ids(BATTLE):
             self._rebuild(battle_id)
 
     def _rebuild(self, battle_id: str) -> None:
-        state = None
+        state, joined, previous = None, set(), None
         try:
             for row in self.store.read(BATTLE, battle_id):
                 state = apply(state, row.event)
+                if row.command_id is not None and row.command_id == previous:
+                    joined.add(row.seq)
+                previous = row.command_id
         except (BattleRuleError, StoreError) as error:
             self.broken[battle_id] = str(error)
             return
         if state is not None:
             self._states[battle_id] = state
+            self._joined[battle_id] = joined
             self._battle_locks[battle_id] = threading.Lock()
+
+    def same_command(self, battle_id: str, seq: int) -> bool:
+        """Whether the event ``seq`` of ``battle_id`` was stored by the same command as the event before it."""
+        with self._lock:
+            return seq in self._joined.get(battle_id, ())
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener(battle_id, event, state)`` after each durable append (in the submitter's thread)."""
@@ -131,10 +144,12 @@ class Battles:
                 steps.append((event, new))
             if callable(result):
                 result = result(new)
-            self.store.append(BATTLE, battle_id, events, command_id=command_id, result=result,
-                              expected_seq=current.seq + 1)
+            seqs = self.store.append(BATTLE, battle_id, events, command_id=command_id, result=result,
+                                     expected_seq=current.seq + 1)
             with self._lock:
                 self._states[battle_id] = new
+                if command_id is not None and len(seqs) > 1:
+                    self._joined.setdefault(battle_id, set()).update(seqs[1:])
         self._notify(battle_id, steps)
         return new
 

@@ -75,12 +75,14 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
     # Who went on, and where: the stage's advancement once it is complete, and before that every drawn seat
     # already filled from a battle's result (a bracket seat resolves as soon as its battle ended).
     seated = {}
+    seated_in = {}  # (player, stage) -> the battle of that stage (1-based) the draw or a result seats them in
     for spec in state.battles.values():
         for seat in spec.seats:
-            if seat.startswith("@"):
-                player = resolve(state, seat)
-                if player:
-                    seated[player] = spec.stage
+            player = resolve(state, seat) if seat.startswith("@") else seat
+            if player:
+                seated_in[(player, spec.stage)] = spec.index + 1
+            if seat.startswith("@") and player:
+                seated[player] = spec.stage
     # A battle's places that go on by place alone (``places = [1]``: the winner, northern-owl 2.4) are known as
     # soon as it ended, before the rest of the stage plays; other selectors wait for the stage's outcome.
     for battle_id in state.results:
@@ -118,7 +120,11 @@ def add_bracket_words(state: t.TournamentState, view: dict) -> dict:
                 for seat, player in ((seat, resolve(state, seat)) for seat in battle.get("seats", []))]
             for line in battle.get("lines", []):
                 line["withdrawn"] = line["player"] in withdrawn
-                line["went_to"] = titles.get(went.get(line["player"], ""))
+                to = went.get(line["player"], "")
+                line["went_to"] = titles.get(to)
+                if line["went_to"] is not None:
+                    # «→ 1/9 финала, бой 3»: which battle, once the draw has seated the player in one
+                    line["went_to"] = {**line["went_to"], "battle": seated_in.get((line["player"], to))}
             for shootout in battle.get("shootouts", []):
                 shootout["names"] = [names.get(p, p) for p in shootout.get("order", [])]
         for tie in stage.get("ties_broken", []):

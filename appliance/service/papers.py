@@ -77,7 +77,8 @@ def summary(state, battle_id: str = "", language: str = "ru") -> dict:
     """A battle in a line, for a screen that must not lose it: ``{"id", "title", "finished", "questions",
     "players": [{"name", "score"}]}``."""
     return {"id": battle_id, "title": title(state, battle_id, language), "finished": state.is_over,
-            "questions": len(state.questions),
+            # played means over: «сыграно вопросов: 1» is not said while question 1 is still being answered
+            "questions": sum(1 for question in state.questions if question.is_over),
             "players": [{"name": name, "score": score} for name, score in zip(state.players, state.scores)]}
 
 

@@ -127,6 +127,10 @@ class Session:
         self.simulator = simulator
         self._lock = threading.RLock()
         self._seq = 0
+        # This serving run's id: ``seq`` counts updates within one run and starts again at 0 after a restart, so
+        # a view is named by (epoch, seq) wherever it must stay unique across restarts (the host page keys a
+        # tap by the view it was made on: docs/socketio-events.md)
+        self.epoch = secrets.token_hex(8)
         self._view: dict[str, Any] = {}
         self._battle_id: str | None = None
         self._state = None
@@ -143,6 +147,11 @@ class Session:
         self._announcement: dict | None = None  # a correction or an appeal's decision, for the hall (view key)
         self._battle_list: list[dict] = []  # this box's battles (view key "battles"), remade on setup/resume
         self._subscribers: list[Callable[[dict], None]] = []
+        # Undo takes back the host's last command whole: the adapter asks which events one command stored
+        # together (the live battle's, from the store)
+        same_command = getattr(battles, "same_command", None)
+        if same_command is not None:
+            adapter.joined = lambda seq: self._battle_id is not None and same_command(self._battle_id, seq)
         self._view = self._build_view()
 
     # ------------------------------------------------------------------ lifecycle
@@ -191,7 +200,7 @@ class Session:
         The update is read-only: its ``changes`` are the session's own view values (views are built fresh
         for every change and never mutated after, so no copy is made on the press path), shared with the
         other subscribers. A subscriber that needs to edit one copies it first (``web.sync.Hub.broadcast``
-        builds a new, filtered ``changes`` dict).
+        builds each audience's own record of it, ``appliance.service.audience``).
         """
         self._subscribers.append(callback)
 
@@ -220,14 +229,15 @@ class Session:
 
     # ------------------------------------------------------------------ reads
     def snapshot(self) -> dict:
-        """``{seq, server_now_ns, view}``: the full view and the number of the last update it includes.
+        """``{seq, epoch, server_now_ns, view}``: the full view, the number of the last update it includes and
+        the serving run those numbers count in (:attr:`epoch`).
 
         The view is the caller's own copy. It is copied outside the lock: ``self._view`` is replaced, never
         mutated, so the reference taken under the lock stays the view of ``seq``.
         """
         with self._lock:
             seq, now_ns, view = self._seq, self.clock(), self._view
-        return {"seq": seq, "server_now_ns": now_ns, "view": copy.deepcopy(view)}
+        return {"seq": seq, "epoch": self.epoch, "server_now_ns": now_ns, "view": copy.deepcopy(view)}
 
     @property
     def seq(self) -> int:
@@ -446,9 +456,10 @@ class Session:
         in the store and in the list, to be resumed (``resume``)."""
         event = self.adapter.setup_event(args, at_ns)  # a bad setup is said first, whatever is live
         self._check_set_aside(args.get("set_aside"), "setup")
+        aside = self._aside()
         battle_id = self.battles.create(event, command_id=command_id, result=result)
         result["battle_id"] = battle_id
-        self._open(battle_id, self.adapter.event_dict(event))
+        self._open(battle_id, self.adapter.event_dict(event), told=aside)
 
     def _resume(self, args: dict, command_id: str, result: dict) -> None:
         """``resume {battle}``: any battle of this box becomes the live one again, as its log left it. The one it
@@ -457,20 +468,31 @@ class Session:
         battle_id = args["battle"]
         if battle_id not in {line["battle_id"] for line in self.battles.list()}:
             raise CommandRejected("error.no_such_battle", f"no battle {battle_id!r} on this box"[:200], "resume")
+        aside = None
         if battle_id != self._battle_id:
             self._check_set_aside(args.get("set_aside"), "resume")
+            aside = self._aside()
         result["battle_id"] = battle_id
         self.battles.record_command(command_id, result)
-        self._open(battle_id, {"type": "BattleResumed", "battle": battle_id})
+        state = self.battles.state(battle_id)
+        # the hall is told the battle goes on, with its scores (or that the one before it was set aside)
+        told = aside if state.is_over else self.adapter.battle_told(state, "resumed", battle_id)
+        self._open(battle_id, {"type": "BattleResumed", "battle": battle_id}, told=told)
+
+    def _aside(self) -> dict | None:
+        """The announcement that the live battle is set aside (unfinished), or None."""
+        if self._state is None or self._state.is_over:
+            return None
+        return self.adapter.battle_told(self._state, "set_aside", self._battle_id)
 
     def _check_set_aside(self, set_aside, command: str) -> None:
         if self._state is not None and not self._state.is_over and set_aside != self._battle_id:
             raise CommandRejected("error.battle_unfinished", f"battle {self._battle_id} is not over; name it in "
                                   "set_aside to set it aside", command)
 
-    def _open(self, battle_id: str, event: dict) -> None:
+    def _open(self, battle_id: str, event: dict, told: dict | None = None) -> None:
         self._battle_id = battle_id
-        self._announcement = None
+        self._announcement = told
         self._state = self.battles.state(battle_id)
         # a battle ahead of the timeline (imported from another box): the timeline goes on after it
         self._adopt_timeline(self._timeline.continued_after(self._raw_clock(), self._state.last_at_ns),

@@ -17,6 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import engineio
 import pytest
 import socketio
 from werkzeug.serving import make_server
@@ -54,13 +55,34 @@ class Server:
         self.thread.join(timeout=5)
 
 
+class InOrderEngineIO(engineio.Client):
+    """python-engineio's client hands every message it reads to a thread of its own (``_receive_packet`` passes
+    ``run_async=True``), so two updates sent in order may reach the handlers in either order: a test that checks
+    the order the server sent them in then fails now and then for no fault of the server (issue 19:
+    ``test_every_client_hears_every_broadcast_in_order`` failed once in five whole-suite runs). This one hands
+    each message over on its reading thread, in the order it came; a handler must not wait for the server
+    (``sio.call`` from a handler would hold the reading up), and the tests' handlers only record."""
+
+    def _trigger_event(self, event, *args, **kwargs):
+        if event == "message":
+            kwargs["run_async"] = False
+        return super()._trigger_event(event, *args, **kwargs)
+
+
+class InOrderClient(socketio.Client):
+    """A python-socketio client whose handlers hear the messages in the order they came (:class:`InOrderEngineIO`)."""
+
+    def _engineio_client_class(self):
+        return InOrderEngineIO
+
+
 class Client:
-    """A python-socketio client on one namespace that queues what it receives."""
+    """A python-socketio client on one namespace that queues what it receives, in the order it came."""
 
     def __init__(self, url: str, namespace: str, auth: dict | None = None) -> None:
         self.namespace = namespace
         self.received: queue.Queue = queue.Queue()
-        self.sio = socketio.Client(reconnection=False)
+        self.sio = InOrderClient(reconnection=False)
         for name in ("hello", "snapshot", "update", "pin_shown"):
             self.sio.on(name, self._keeper(name), namespace=namespace)
         self.refusal = None

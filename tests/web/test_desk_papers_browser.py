@@ -179,3 +179,53 @@ def test_battle_cards_and_the_result_form_fit_a_1280_tablet(server):
         result = layout_problems(page, 12)
         browser.close()
     assert bracket == [] and result == []
+
+
+def test_the_print_pages_first_page_holds_the_first_stage_not_the_standings_alone(server):
+    """Issue 21: the first page was 60 % empty (the standings alone, the first stage on page 2)."""
+    app, base = server
+    from web.director import desk
+
+    with app.app_context():
+        tid = desk().create("northern-owl", "Малая Сова", seed=2)
+        for i in range(36):
+            desk().register(tid, f"Участник {i + 1:02d}")
+        desk().close_registration(tid)
+        desk().set_seeds(tid, [f"p{i:03d}" for i in range(1, 10)])
+        desk().draw(tid, seed=2)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pdf = ARTIFACTS / "print-first-page.pdf"
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{base}/director/{tid}/print")
+        page.fill("input[name=pin]", PIN)
+        page.keyboard.press("Enter")
+        page.wait_for_selector("section.stage")
+        page.emulate_media(media="print")
+        page.pdf(path=str(pdf), format="A4", print_background=False)
+        browser.close()
+    first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", "-layout", str(pdf), "-"], check=True,
+                           capture_output=True, text=True, timeout=60).stdout
+    assert "Бой 1" in first, "the first page holds the standings alone"
+    assert len([line for line in first.splitlines() if line.strip()]) >= 25, first
+
+
+def test_a_bracket_line_names_the_battle_the_player_went_on_to(server):
+    """Issue 21: «→ 1/9 финала» said which stage, not which battle of it."""
+    app, base = server
+    tid = owl_day(app)
+    from web.director import desk
+
+    with app.app_context():
+        desk().draw(tid, seed=5)                               # the third-final: the winners seated in its battles
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{base}/director/{tid}/bracket")
+        page.fill("input[name=pin]", PIN)
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".went-to")
+        went = page.locator(".went-to").all_inner_texts()
+        browser.close()
+    assert went and all(re.fullmatch(r"→ .+, бой \d+", text.strip()) for text in went), went[:5]

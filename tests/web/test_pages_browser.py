@@ -30,7 +30,7 @@ def test_every_page_loads_under_the_csp_with_no_script_error(server):
         desk.register(tid, f"Игрок {i}")
     desk.draw(tid, seed=1)
     first = next(iter(desk.state(tid).battles))
-    pages = ["/", "/board", "/watch", "/play", "/sim", "/lobby", "/room", "/nope",
+    pages = ["/", "/board", "/watch", "/play", "/sim", "/overlay", "/overlay?layout=scores", "/lobby", "/room", "/nope",
              f"/battles/{battle_id}/protocol", f"/table/{tid}",
              "/director/", f"/director/{tid}/", f"/director/{tid}/registration", f"/director/{tid}/seeding",
              f"/director/{tid}/bracket", f"/director/{tid}/print", f"/director/{tid}/sheets/written",

@@ -4,7 +4,9 @@ restarts (docs/rooms.md)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 
 import pytest
 
@@ -23,9 +25,9 @@ from web.sync import Services
 class Box:
     """One box's app over a real battle store in ``data_dir`` (a restart is another Box on the same folder)."""
 
-    def __init__(self, data_dir, capture, role: str = "") -> None:
+    def __init__(self, data_dir, capture, role: str = "", box_id: str = "desk") -> None:
         if role:
-            Roles(data_dir / "rooms").set_role(role, "Стол", box_id="desk")
+            Roles(data_dir / "rooms").set_role(role, "Стол", box_id=box_id)
         # leaf port 0: a free one, kept (never a fixed port in tests)
         self.settings = config.load(overrides={"data_dir": data_dir, "simulator": True, "rooms_leaf_port": 0},
                                     environ={}, config_path=None)
@@ -57,9 +59,9 @@ class Box:
 def boxes(tmp_path, recording_capture):
     made = []
 
-    def make(folder: str, role: str = "") -> Box:
+    def make(folder: str, role: str = "", box_id: str = "desk") -> Box:
         (tmp_path / folder).mkdir(exist_ok=True)
-        box = Box(tmp_path / folder, recording_capture, role)
+        box = Box(tmp_path / folder, recording_capture, role, box_id)
         made.append(box)
         return box
 
@@ -152,6 +154,135 @@ def dataclass_line(line, score: int):
 
     return dataclasses.replace(line, score=score)
 
+
+# --- pairing names a new box only (issue 19) ----------------------------------------------------------------------
+async def _beats(hub_url: str, app_password: str, station_url: str, seconds: float) -> int:
+    """How many beats a client of the station's nats-server gets through to the hub within ``seconds`` (0: the
+    station's leaf is cut or refused)."""
+    import nats
+
+    from appliance.service.rooms import natsconf, protocol
+
+    hub = await nats.connect(hub_url, user=natsconf.APP_USER, password=app_password)
+    got: list[bytes] = []
+
+    async def heard(message):
+        got.append(message.data)
+
+    await hub.subscribe(protocol.desk_subject("room2", "beat"), cb=heard)
+    await hub.flush()
+    station = await nats.connect(station_url, inbox_prefix=protocol.inbox_prefix("room2"))
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not got:
+        await station.publish(protocol.desk_subject("room2", "beat"), b"beat")
+        await station.flush()
+        await asyncio.sleep(0.2)
+    await station.close()
+    await hub.close()
+    return len(got)
+
+
+def test_pairing_names_a_new_box_only_and_a_re_pair_cuts_the_old_credential(boxes, tmp_path):
+    from appliance.service.rooms import natsconf
+    from appliance.service.rooms.server import NatsServer
+
+    hub = boxes("hub", role="hub")
+    hub.login()
+    servers = []
+
+    def code() -> str:
+        return hub.client.post("/director/rooms/code.json").get_json()["code"]
+
+    def pair(given: str, box_id: str, name: str):
+        return hub.client.post("/rooms/pair", json={"code": given, "box_id": box_id, "name": name})
+
+    def station(folder: str, leaf_url: str, password: str) -> str:
+        """room2's nats-server as the station writes it, with ``password``: its client URL."""
+        server = NatsServer(tmp_path / folder)
+        server.write(natsconf.station_config("room2", str(tmp_path / folder / "js"), 0,
+                                             leaf_url.replace("localhost", "127.0.0.1"), "room2", password,
+                                             ports_dir=str(tmp_path / folder)))
+        servers.append(server)
+        return server.start()["nats"][0]
+
+    def beats(station_url: str, seconds: float) -> int:
+        return asyncio.run(_beats(hub.rooms.server.client_url(), hub.rooms.roles.data["app_password"], station_url,
+                                  seconds))
+
+    try:
+        first = code()
+        honest = pair(first, "room2", "Комната 2").get_json()
+        assert honest["ok"] and honest["user"] == "room2"
+        room2 = station("room2", honest["leaf_url"], honest["password"])
+        assert beats(room2, 20) > 0  # paired: its leaf carries its beats
+
+        # a used code pairs nothing more; a live code names room2 (public on /lobby.json): refused in words
+        used = pair(first, "room4", "Комната 4")
+        assert used.status_code == 403 and "stale" in used.get_json()["error"]
+        attack = pair(code(), "room2", "Чужой")
+        assert attack.status_code == 403 and "password" not in attack.get_json()
+        assert "уже подключён" in attack.get_json()["error"] and "already paired" in attack.get_json()["error"]
+        assert hub.rooms.roles.stations()["room2"].name == "Комната 2"  # not renamed
+        assert beats(room2, 10) > 0
+
+        # the director re-pairs room2 on the desk: its old password is cut, connected or new
+        page = hub.client.get("/director/rooms").get_data(as_text=True)
+        assert "Подключить заново" in page
+        unsure = hub.client.post("/director/rooms/repair", data={"box": "room2"})  # the tick box left empty
+        assert unsure.status_code == 302 and "note=" in unsure.headers["Location"]
+        assert not hub.rooms.roles.is_repairing("room2") and beats(room2, 10) > 0  # nothing cut
+        done = hub.client.post("/director/rooms/repair", data={"box": "room2", "sure": "1"})
+        assert done.status_code == 302 and "note=" in done.headers["Location"]
+        assert "ждёт подключения заново" in hub.client.get("/director/rooms").get_data(as_text=True)
+        assert beats(room2, 5) == 0  # the leaf connected with the old password: cut (a reload alone keeps it)
+        thief = station("thief", honest["leaf_url"], honest["password"])
+        assert beats(thief, 5) == 0
+        assert "Authorization Violation" in (tmp_path / "thief" / "nats.log").read_text()
+
+        # the honest re-pair: one code, a new credential that connects
+        again = pair(code(), "room2", "Комната 2").get_json()
+        assert again["ok"] and again["password"] != honest["password"]
+        renewed = station("renewed", again["leaf_url"], again["password"])
+        assert beats(renewed, 20) > 0
+        assert pair(code(), "room2", "Комната 2").status_code == 403  # paired again: refused again
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def test_a_station_asked_for_a_battle_not_given_to_it_refuses_in_words_and_the_desk_is_unchanged(boxes):
+    """Issue 22: the refusal said «Этот бой уже у другого бокса: ?» and had claimed the battle at the desk."""
+    hub = boxes("hub", role="hub")
+    desk = hub.desk()
+    tid = desk.create("mubc", "Кубок", seed=3, tournament_id="t1")
+    for number in range(1, 9):
+        desk.register(tid, f"Игрок {number}")
+    desk.close_registration(tid)
+    desk.draw(tid)
+    given, other = sorted(desk.state(tid).battles)[:2]
+    room = boxes("room2", role="station", box_id="room2")
+    answer = hub.rooms.pair_station(hub.rooms.roles.new_code(), "room2", "Комната 2", "127.0.0.1")
+    room.rooms.stop()
+    room.rooms.roles.paired(answer["leaf_url"], answer["user"],
+                            answer["password"], "127.0.0.1")
+    room.rooms.start()
+    hub.login()
+    room.login()
+    assert hub.client.post("/director/rooms/assign", data={"box": "room2", "battle_key": f"{tid}|{given}"}
+                           ).status_code == 302
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not room.rooms.assignments():
+        time.sleep(0.2)
+    assert [a["battle"] for a in room.rooms.assignments()] == [given]
+    before = dict(desk.state(tid).assignments)
+
+    refused = room.client.post("/room/start", data={"tournament": tid, "battle": other},
+                               headers={"Accept": "application/json"})
+    assert refused.status_code == 409
+    words = refused.get_json()["error"]
+    assert "не дан этой комнате" in words and "?" not in words and "другого бокса" not in words
+    assert dict(desk.state(tid).assignments) == before  # nothing claimed at the desk
+    assert other not in desk.state(tid).assignments or desk.state(tid).assignments[other][1] != "room2"
 
 def test_the_pairing_form_starts_with_the_hub_the_cards_settings_file_named(boxes):
     """issue 23: a station's hub in svoyak-settings.txt (setting rooms_hub) fills the pairing form's address."""

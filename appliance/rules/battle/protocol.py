@@ -10,7 +10,7 @@ import dataclasses
 
 from appliance.rules.battle.choices import CorrectionKind, PressSource
 from appliance.rules.battle.standings import standings
-from appliance.rules.battle.state import BattleState, Question
+from appliance.rules.battle.state import BattleState, Question, press_rounds
 
 # Every word of the protocol, (Russian, English): a paper speaks the language it was asked in (the screens' one).
 OUTCOMES = {
@@ -77,7 +77,7 @@ class ProtocolRow:
     question: int  # 1-based within the theme
     value_points: int
     kind: str  # "", "red", "shoot-out"
-    presses: str  # "Аня 0.000; Борис +0.053 (во время ответа)"
+    presses: str  # "Аня 0.000; Борис +0.053 (во время ответа) | Борис 0.000": a round of pressing per «Минус»
     answers: str  # "Аня −10; Борис +10"
     outcome: str
     scores: tuple  # running scores after this question, corrections applied
@@ -93,15 +93,16 @@ def _seconds(ns: int) -> str:
 
 def question_row(state: BattleState, question: Question, running: list[int], language: str = "ru") -> ProtocolRow:
     names = state.players
-    presses = []
-    first = None
-    for press in sorted(question.presses, key=lambda p: p.at_ns):
-        first = press.at_ns if first is None else first
-        gap = "0.000" if press.at_ns == first else f"+{_seconds(press.at_ns - first)}"
-        note = word(PRESS_NOTES.get(press.outcome, (press.outcome, press.outcome)), language)
-        source = "" if press.source == PressSource.BUTTON else \
-            f", {word(SOURCES.get(getattr(press.source, 'value', press.source), (str(press.source),) * 2), language)}"
-        presses.append(f"{names[press.player]} {gap}" + (f" ({note}{source})" if note or source else ""))
+    # each round of pressing (a «Минус» reopens the question) with its own gaps: "Аня 0.000; Борис +0.053 | Вера 0.000"
+    rounds: dict[int, list[str]] = {}
+    for press in press_rounds(question):
+        presses = rounds.setdefault(press["round"], [])
+        gap = "0.000" if press["gap_ns"] == 0 else f"+{_seconds(press['gap_ns'])}"
+        outcome, kind = press["outcome"], press["source"]
+        note = word(PRESS_NOTES.get(outcome, (outcome, outcome)), language)
+        source = "" if kind == PressSource.BUTTON else \
+            f", {word(SOURCES.get(getattr(kind, 'value', kind), (str(kind),) * 2), language)}"
+        presses.append(f"{names[press['player']]} {gap}" + (f" ({note}{source})" if note or source else ""))
     answers, corrections = [], []
     value = question.value_points
     for ruling in question.rulings:
@@ -129,7 +130,7 @@ def question_row(state: BattleState, question: Question, running: list[int], lan
     kind = word(WORDS["shootout"], language) if question.shootout else (word(WORDS["red"], language)
                                                                          if question.red else "")
     return ProtocolRow(theme=question.theme + 1, theme_name=theme.name, question=question.number + 1,
-                       value_points=value, kind=kind, presses="; ".join(presses), answers="; ".join(answers),
+                       value_points=value, kind=kind, presses=" | ".join("; ".join(one) for one in rounds.values()), answers="; ".join(answers),
                        outcome=word(OUTCOMES[outcome], language) if outcome in OUTCOMES else (outcome or ""),
                        scores=tuple(running),
                        corrections="; ".join(corrections), source=question_source(state, question, language))

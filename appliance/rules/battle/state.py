@@ -283,12 +283,26 @@ class BattleState:
         return None if closes is None else closes + self.rules.deadline_in_time_ns
 
     def press_order(self, question: Question | None = None) -> list[dict[str, Any]]:
-        """Presses of a question (default: the current or last) in timestamp order, with the gap to the
-        first press in ns: who pressed, when, by how much they were second."""
+        """Presses of a question (default: the current or last) in timestamp order, each with its ``round`` of
+        pressing and the gap in ns to the first press of that round: who pressed, when, by how much they were
+        second. See :func:`press_rounds`."""
         question = question or self.last_question
         if question is None:
             return []
-        presses = sorted(question.presses, key=lambda press: press.at_ns)
-        first = presses[0].at_ns if presses else 0
-        return [{"player": press.player, "at_ns": press.at_ns, "gap_ns": press.at_ns - first,
-                 "source": press.source, "outcome": press.outcome} for press in presses]
+        return press_rounds(question)
+
+
+def press_rounds(question: Question) -> list[dict[str, Any]]:
+    """The presses of ``question`` by time, each in its round of pressing: round 0 until the first ruling, round
+    ``k`` from the k-th ruling on (a «Минус» reopens the question: eurocup 2.9, 2.10; the presses after it are a
+    new list). ``gap_ns`` is counted from the first press of the same round, never across a ruling (nor across
+    a battle set aside and resumed in between): a press after a «Минус» is not «+23 s» behind the first press
+    of the question."""
+    boundaries = sorted(ruling.at_ns for ruling in question.rulings)
+    out, firsts = [], {}
+    for press in sorted(question.presses, key=lambda press: press.at_ns):
+        number = sum(1 for at in boundaries if at <= press.at_ns)
+        first = firsts.setdefault(number, press.at_ns)
+        out.append({"player": press.player, "at_ns": press.at_ns, "gap_ns": press.at_ns - first, "round": number,
+                    "source": press.source, "outcome": press.outcome})
+    return out

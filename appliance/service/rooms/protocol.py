@@ -48,6 +48,23 @@ class SlotTakenError(RoomsError, LookupError):
         self.holder = holder
 
 
+class NotAssignedError(RoomsError, LookupError):
+    """A station asked to start a battle that is not among the desk's assignments to it (nothing is claimed)."""
+
+
+CLAIM_REASONS = {"unknown tournament": "unknown_tournament", "unknown battle": "unknown_battle",
+                 "the battle already has a result": "has_result"}  # the hub's words (results.py) -> a code
+
+
+class ClaimRefusedError(RoomsError, LookupError):
+    """The hub refused a claim for a reason other than another holder: ``reason`` is a code of CLAIM_REASONS
+    (or "" for a reason this version does not know; the message keeps the hub's words)."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 def check_box_id(box_id: str) -> str:
     """``box_id`` if it is a valid box id (lowercase letters, digits, dashes; at most 31), else MessageError."""
     if not isinstance(box_id, str) or not BOX_ID.match(box_id) or box_id == HUB_DOMAIN:

@@ -16,7 +16,7 @@ from appliance.rules import tournament as t
 from appliance.rules.tournament.battle_driver import result_from_battle
 from appliance.rules.tournament.errors import TournamentError
 from appliance.service.rooms.conflicts import ConflictBook, ConflictError
-from appliance.service.rooms.protocol import SlotTakenError
+from appliance.service.rooms.protocol import CLAIM_REASONS, ClaimRefusedError, SlotTakenError
 from appliance.service.tournaments import SLOT_PREFIX
 
 
@@ -81,8 +81,11 @@ class ResultEntry:
 
     def check_free(self, box: str, tournament_id: str, battle_id: str) -> None:
         answer = self.claim(box, tournament_id, battle_id)
+        if not answer["ok"] and answer.get("holder"):
+            raise SlotTakenError(f"battle {battle_id} is held by {answer['holder']}", answer["holder"])
         if not answer["ok"]:
-            raise SlotTakenError(f"battle {battle_id} is held by {answer.get('holder')}", answer.get("holder", ""))
+            why = str(answer.get("error") or "")
+            raise ClaimRefusedError(f"battle {battle_id}: {why}", CLAIM_REASONS.get(why, ""))
 
     # --- assignments -------------------------------------------------------------------------------------------------
     def assignments_for(self, box: str) -> list[dict]:

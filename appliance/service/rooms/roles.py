@@ -1,7 +1,7 @@
 """A box's role in the rooms and its credentials, kept in ``data_dir/rooms/rooms.json`` (0600).
 
 ``standalone`` (the default, today's box), ``hub`` or ``station``. A hub keeps the stations it paired, each
-with its own password, and the pairing code it shows (short-lived). A station keeps the hub's leaf URL and its
+with its own password, and the pairing code it shows (short-lived; it pairs one box). A station keeps the hub's leaf URL and its
 own user and password. Changing the role rewrites this file; nothing is reflashed.
 """
 
@@ -26,6 +26,17 @@ PAIRING_TRIES = 10  # wrong codes before the code is void (a stranger cannot try
 
 class RoleError(RoomsError, ValueError):
     """An unknown role, or a change the box cannot make now."""
+
+
+class AlreadyPairedError(PairingError):
+    """A box id that is already paired with this desk and that the director has not re-paired."""
+
+    def __init__(self, box_id: str, name: str) -> None:
+        self.box_id, self.name = box_id, name
+        super().__init__(f"Бокс {box_id} («{name}») уже подключён к этому столу; чтобы подключить его заново, "
+                         f"нажмите «Подключить заново» у этой станции на странице комнат стола. / Box {box_id} "
+                         f"({name}) is already paired with this desk; to pair it again, press «Подключить заново» "
+                         f"(pair again) beside that station on the desk's rooms page.")
 
 
 @dataclasses.dataclass
@@ -114,7 +125,12 @@ class Roles:
         return None
 
     def pair(self, code: str, box_id: str, name: str) -> Station:
-        """A station that gives the current code gets its own user and password (a repeat gets the same)."""
+        """A box that gives the current code gets its own user and password; the code is then used up (one code,
+        one box). A box id already paired is refused (box ids are public, on ``/lobby.json``): only a station the
+        director re-paired on the desk (:meth:`repair`) takes its new credential, and its name, with a code.
+
+        Raises :class:`PairingError` (wrong or stale code; ten wrong tries void it) or :class:`AlreadyPairedError`.
+        """
         import hmac
 
         protocol.check_box_id(box_id)
@@ -123,18 +139,41 @@ class Roles:
                 raise PairingError("this box is not a hub")
             current = self._code if self._code and self._code[1] > self.clock() else None
             if current is None or not hmac.compare_digest(str(code).strip().encode(), current[0].encode()):
-                self._tries += 1
-                if self._tries >= PAIRING_TRIES:
-                    self._code = None
+                self._wrong_try()
                 raise PairingError("wrong or stale pairing code")
             stations = self.data["stations"]
+            if box_id in stations and not stations[box_id].get("repairing"):
+                self._wrong_try()  # counted like a wrong code: ids are public, so a guess at one costs a try
+                raise AlreadyPairedError(box_id, stations[box_id]["name"])
             if box_id in stations:
-                stations[box_id]["name"] = name.strip()[:40] or box_id
+                stations[box_id] = {"name": name.strip()[:40] or box_id, "password": stations[box_id]["password"]}
             else:
                 stations[box_id] = {"name": name.strip()[:40] or box_id, "password": secrets.token_hex(16)}
+            self._code = None  # used up: the next box needs the next code
             self._save()
             info = stations[box_id]
         return Station(box_id, info["name"], info["password"])
+
+    def _wrong_try(self) -> None:
+        self._tries += 1
+        if self._tries >= PAIRING_TRIES:
+            self._code = None
+
+    def repair(self, box_id: str) -> None:
+        """The director re-pairs a station on the desk: its credential is rotated now (the old password no longer
+        connects once the server has the new configuration) and its id may pair once more, with a code.
+
+        Raises :class:`PairingError` for a box that is not paired here."""
+        with self._lock:
+            station = self.data["stations"].get(box_id)
+            if station is None:
+                raise PairingError(f"box {box_id!r} is not paired with this desk")
+            station["password"] = secrets.token_hex(16)
+            station["repairing"] = True
+            self._save()
+
+    def is_repairing(self, box_id: str) -> bool:
+        return bool(self.data["stations"].get(box_id, {}).get("repairing"))
 
     def forget(self, box_id: str) -> None:
         with self._lock:

@@ -1,8 +1,13 @@
 """The box's ``nats-server`` process: written configuration, started, reloaded (SIGHUP), stopped.
 
 On a laptop and in tests the web process runs it as a child; on the box ``svoyak-nats.service`` runs
-``svoyak rooms-server``, which supervises it the same way from the configuration the web process writes.
+``svoyak nats``, which supervises it the same way from the configuration the web process writes.
 Ports may be 0: the server picks free ones and writes them to its ports file, read back here.
+
+The server dies with the process that started it, ``kill -9`` included (the parent-death signal:
+:mod:`appliance.service.supervision`). A server left by a starter that died before that existed is found by
+its ports file and ended before a new one takes its store, once its pid is checked to be a nats-server run
+with this very configuration (a pid reused by another program, or another box's server, is left alone).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import time
 from pathlib import Path
 
 from appliance.service.rooms.protocol import RoomsError
+from appliance.service.supervision import command_line, is_alive, spawn
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +89,13 @@ class NatsServer:
             return self.ports
         self.check()
         for old in self.folder.glob("nats-server_*.ports"):
-            _end_stale(old)
-            old.unlink()
+            _end_stale(old, self.config_path)
+            old.unlink(missing_ok=True)  # a leftover ended by SIGTERM removes its own ports file
         log_file = open(self.folder / "nats.log", "ab")
-        self.process = subprocess.Popen([find_binary(self.binary), "-c", str(self.config_path)],
-                                        stdout=subprocess.DEVNULL, stderr=log_file, stdin=subprocess.DEVNULL,
-                                        start_new_session=True)
+        # Its own session: a Ctrl-C in the terminal reaches the web process, which stops the server in order.
+        self.process = spawn([find_binary(self.binary), "-c", str(self.config_path)],
+                             stdout=subprocess.DEVNULL, stderr=log_file, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
         log_file.close()
         self.ports = self.wait_ports(timeout_s)
         return self.ports
@@ -116,9 +123,14 @@ class NatsServer:
             self.check()
             self.process.send_signal(signal.SIGHUP)
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = 15.0) -> None:
         if self.external:
-            self.config_path.unlink(missing_ok=True)  # the supervisor stops the server
+            # The supervisor stops the server when the file is gone: waited for, so that a start right after is
+            # a real restart (a new server, new ports) and not the old server read back from its ports file.
+            self.config_path.unlink(missing_ok=True)
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline and self._running_pids():
+                time.sleep(0.05)
             return
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
@@ -129,25 +141,54 @@ class NatsServer:
                 self.process.wait()
         self.process = None
 
+    def _running_pids(self) -> list[int]:
+        """The nats-servers of this folder that still run, by their ports files."""
+        pids = []
+        for path in self.folder.glob("nats-server_*.ports"):
+            try:
+                pid = int(path.stem.rsplit("_", 1)[1])
+            except (ValueError, IndexError):
+                continue
+            if is_server_of(pid, self.config_path):
+                pids.append(pid)
+        return pids
+
     def client_url(self) -> str:
         return self.ports["nats"][0]
 
 
-def _end_stale(ports_file: Path) -> None:
-    """A nats-server left running by a web process that was killed: ended before a new one takes its store."""
+def is_server_of(pid: int, config_path: Path) -> bool:
+    """``pid`` is a nats-server running ``config_path`` (so it is this folder's, not a reused pid's)."""
+    command = command_line(pid)
+    if not command or not Path(command[0]).name.startswith("nats-server"):
+        return False
+    try:
+        given = Path(command[command.index("-c") + 1])
+    except (ValueError, IndexError):
+        return False
+    return given == config_path or given.resolve() == Path(config_path).resolve()
+
+
+def _end_stale(ports_file: Path, config_path: Path, term_s: float = 10.0) -> None:
+    """A nats-server left running by a starter that was killed: ended (SIGTERM: it flushes JetStream; SIGKILL
+    after ``term_s``) before a new one takes its store, if it is one of this configuration."""
     try:
         pid = int(ports_file.stem.rsplit("_", 1)[1])
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except (ValueError, OSError):
+    except (ValueError, IndexError):
         return
-    if b"nats-server" not in command:
+    if not is_server_of(pid, config_path):
         return
-    os.kill(pid, signal.SIGTERM)
-    for _ in range(100):
-        if not Path(f"/proc/{pid}").exists():
+    log.warning("ending nats-server %d, left running over %s", pid, config_path.parent)
+    for signal_number in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, signal_number)
+        except ProcessLookupError:
             return
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + term_s
+        while time.monotonic() < deadline:
+            if not is_alive(pid):
+                return
+            time.sleep(0.02)
 
 
 def _domain(text: str) -> str:
@@ -157,15 +198,16 @@ def _domain(text: str) -> str:
     return ""
 
 
-def supervise(folder: Path, binary: str = "", poll_s: float = 1.0, rounds: int | None = None) -> None:
+def supervise(folder: Path, binary: str = "", poll_s: float = 1.0, rounds: int | None = None,
+              stopped=None) -> None:
     """``svoyak nats``: run nats-server from ``folder/nats.conf`` while the file exists; a changed file is
     reloaded (SIGHUP), or restarts the server when its JetStream domain changed (a new role); no file, no server.
-    ``rounds`` bounds the loop (tests)."""
+    ``rounds`` bounds the loop, a set ``stopped`` (a ``threading.Event``) ends it (tests)."""
     server = NatsServer(folder, binary)
     running_text = ""
     done = 0
     try:
-        while rounds is None or done < rounds:
+        while (rounds is None or done < rounds) and not (stopped is not None and stopped.is_set()):
             done += 1
             try:
                 text = server.config_path.read_text()

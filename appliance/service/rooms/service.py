@@ -15,8 +15,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from appliance.service.rooms import natsconf
-from appliance.service.rooms.protocol import PairingError, RoomsError, SlotTakenError
+from appliance.service.rooms import natsconf, protocol
+from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
+                                              SlotTakenError)
 from appliance.service.rooms.roles import RoleError, Roles
 
 log = logging.getLogger(__name__)
@@ -170,6 +171,20 @@ class Rooms:
             return {"leaf_url": f"nats-leaf://{hub_host}:{self._leaf_port()}", "user": station.box_id,
                     "password": station.password}
 
+    def repair_station(self, box_id: str) -> None:
+        """The director re-pairs a station: its password is rotated, and the hub's nats-server restarted with the
+        new configuration, so the old password no longer connects; the station pairs again with the next code.
+
+        A restart, not a reload: nats-server's reload (SIGHUP) checks new connections against the new users but
+        keeps a leaf already connected with the old password (measured: changed, even removed, users stay
+        connected). Every station's leaf reconnects within seconds; the JetStream store is kept."""
+        with self._lock:
+            if self.role != "hub" or self.server is None:
+                raise PairingError("this box is not a running hub")
+            self.roles.repair(box_id)
+            self.stop()
+            self.start()
+
     def pair_with_hub(self, hub_web: str, code: str, name: str = "") -> None:
         """The station's side: ask the hub at ``hub_web`` (``host[:port]`` of its web pages) with its code."""
         hub_web = hub_web.strip().removeprefix("http://").rstrip("/")
@@ -207,7 +222,9 @@ class Rooms:
     def start_assigned(self, tournament_id: str, battle_id: str, command_id: str) -> str:
         """Claim the slot at the hub, then set the battle up on this box's session; return its battle id.
 
-        Raises :class:`SlotTakenError` naming the box that holds it. With the hub out of reach, a slot the hub
+        Raises :class:`NotAssignedError` for a battle the desk did not give this box (checked first: nothing is
+        claimed), :class:`SlotTakenError` naming the box that holds it, :class:`ClaimRefusedError` with the hub's
+        reason (no such battle, a result already). With the hub out of reach, a slot the hub
         assigned to this very box (it is in the kept assignments) starts anyway: nobody else was given it.
         """
         station = self.station
@@ -215,12 +232,14 @@ class Rooms:
             raise RoleError("this box is not a paired station")
         chosen = next((a for a in station.assignments
                        if a["tournament"] == tournament_id and a["battle"] == battle_id), None)
+        if chosen is None:  # checked before the claim: a refusal changes nothing at the desk either
+            raise NotAssignedError(f"battle {battle_id} of {tournament_id} is not assigned to this box")
         answer = self.loop.call(lambda: station.claim(tournament_id, battle_id), timeout_s=10)
         if answer is not None and not answer.get("ok"):
-            raise SlotTakenError(f"battle {battle_id}: {answer.get('holder') or answer.get('error')}",
-                                 answer.get("holder", ""))
-        if chosen is None:
-            raise SlotTakenError(f"battle {battle_id} is not assigned to this box", "")
+            if answer.get("holder"):
+                raise SlotTakenError(f"battle {battle_id}: held by {answer['holder']}", answer["holder"])
+            why = str(answer.get("error") or "")
+            raise ClaimRefusedError(f"battle {battle_id}: the hub refused: {why}", protocol.CLAIM_REASONS.get(why, ""))
         args = {key: chosen[key] for key in ("profile", "players", "themes", "slot", "run", "runs", "cuts")}
         args["mode"] = "buttons"
         self.session.command("setup", args, command_id)
@@ -248,7 +267,8 @@ class Rooms:
                     last = line
                 else:
                     playing = line
-            out.append({"box": box, "name": station.name, **status, "playing": playing, "last": last})
+            out.append({"box": box, "name": station.name, **status, "playing": playing, "last": last,
+                        "repairing": self.roles.is_repairing(box)})
         return out
 
     def conflicts(self) -> list[dict]:

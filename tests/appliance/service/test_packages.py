@@ -275,7 +275,7 @@ def test_the_reading_view_goes_back_with_an_undo(tmp_path, memory_battles):
     session.command("setup", {**SETUP, "package": {"id": package_id}}, "c1")
     play(session, clock, "next", "next")
     assert session.snapshot()["view"]["reading"]["current"]["number"] == 1
-    play(session, clock, "undo", "undo")  # the reading, then the price
+    play(session, clock, "undo")  # the price and its reading: one tap, one undo (issue 19)
     reading = session.snapshot()["view"]["reading"]
     assert reading["current"] is None and reading["next"]["text"] == "Вопрос 1.1 о теме 1."
     session.close()

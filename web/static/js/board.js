@@ -32,6 +32,8 @@
     if (a.id === toldId) return;
     toldId = a.id;
     S.renderAnnouncement(box, a);
+    // under the theme and the price, never over them
+    box.style.top = Math.ceil($("scoreboard").hidden ? 0 : document.querySelector(".board-head").getBoundingClientRect().bottom + 8) + "px";
     box.hidden = false;
     $("board-result").hidden = true;
     clearTimeout(tellTimer);
@@ -92,8 +94,11 @@
     // the right answer, once the question is over and the box's setting shows it (never the question's text)
     $("board-answer").hidden = !(q && q.over && q.answer);
     $("board-answer-text").textContent = q && q.over && q.answer ? q.answer : "";
-    if (touched("players")) $("board-players").replaceChildren(...view.players.map((p) => el("li", {
-        class: "board-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : ""),
+    $("board-claps").hidden = !(battle.on_claps && !battle.finished);
+    // the button test lights the dot of each player whose button answered it (as the box's own LED did)
+    const tested = new Set(view.button_test ? view.button_test_pressed || [] : []);
+    if (touched("players", "button_test", "button_test_pressed")) $("board-players").replaceChildren(...view.players.map((p) => el("li", {
+        class: "board-player" + (p.answering ? " answering" : "") + (p.answered ? " answered" : "") + (tested.has(p.index) ? " tested" : ""),
         style: "--led:" + (p.led || "#888"), dataset: { player: p.index } },
       el("span", { class: "led" }),
       el("span", { class: "name", title: p.name }, p.name),

@@ -29,13 +29,18 @@
   }
 
   /* A tap's intent (command + the view it was made on) keeps one command id: a double tap is applied once by
-     the server. A tap made while the link is down (or not acknowledged before it dropped) is held: after the
-     reconnect the pending panel shows it, and the host applies it (with its own id: applied once even if it
-     had reached the box) or drops it. Nothing tapped offline is applied behind the host's back. */
+     the server. The view is named by the server's serving run and its update number (epoch, seq): the number
+     starts again at 0 when the server restarts, the run's id does not repeat, so a tap after a restart is never
+     taken for one made before it. A tap made while the link is down (or not acknowledged before it dropped) is
+     held: after the reconnect the pending panel shows it, and the host applies it (with its own id: applied
+     once even if it had reached the box) or drops it. Nothing tapped offline is applied behind the host's back. */
   const intents = new Map();
+  function tappedOn() {
+    return link.seq >= 0 ? link.serverEpoch + ":" + link.seq : "off" + (view ? JSON.stringify(view.question) : "");
+  }
   async function send(name, args, button, id) {
     const before = reasonShown;
-    const intent = name + "|" + JSON.stringify(args || {}) + "|" + (link.seq >= 0 ? link.seq : "off" + (view ? JSON.stringify(view.question) : ""));
+    const intent = name + "|" + JSON.stringify(args || {}) + "|" + tappedOn();
     if (!id && intents.has(intent)) return intents.get(intent).promise;  // the same tap again: already on its way
     const entry = { id: id || S.newId() };
     intents.set(intent, entry);
@@ -111,7 +116,7 @@
   // ---------------------------------------------------------------- login
   function login(pin) {
     if (link) link.socket.disconnect();
-    sessionStorage.setItem(PIN_KEY, pin);
+    if (pin) sessionStorage.setItem(PIN_KEY, pin);
     link = S.connect("/host", {
       auth: () => ({ pin: sessionStorage.getItem(PIN_KEY) || "" }),
       onHello: (hello) => {
@@ -120,6 +125,7 @@
       },
       onView: (v, event) => {
         view = v; render(event);
+        switched();
         // the button test ends by itself when a question starts: say so where the host looks
         if (testWasOn && !v.button_test && event && ["PriceAnnounced", "ReadingStarted"].includes(event.type)) reason(t("test.ended"));
         testWasOn = !!v.button_test;
@@ -133,8 +139,41 @@
       },
     });
   }
-  $("login-form").addEventListener("submit", (e) => { e.preventDefault(); login($("pin").value.trim()); });
-  $("logout").addEventListener("click", () => { sessionStorage.removeItem(PIN_KEY); S.forgetPass("/host"); location.reload(); });
+  /* The live battle changed, and not by a tap on this page (the director put a battle on the box, another
+     tablet resumed one): the host is told, where he looks, which battle the page shows now. */
+  let ownUntil = 0;  // a setup or resume this page sent: the switch it makes, until shortly after its answer, is its own
+  let shownBattle = null;  // the live battle's id the page showed last (the view is updated in place)
+  function switched() {
+    const before = shownBattle, now = view && view.battle ? view.battle.id : null;
+    shownBattle = now;
+    if (!before || !now || before === now) return;  // (after a reconnect too: the box may have switched meanwhile)
+    if (performance.now() < ownUntil) return;
+    const entry = liveEntry();
+    const named = entry && entry.named ? entry.named : view.players.map((p) => p.name).join(", ");
+    const text = S.format(t("host.switched"), { battle: named });
+    reason(text, "notice");
+    S.toast(text, "notice");
+  }
+  /* One login per person (web/auth.py): the PIN is posted once, the box keeps the login in this device's cookie
+     (the socket, the packages, a reload need no PIN again); «Выйти» logs the device out of every page. */
+  $("login-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const body = new URLSearchParams({ pin: $("pin").value.trim() });
+    let answer = null;
+    try {
+      const response = await fetch("/login/host", { method: "POST", body, headers: { Accept: "application/json" } });
+      answer = await response.json();
+    } catch (error) {
+      answer = { ok: false, error: { ru: S.t("conn.banner"), en: S.t("conn.banner") } };
+    }
+    if (!answer.ok) { $("login-error").textContent = S.both(answer.error); return; }
+    $("login-error").textContent = "";
+    login("");
+  });
+  $("logout").addEventListener("click", async () => {
+    sessionStorage.removeItem(PIN_KEY); S.forgetPass("/host");
+    try { await fetch("/logout", { method: "POST", headers: { Accept: "application/json" } }); } finally { location.reload(); }
+  });
 
   // ---------------------------------------------------------------- setup
   function fillProfiles() {
@@ -188,7 +227,9 @@
     const args = { profile: $("profile").value, players, themes };
     if (setAside) args.set_aside = setAside;
     document.dispatchEvent(new CustomEvent("svoyak:host-setup", { detail: args }));  // a package's choice joins
+    ownUntil = Infinity;
     const ack = await send("setup", args);
+    ownUntil = performance.now() + 2000;
     if (ack.ok) { screen = "run"; setAside = null; render(); }  // the new battle's update may have come before this ack
   });
 
@@ -231,7 +272,9 @@
   async function resume(b) {
     const args = { battle: b.id };
     if (setAside) args.set_aside = setAside;
+    ownUntil = Infinity;
     const ack = await send("resume", args);
+    ownUntil = performance.now() + 2000;
     if (ack.ok) { screen = "run"; setAside = null; render(); }
   }
   function renderBattles() {
@@ -349,6 +392,9 @@
       b.title = ok ? "" : refusal(b.dataset.cmd);
     });
     $("claps").classList.toggle("on", !!view.battle.on_claps);
+    // claps: the score cards are what the host taps now; say so where the cards are
+    $("claps-hint").hidden = !(view.battle.on_claps && !view.battle.finished);
+    $("host-players").classList.toggle("on-claps", !!view.battle.on_claps);
     $("phones").textContent = t(view.phones_enabled ? "cmd.phones_off" : "cmd.phones_on");
     // each seat's code, for the host to tell its player (a phone presses only for the seat whose code it knows)
     const codes = view.phones_enabled && view.seat_codes ? view.seat_codes : [];
@@ -366,6 +412,8 @@
     fillSelect($("corr-question"), (view.questions || []).map((q) => [q.index, S.themeName(q.theme_name, q.theme, q.theme_shootout) + " · " + q.price +
       (q.withdrawn ? " · " + t("host.withdrawn") : "")]).reverse());
     renderCorrection();
+    // the protocol while the battle is on (a judge checks a question, the director prints a half): the same paper
+    $("protocol-live-link").href = "/battles/" + encodeURIComponent(view.battle.id) + "/protocol";
     renderEnd();
     $("appeals").replaceChildren(...(view.appeals || []).map((a) => el("li", {},
       view.players[a.player].name + " · " + t("host.question_n") + " " + (a.question + 1) + (a.claim ? " · " + a.claim : "") + " ",
@@ -482,5 +530,5 @@
   requestAnimationFrame(tick);
 
   const saved = sessionStorage.getItem(PIN_KEY);
-  if (saved) login(saved); else show("login");
+  if (saved || $("login").dataset.known === "1") login(saved || ""); else show("login");
 })();

@@ -128,6 +128,7 @@
     socket.on(E.snapshot, (snap) => {
       clock(snap.server_now_ns);
       link.seq = snap.seq;
+      link.serverEpoch = snap.epoch || "";  // the server's serving run: seq starts again at 0 after a restart
       link.view = snap.view;
       setIndicator("online");
       setCapture(link.view);
@@ -215,7 +216,7 @@
     const presses = v.presses || [];
     if (v.question && v.question.over) return -1;
     if (v.answerer !== null && v.answerer !== undefined) {
-      for (let i = presses.length - 1; i >= 0; i--) if (presses[i].outcome === OUTCOME.ANSWERER && presses[i].player === v.answerer) return i;
+      for (let i = presses.length - 1; i >= 0; i--) if ((presses[i].outcome === OUTCOME.ANSWERER || presses[i].carried) && presses[i].player === v.answerer) return i;
       return -1;
     }
     const eligible = new Set((v.players || []).filter((p) => p.eligible).map((p) => p.index));
@@ -224,7 +225,10 @@
   S.renderPresses = function (list, v) {
     const next = S.nextPress(v);
     const presses = v.presses || [];
-    const first = presses.find((p) => COUNTING.has(p.outcome)) || presses[0];
+    // the view holds the current round of pressing only (after a «Минус»: a new list); a queued signal that
+    // answers now (``carried``, eurocup 2.10.1) leads it with no gap, and the gaps count from the round's own first press
+    const fresh = presses.filter((p) => !p.carried);
+    const first = fresh.find((p) => COUNTING.has(p.outcome)) || fresh[0];
     list.classList.toggle("over", !!(v.question && v.question.over));
     list.replaceChildren(...presses.map((p, i) => {
       const counts = COUNTING.has(p.outcome);
@@ -232,7 +236,7 @@
       return S.el("li", { class: [p.source === S.names.sources.PHONE ? "phone" : "", counts ? "counts" : "void", i === next ? "next" : ""].join(" ").trim(),
                           dataset: { outcome: p.outcome || "" } },
         S.el("span", { class: "name" }, v.players[p.player] ? v.players[p.player].name : "#" + (p.player + 1)),
-        S.el("span", { class: "gap" }, p === first || !first ? "" : (gapMs >= 0 ? "+" : "−") + Math.abs(gapMs) + "\u00a0" + S.t("unit.ms")),
+        S.el("span", { class: "gap" }, p === first || !first || p.carried ? "" : (gapMs >= 0 ? "+" : "−") + Math.abs(gapMs) + "\u00a0" + S.t("unit.ms")),
         counts ? null : S.el("span", { class: "why" }, S.t("press." + p.outcome)),
         p.source === S.names.sources.PHONE ? S.el("span", { class: "tag" }, S.t("board.phone")) : null);
     }));
@@ -243,22 +247,32 @@
     const t = S.t, section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
     const verdict = a.kind === "appeal_rejected" ? t("announce.stands") : a.kind === "question_voided" ? ""
       : a.now === true ? t("announce.now_right") : a.now === false ? t("announce.now_wrong") : "";
-    const what = S.format(t("announce.question"), { name: a.name, theme: S.themeName(a.question.theme_name, a.question.theme, a.question.theme_shootout), price: a.question.price })
-      + (verdict ? " — " + verdict : "");
+    // what it was about: a question (with whose answer), the action an undo took back, or the battle itself
+    const q = a.question;
+    const about = q ? S.format(t(a.name ? "announce.question" : "announce.question_only"),
+                               { name: a.name, theme: S.themeName(q.theme_name, q.theme, q.theme_shootout), price: q.price }) : "";
+    const what = (a.action ? S.actionWords(a.action) : a.battle_named || about) + (verdict ? " — " + verdict : "");
     const said = a.reason || a.claim;  // the host's or the player's own words, quoted on a line of their own
     const notes = (said ? ["«" + said + "»"] : []).concat((a.voided || []).map((p) => S.format(t("announce.voided"), { name: p.name }) + section(a.void_section)))
       .concat((a.restored || []).map((p) => S.format(t("announce.restored"), { name: p.name })));
     return { title: t("announce." + a.kind) + section(a.section), what,
-             scores: (a.scores || []).map((row) => ({ name: row.name, old: String(row.old), new: String(row.new) })), notes };
+             scores: (a.scores || []).map((row) => ({ name: row.name, old: row.old === null ? null : String(row.old), new: String(row.new) })), notes };
+  };
+  /* A host action in words («Верно» — Аня, 20): the undo bar and the hall's announcement of an undo say the same */
+  S.actionWords = function (a) {
+    if (!a) return "";
+    const key = a.type === "AnswerJudged" ? "action.AnswerJudged." + (a.correct ? "right" : "wrong") : "action." + a.type;
+    return S.format(key in S.strings ? S.t(key) : S.t("action.other"), { name: a.name || "", price: a.price === null ? "" : a.price });
   };
   S.renderAnnouncement = function (box, a) {
     const lines = S.announcementLines(a), el = S.el;
-    box.replaceChildren(
+    box.replaceChildren(...[  // (replaceChildren writes a null as the text «null»: left out instead)
       el("div", { class: "announce-title" }, lines.title),
-      el("div", { class: "announce-what" }, lines.what),
+      lines.what ? el("div", { class: "announce-what" }, lines.what) : null,
       lines.scores.length ? el("div", { class: "announce-scores" }, ...lines.scores.map((row) => el("span", { class: "announce-score" },
-        el("span", { class: "name" }, row.name), " ", el("span", { class: "old" }, row.old), " → ", el("b", { class: "new" }, row.new)))) : null,
-      ...lines.notes.map((note) => el("div", { class: "announce-note" }, note)));
+        el("span", { class: "name" }, row.name), " ", row.old === null ? null : [el("span", { class: "old" }, row.old), " → "],
+        el("b", { class: "new" }, row.new)))) : null,
+      ...lines.notes.map((note) => el("div", { class: "announce-note" }, note))].filter(Boolean));
     box.className = box.className.replace(/\bkind-\S+/g, "").trim() + " kind-" + a.kind;
   };
 
