@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,6 +30,8 @@ from appliance.errors import ConfigError
 DEFAULT_CONFIG_PATH = Path("/etc/svoyak/svoyak.toml")
 # gpiozero pin factories the capture service knows (gpio/pins.py); GPIOZERO_PIN_FACTORY uses the same names.
 PIN_FACTORIES = ("lgpio", "rpigpio", "mock")
+# How the capture service reads the buttons (gpio/cdev.py): the pin factory's devices, or one line request.
+BUTTON_READERS = ("factory", "cdev")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +53,9 @@ def _data_dir_default() -> str:
 SETTINGS: tuple[Setting, ...] = (
     # --- storage
     Setting("data_dir", Path, None, "", "where the event store, identity and exports live (survives reboots)"),
+    Setting("data_mount", str, "", "",
+            "mount point the data directory must be on (the box: /var/lib/svoyak, its own partition); not "
+            "mounted: the pages say so and no battle starts (appliance/service/storage.py); empty: no check"),
     # --- web / appliance service
     Setting("web_host", str, "127.0.0.1", "", "address the web server binds (0.0.0.0 on the box)"),
     Setting("web_port", int, 8080, "", "TCP port of the host page, scoreboard and director pages"),
@@ -65,6 +71,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("capture_heartbeat_ms", int, 500, "ms", "heartbeat period on the capture link"),
     Setting("capture_link_timeout_ms", int, 2000, "ms", "missed heartbeats for this long: the link is down"),
     Setting("pin_factory", str, "lgpio", "", "gpiozero pin factory: lgpio, rpigpio or mock (GPIOZERO_PIN_FACTORY wins)"),
+    Setting("button_reader", str, "factory", "",
+            "how the buttons are read: factory (one gpiozero device per button on the pin factory) or cdev (every "
+            "button in one GPIO character-device line request: one kernel order across buttons, gpio/cdev.py)"),
     Setting("gpio_chip", str, "", "",
             "label of the GPIO chip the pins are on; empty: the Pi's header chip (pinctrl-bcm2835/-bcm2711/-rp1)"),
     Setting("player_buttons", tuple, (17, 27, 22, 23), "BCM", "player button inputs, active low with pull-ups"),
@@ -85,6 +94,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("hotspot_ssid", str, "", "", "Wi-Fi name; empty: made at first boot"),
     Setting("hotspot_password", str, "", "", "WPA2 passphrase; empty: made at first boot"),
     Setting("hotspot_address", str, "10.42.0.1", "", "the box's address on its own hotspot"),
+    Setting("wifi_country", str, "", "",
+            "Wi-Fi country (ISO 3166 alpha-2, e.g. RU): the radio's channels and power; empty: the kernel's world rules"),
+    Setting("box_name", str, "", "", "the box's name on the board and the console; empty: made at first boot"),
     # question packages (docs/packages.md)
     Setting("package_upload_mb", int, 100, "MB", "largest question package file an upload may send (.siq, tour, table)"),
     Setting("board_answer", str, "announced", "",
@@ -96,6 +108,7 @@ SETTINGS: tuple[Setting, ...] = (
             "nats-server is run by svoyak-nats.service (the box), not as the web process's child (a laptop)"),
     Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
     Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
+    Setting("rooms_hub", str, "", "", "a station's hub address (host or host:port) the pairing form starts with"),
     # --- spectators: the audience's fan-out (docs/spectators.md), apart from the threads that serve the game
     Setting("spectators", bool, True, "",
             "serve /watch phones from the spectators' nats-server (svoyak-spectators.service; svoyak run starts it)"),
@@ -141,6 +154,7 @@ class Settings:
     """The resolved settings of one process. Read-only; build with :func:`load`."""
 
     data_dir: Path
+    data_mount: str
     web_host: str
     web_port: int
     language: str
@@ -152,6 +166,7 @@ class Settings:
     capture_heartbeat_ms: int
     capture_link_timeout_ms: int
     pin_factory: str
+    button_reader: str
     gpio_chip: str
     player_buttons: tuple
     player_leds: tuple
@@ -166,12 +181,15 @@ class Settings:
     hotspot_ssid: str
     hotspot_password: str
     hotspot_address: str
+    wifi_country: str
+    box_name: str
     package_upload_mb: int
     board_answer: str
     nats_server: str
     rooms_nats_unit: bool
     rooms_client_port: int
     rooms_leaf_port: int
+    rooms_hub: str
     spectators: bool
     spectators_ws_port: int
     spectators_client_port: int
@@ -249,6 +267,8 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"pins used twice: {', '.join(f'GPIO{pin}' for pin in clashes)}")
     if values["pin_factory"] not in PIN_FACTORIES:
         raise ConfigError(f"pin_factory {values['pin_factory']!r} must be one of {', '.join(PIN_FACTORIES)}")
+    if values["button_reader"] not in BUTTON_READERS:
+        raise ConfigError(f"button_reader {values['button_reader']!r} must be one of {', '.join(BUTTON_READERS)}")
     if not 1 <= values["buzzer_ms"] <= 5000:
         raise ConfigError(f"buzzer_ms {values['buzzer_ms']} is outside 1-5000")
     if not 10 <= values["reset_hold_ms"] <= 60000:
@@ -266,6 +286,20 @@ def _validate(values: dict[str, Any]) -> None:
     for name in ("rooms_client_port", "rooms_leaf_port"):
         if not 0 <= values[name] < 65536:
             raise ConfigError(f"{name} {values[name]} is outside 0-65535")
+    password = values["hotspot_password"]
+    if password and not 8 <= len(password) <= 63:
+        raise ConfigError("hotspot_password must be 8-63 characters (WPA2)")
+    if password and not all(" " <= char <= "~" for char in password):
+        raise ConfigError("hotspot_password must be Latin letters, digits and ASCII signs only (WPA2)")
+    if values["hotspot_ssid"] and len(values["hotspot_ssid"].encode("utf-8")) > 32:
+        raise ConfigError(f"hotspot_ssid {values['hotspot_ssid']!r} is longer than 32 bytes (Wi-Fi's limit)")
+    if values["wifi_country"] and not re.fullmatch(r"[A-Z]{2}", values["wifi_country"]):
+        raise ConfigError(f"wifi_country {values['wifi_country']!r} must be two capital letters (ISO 3166), e.g. RU")
+    if values["box_name"] and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]{0,30}", values["box_name"]):
+        raise ConfigError(f"box_name {values['box_name']!r} must be 1-31 Latin letters, digits or '-', "
+                          "starting with a letter or digit")
+    if values["rooms_hub"] and not re.fullmatch(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?", values["rooms_hub"]):
+        raise ConfigError(f"rooms_hub {values['rooms_hub']!r} must be a host name or address, optionally :port")
     if values["capture_heartbeat_ms"] <= 0 or values["capture_link_timeout_ms"] <= values["capture_heartbeat_ms"]:
         raise ConfigError("capture_link_timeout_ms must exceed capture_heartbeat_ms, both positive")
 

@@ -94,26 +94,35 @@ class Hardware:
 
     ``on_player_edge(player, ticks, pressed)`` (player from 1) and ``on_reset_edge(ticks, pressed)`` receive
     the edges. :meth:`close` turns every LED and the buzzer off and releases the pins.
+
+    ``button_lines`` (a :class:`gpio.cdev.CdevButtons`, made with the same callbacks): the buttons are read in
+    one line request instead of one gpiozero device each; the factory then drives only the LEDs and buzzer.
     """
 
     def __init__(self, factory, *, player_buttons, player_leds, buzzer_pin: int, reset_button: int,
-                 active_low: bool = True, on_player_edge: Callable[[int, int, bool], None], on_reset_edge: Callable[[int, bool], None]):
+                 active_low: bool = True, on_player_edge: Callable[[int, int, bool], None], on_reset_edge: Callable[[int, bool], None],
+                 button_lines=None):
         self.factory = factory
         self.leds: list[LED] = []
         self.buttons: list[EdgeButton] = []
         self.buzzer: Buzzer | None = None
         self.reset: EdgeButton | None = None
         self.beeper: Beeper | None = None
+        self.button_lines = button_lines
         try:
             self.leds = [LED(pin, pin_factory=factory) for pin in player_leds]
             self._shown = (False,) * len(self.leds)
             self._led_pins = [led.pin for led in self.leds]
             self.buzzer = Buzzer(buzzer_pin, pin_factory=factory)
             self.beeper = Beeper(self.buzzer)
-            for player, pin in enumerate(player_buttons, start=1):
-                self.buttons.append(EdgeButton(pin, on_edge=functools.partial(on_player_edge, player),
-                                               pin_factory=factory, active_low=active_low))
-            self.reset = EdgeButton(reset_button, on_edge=on_reset_edge, pin_factory=factory, active_low=active_low)
+            if button_lines is None:
+                for player, pin in enumerate(player_buttons, start=1):
+                    self.buttons.append(EdgeButton(pin, on_edge=functools.partial(on_player_edge, player),
+                                                   pin_factory=factory, active_low=active_low))
+                self.reset = EdgeButton(reset_button, on_edge=on_reset_edge, pin_factory=factory,
+                                        active_low=active_low)
+            else:
+                button_lines.start()
         except Exception as error:  # gpiozero's pin errors, lgpio.error ("GPIO busy"), OSError: all one message
             self.close()
             raise PinsUnavailable(
@@ -138,9 +147,14 @@ class Hardware:
 
     def held(self) -> list[int]:
         """Players whose button reads pressed right now."""
+        if self.button_lines is not None:
+            return self.button_lines.held_players()
         return [player for player, button in enumerate(self.buttons, start=1) if button.is_active]
 
     def close(self) -> None:
+        if self.button_lines is not None:
+            self.button_lines.close()
+            self.button_lines = None
         if self.beeper is not None:
             self.beeper.close()
         for device in [*self.leds, self.buzzer]:

@@ -65,11 +65,38 @@ class CaptureService:
             self.hardware = Hardware(
                 self.backend.factory, player_buttons=settings.player_buttons, player_leds=settings.player_leds,
                 buzzer_pin=settings.buzzer_pin, reset_button=settings.reset_button,
-                active_low=settings.buttons_active_low, on_player_edge=self.capture.on_player_edge, on_reset_edge=self.capture.on_reset_edge)
+                active_low=settings.buttons_active_low, on_player_edge=self.capture.on_player_edge,
+                on_reset_edge=self.capture.on_reset_edge, button_lines=self._button_lines(settings))
         except BaseException:
             self.server.close()
             raise
         self.capture.attach(self.hardware)
+
+    def _button_lines(self, settings: Settings):
+        """With ``button_reader = "cdev"`` on real pins: every button in one line request (gpio/cdev.py), on the
+        chip the pin factory found by its label. The mock factory has no chip: its own buttons, always."""
+        if settings.button_reader != "cdev" or self.backend.is_mock:
+            return None
+        from gpio.cdev import open_buttons
+        from gpio.pins import find_header_chip
+
+        def fault(detail: str) -> None:
+            log.error("buttons: %s", detail)
+            self._publish({"event": "fault", "kind": "pin-error", "player": None, "detail": detail})
+
+        from gpio.cdev import CdevUnavailable
+
+        try:
+            return open_buttons(find_header_chip(settings.gpio_chip), player_offsets=settings.player_buttons,
+                                reset_offset=settings.reset_button, active_low=settings.buttons_active_low,
+                                on_player_edge=self.capture.on_player_edge,
+                                on_reset_edge=self.capture.on_reset_edge, on_fault=fault)
+        except CdevUnavailable as error:
+            # gpiozero's buttons on the pin factory stay the fallback: the box works, the status says why.
+            reason = f"cdev: {error}; the buttons are read through the pin factory, one line at a time"
+            warnings.warn(DegradedModeWarning(reason), stacklevel=2)
+            self.backend.degraded.append(reason)
+            return None
 
     def _publish(self, event: dict) -> None:
         self.server.publish(event)
@@ -90,7 +117,9 @@ class CaptureService:
 
     def describe(self) -> str:
         mode = "linked" if self.server.linked else "standalone"
-        return f"{mode}, {len(self.settings.player_buttons)} players, {self.backend.name} ({self.backend.precision})"
+        reader = ", buttons in one cdev line request" if self.hardware.button_lines is not None else ""
+        return (f"{mode}, {len(self.settings.player_buttons)} players, {self.backend.name} "
+                f"({self.backend.precision}){reader}")
 
     def start(self) -> None:
         """Listen, arm the standalone round, tell systemd we are ready."""

@@ -46,9 +46,15 @@ if grep -q '/var/lib/svoyak' "$work/fstab"; then
 fi
 cat >> "$work/fstab" <<'EOF'
 # svoyak event store: its own partition, writable under a read-only (overlay) root. ext4 with barriers on
-# (the default): SQLite's fsync (WAL, synchronous=FULL) reaches the card.
-LABEL=svoyak-data  /var/lib/svoyak  ext4  defaults,noatime,data=ordered  0  2
+# (the default): SQLite's fsync (WAL, synchronous=FULL) reaches the card. nofail with a slow card's device
+# timeout: never emergency mode on a box without a keyboard; the web service's data check (data_mount in
+# /etc/svoyak/svoyak.toml) shows what is wrong instead and starts no battle it could not store.
+LABEL=svoyak-data  /var/lib/svoyak  ext4  defaults,noatime,data=ordered,nofail,x-systemd.device-timeout=600s  0  2
 EOF
+# the box's settings file: the data directory must be on this partition (appliance/service/storage.py)
+debugfs -R "dump /etc/svoyak/svoyak.toml $work/svoyak.toml" "$work/root.ext4" >/dev/null 2>&1 || true
+[ -s "$work/svoyak.toml" ] || echo "# The box's settings (appliance/config.py; \`svoyak config\` lists them)." > "$work/svoyak.toml"
+grep -q '^data_mount' "$work/svoyak.toml" || echo 'data_mount = "/var/lib/svoyak"' >> "$work/svoyak.toml"
 # debugfs gives new inodes the caller's ids: set root's, and the modes, explicitly.
 cat > "$work/edit" <<EOF
 rm /etc/fstab
@@ -56,6 +62,15 @@ write $work/fstab /etc/fstab
 sif /etc/fstab uid 0
 sif /etc/fstab gid 0
 sif /etc/fstab mode 0100644
+mkdir /etc/svoyak
+sif /etc/svoyak uid 0
+sif /etc/svoyak gid 0
+sif /etc/svoyak mode 040755
+rm /etc/svoyak/svoyak.toml
+write $work/svoyak.toml /etc/svoyak/svoyak.toml
+sif /etc/svoyak/svoyak.toml uid 0
+sif /etc/svoyak/svoyak.toml gid 0
+sif /etc/svoyak/svoyak.toml mode 0100644
 mkdir /var
 mkdir /var/lib
 mkdir /var/lib/svoyak

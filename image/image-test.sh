@@ -10,10 +10,17 @@
 #   ./dev image-test --gpio      virt without its gpio-keys node: PL061 line 3 is player 1's button, pressed
 #                                from here over QMP (system_powerdown), through lgpio, capture, LED, engine, board
 #   ./dev image-test --power-cut virt, a scripted battle, QEMU killed (SIGKILL), booted again: the same state,
-#                                and the data file system checked clean by e2fsck
+#                                and the root and data file systems checked clean by e2fsck
+#   ./dev image-test --raspi-power-cut  raspi3b booted from the card, QEMU killed once the box is up (no battle:
+#                                QEMU's usb-net gets no lease), the file systems checked, booted again
 #
 # The disk is opened with -snapshot or a throwaway qcow2 overlay: every run is a first boot and the image is not
-# changed. Prints a timeline and a verdict; the serial console is kept in image/out/serial.log. Exit 0 = green.
+# changed. Every board boots what is flashed: the kernel, the initrd, the device tree (raspi3b) and the kernel
+# command line come from the card's own boot partition (config.txt, cmdline.txt), read by image/cardboot.py,
+# which refuses a test command line that differs from the card's beyond its test-only arguments.
+# Timeouts follow the boot: the wait ends when the guest's own boot report comes (then a few minutes for the
+# pages, measured from it), or when the guest has said nothing on its serial console for STALL seconds.
+# Prints a timeline and a verdict; the serial console is kept in image/out/serial.log. Exit 0 = green.
 set -euo pipefail
 # SC2317: the check functions are called through expect(), which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -21,7 +28,10 @@ set -euo pipefail
 {
 cd "$(dirname "$0")/.."
 OUT=${SVOYAK_IMAGE_OUT:-image/out}
-TIMEOUT=${SVOYAK_IMAGE_TEST_TIMEOUT:-600}   # seconds to wait for everything
+# No fixed wall clock: the guest's silence on its serial console (STALL) ends a wait; LIMIT only bounds a guest
+# that keeps talking and never boots (a loop of restarts).
+STALL=${SVOYAK_IMAGE_TEST_STALL:-300}
+LIMIT=${SVOYAK_IMAGE_TEST_LIMIT:-3600}
 PORT=${SVOYAK_IMAGE_TEST_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 PYTHON=${SVOYAK_VENV:-.venv}/bin/python      # the project's venv (./dev makes it): python-socketio for battle.py
 LOG=${SVOYAK_IMAGE_TEST_LOG:-$OUT/serial.log}   # another run at the same time needs its own
@@ -31,17 +41,17 @@ case "${1:-}" in
     --raspi) MODE=raspi ;;
     --gpio) MODE=gpio ;;
     --power-cut) MODE=power-cut ;;
+    --raspi-power-cut) MODE=raspi-power-cut ;;
     "") ;;
-    *) echo "usage: $0 [--display|--raspi|--gpio|--power-cut]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--display|--raspi|--gpio|--power-cut|--raspi-power-cut]" >&2; exit 2 ;;
 esac
 MONITOR="$OUT/monitor.sock"
-AFTER_REPORT=120; [ "$MODE" = raspi ] && AFTER_REPORT=420
+# After the boot report: how long the pages may take to answer through the forwarded port, measured from it.
+AFTER_REPORT=120; [ "${MODE#raspi}" != "$MODE" ] && AFTER_REPORT=420
 QMP="$OUT/qmp.sock"
 
-for file in svoyak-arm64.img vmlinuz initrd.img cmdline.txt bcm2837-rpi-3-b.dtb; do
-    [ -f "$OUT/$file" ] || { echo "image-test: $OUT/$file is missing: run ./dev image first" >&2; exit 2; }
-done
-for tool in qemu-system-aarch64 qemu-img curl dtc e2fsck sfdisk; do
+[ -f "$OUT/svoyak-arm64.img" ] || { echo "image-test: $OUT/svoyak-arm64.img is missing: run ./dev image first" >&2; exit 2; }
+for tool in qemu-system-aarch64 qemu-img curl dtc e2fsck sfdisk mcopy; do
     command -v "$tool" >/dev/null || { echo "image-test: missing $tool (./dev image-test installs it)" >&2; exit 2; }
 done
 
@@ -59,15 +69,37 @@ http_code() { curl --silent --output /dev/null --max-time 10 --write-out '%{http
 # emulated in full). romfile= : no option ROM for the NIC (none ships for aarch64 here).
 # shellcheck disable=SC2054  # the commas belong to -cpu's value
 VIRT=(-M virt -cpu max,pauth-impdef=on -smp 2 -m 2048)
-base_append="$(cat "$OUT/cmdline.txt") systemd.wants=svoyak-bootreport.service ${SVOYAK_IMAGE_TEST_APPEND:-}"
+# The test-only kernel arguments every boot adds to the card's (image/cardboot.py TEST_ONLY says why each):
+# the boot report, and systemd's and the units' messages forwarded to the kernel log, so to the serial port,
+# whatever /dev/console is (the card's: tty1, the HDMI screen).
+TEST_APPEND="systemd.wants=svoyak-bootreport.service systemd.journald.forward_to_kmsg=1"
+TEST_APPEND="$TEST_APPEND systemd.journald.max_level_kmsg=info printk.devkmsg=on ${SVOYAK_IMAGE_TEST_APPEND:-}"
+kernel="" initrd="" dtb="" append="" card="" ignored=""
+card_files() {  # card_files BOARD [TEST-ONLY ARGS...]: the card's boot files and command line, in $kernel etc.
+    local board=$1 plan; shift
+    plan=$(python3 image/cardboot.py files "$OUT/svoyak-arm64.img" "$OUT/card-$board" --board "$board" \
+           --append "$TEST_APPEND $*") || { echo "image-test: the card cannot be booted as flashed (above)" >&2; exit 1; }
+    eval "$plan"
+    say "the card's cmdline.txt: $card"
+    say "$board boots the card's $(basename "$kernel"), $(basename "$initrd")${dtb:+, $(basename "$dtb")}; config.txt lines QEMU does not honour: ${ignored:-none}"
+}
 boot_virt() {  # boot_virt DISK_ARGS APPEND [QEMU ARGS...]: start QEMU in the background, pid in $qemu
     local disk=$1 append=$2; shift 2
     rm -f "$LOG"
     # shellcheck disable=SC2086  # DISK_ARGS is a word list on purpose
-    qemu-system-aarch64 "${VIRT[@]}" -serial "file:$LOG" -kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" \
+    qemu-system-aarch64 "${VIRT[@]}" -serial "file:$LOG" -kernel "$kernel" -initrd "$initrd" \
         -append "$append" $disk \
         -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device virtio-net-pci,netdev=n0,romfile= \
         "$@" </dev/null >/dev/null 2>&1 &
+    qemu=$!
+}
+boot_raspi() {  # boot_raspi QCOW2: QEMU's raspi3b on the card's kernel, initrd, device tree and command line
+    rm -f "$LOG"
+    qemu-system-aarch64 -M raspi3b -m 1G -kernel "$kernel" -initrd "$initrd" -dtb "$dtb" \
+        -append "$append" -drive "file=$1,format=qcow2,if=sd" \
+        -serial null -serial "file:$LOG" -display none -monitor none \
+        -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device usb-net,netdev=n0 \
+        </dev/null >/dev/null 2>&1 &
     qemu=$!
 }
 overlay() {  # overlay FILE SIZE: a qcow2 file over the image (the image itself is never written)
@@ -76,11 +108,20 @@ overlay() {  # overlay FILE SIZE: a qcow2 file over the image (the image itself 
 }
 
 # --- waiting for the boot: the boot report line, /host and /board answering
-report="" host="" board="" report_at=""
+report="" host="" board="" report_at="" booted_at=""
+log_size() { stat -c %s "$LOG" 2>/dev/null || echo 0; }
 wait_for_boot() {
-    report="" host="" board="" report_at=""
-    while [ "$(elapsed)" -lt "$TIMEOUT" ]; do
+    report="" host="" board="" report_at="" booted_at=""
+    local began size last_size=-1 last_change
+    began=$(elapsed); last_change=$began
+    while [ $(( $(elapsed) - began )) -lt "$LIMIT" ]; do
         kill -0 "$qemu" 2>/dev/null || { echo "image-test: qemu exited early" >&2; break; }
+        size=$(log_size)
+        if [ "$size" != "$last_size" ]; then last_size=$size; last_change=$(elapsed); fi
+        if [ -z "$report" ] && [ $(( $(elapsed) - last_change )) -gt "$STALL" ]; then
+            say "the guest said nothing on its serial console for ${STALL}s before its boot report: giving up"
+            break
+        fi
         if [ -z "$report" ] && grep -q 'svoyak-bootreport:' "$LOG" 2>/dev/null; then
             report=$(grep -a -o 'svoyak-bootreport:.*' "$LOG" | head -1 | tr -d '\r')
             say "$report"
@@ -90,7 +131,7 @@ wait_for_boot() {
         [ -n "$report" ] && [ -n "$host" ] && [ -n "$board" ] && break
         # The report comes once both services are active (or after 8 min of trying): then a few minutes more at
         # most for the network (on raspi3b NetworkManager and DHCP over emulated USB take minutes).
-        if [ -n "$report" ] && [ -z "$report_at" ]; then report_at=$(elapsed); fi
+        if [ -n "$report" ] && [ -z "$report_at" ]; then report_at=$(elapsed); booted_at=$(( report_at - began )); fi
         if [ -n "$report_at" ] && [ $(( $(elapsed) - report_at )) -gt "$AFTER_REPORT" ]; then break; fi
         sleep 2
     done
@@ -102,7 +143,8 @@ capture_status() {  # the capture service as the scoreboard reports it: {"factor
     factory=$(python3 -c 'import json,sys; c=json.loads(sys.argv[1])["capture"]; print(c["factory"] + "," + c["precision"])' "$capture" 2>/dev/null || true)
     say "capture as the board shows it: ${capture:-nothing}"
 }
-host_pin() { sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o 'PIN: [0-9]*' | tail -1 | cut -d' ' -f2; }
+# the host's PIN (first boot prints the director's too, on the next line)
+host_pin() { sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o '/host  *PIN: [0-9]*' | tail -1 | sed 's/.*PIN: //'; }
 gpio_lines() { grep -a -o 'svoyak-gpio: .*' "$LOG" | tr -d '\r'; }
 
 # --- the verdict: every expectation, each on its own line
@@ -122,15 +164,20 @@ expect_boot() {  # expect_boot DATA_DEVICE [FORWARDED=yes|no]: what every boot m
     expect "no unit in failed state" has " failed= end"
     expect "no restart since boot: readiness and watchdogs kept (capture, web)" has " restarts=0,0 "
     expect "the box's own Python runs the project (smoke check)" has " python=3.13."
+    expect "the root was checked by e2fsck in the initrd before it was mounted (fsck.repair=yes)" has " rootfsck=checked "
     if [ "${2:-yes}" = yes ]; then
         expect "host page answers through the forwarded port" test -n "$host"
         expect "scoreboard answers through the forwarded port" test -n "$board"
     else
         echo "image-test: n/a   pages through the forwarded port: the guest's network is down (see above)"
     fi
-    local failed_units
-    failed_units=$(sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -a -o 'Failed to start [^.]*' | sort -u | tr '\n' ';' || true)
-    expect "no unit failed to start during the boot ${failed_units:+($failed_units)}" test -z "$failed_units"
+    # Every problem the serial log shows (image/cardboot.py check-log): a dependency failed, a unit failed or
+    # never started, a device never came, emergency mode, the initrd's shell.
+    local problems
+    problems=$(python3 image/cardboot.py check-log "$LOG" | tr '\n' ';' || true)
+    expect "no dependency failed, no unit failed or never started, no emergency mode ${problems:+($problems)}" \
+        test -z "$problems"
+    say "boot report ${booted_at:-never} s after QEMU started"
 }
 finish() {
     echo "image-test: kernel $(grep -a -m1 -o 'Linux version [^ ]*' "$LOG" || echo '?'), whole run $(elapsed)s"
@@ -140,6 +187,43 @@ finish() {
     fi
     echo "image-test: all green in $(elapsed)s"
     exit 0
+}
+
+# After a power cut: the root and the data file systems, copied out of the disk as the cut left it, checked on
+# the copy: the journal replayed, then every structure (e2fsck -fy), then nothing more to find (-fn). After an
+# unclean stop e2fsck always rewrites the superblock's free block and inode counts (ext4 keeps them lazily; the
+# kernel recounts them when it mounts): any other repair is damage. Sets root_/data_ replay, clean, repairs.
+fsck_partition() {  # fsck_partition DISK INDEX NAME: prints "REPLAY CLEAN REPAIRS"
+    local disk=$1 index=$2 name=$3 start size replay=0 clean=0 repairs
+    # (the partition table is the image's: the box never rewrites it)
+    read -r start size < <(sfdisk -J "$OUT/svoyak-arm64.img" \
+        | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])]; print(p["start"], p["size"])' "$index")
+    rm -f "$OUT/$name-after-cut.ext4"
+    # (qemu-img dd cannot skip that far into a qcow2: a raw window over it instead)
+    qemu-img convert -O raw --image-opts \
+        "driver=raw,offset=$((start * 512)),size=$((size * 512)),file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
+        "$OUT/$name-after-cut.ext4"
+    e2fsck -fy "$OUT/$name-after-cut.ext4" > "$OUT/fsck-$name.log" 2>&1 || replay=$?
+    e2fsck -fn "$OUT/$name-after-cut.ext4" >> "$OUT/fsck-$name.log" 2>&1 || clean=$?
+    rm -f "$OUT/$name-after-cut.ext4"
+    repairs=$(grep -B1 '^Fix? yes' "$OUT/fsck-$name.log" | grep -v -e '^Fix? yes' -e '^--$' \
+              -e '^Free blocks count wrong' -e '^Free inodes count wrong' | tr '\n' ';' || true)
+    echo "$replay $clean ${repairs:-none}"
+}
+check_after_cut() {  # check_after_cut DISK
+    read -r root_replay root_clean root_repairs < <(fsck_partition "$1" 1 root)
+    read -r data_replay data_clean data_repairs < <(fsck_partition "$1" 2 data)
+    say "e2fsck after the cut, root: $root_replay (journal replay and check), then $root_clean (read-only check); repairs beyond the free counts: $root_repairs"
+    say "e2fsck after the cut, data: $data_replay, then $data_clean; repairs beyond the free counts: $data_repairs"
+}
+expect_clean_after_cut() {
+    expect "the data file system is clean after the power cut (e2fsck -fy: $data_replay, -fn: $data_clean)" \
+        test "$data_replay" -le 1 -a "$data_clean" = 0 -a "$data_repairs" = none
+    # The root too: the box mounts it read-write (journal, NetworkManager's state); after the cut only its
+    # journal may need replaying, which the initrd's e2fsck does before the next mount.
+    expect "the root file system is clean after the power cut (e2fsck -fy: $root_replay, -fn: $root_clean)" \
+        test "$root_replay" -le 1 -a "$root_clean" = 0 -a "$root_repairs" = none
+    expect "after the cut the initrd checked the root again before mounting it" has " rootfsck=checked "
 }
 
 # With a display: screenshots through QEMU's monitor until the kiosk shows a page (many colours, not a
@@ -175,8 +259,8 @@ virt|display)
         rm -f "$MONITOR" "$OUT/kiosk.png"
         screen=(-display none -monitor "unix:$MONITOR,server,nowait" -device virtio-gpu-pci)
     fi
-    boot_virt "-drive file=$OUT/svoyak-arm64.img,format=raw,if=virtio -snapshot" \
-        "$base_append systemd.setenv=SVOYAK_PIN_FACTORY=mock" "${screen[@]}"
+    card_files virt systemd.setenv=SVOYAK_PIN_FACTORY=mock
+    boot_virt "-drive file=$OUT/svoyak-arm64.img,format=raw,if=virtio -snapshot" "$append" "${screen[@]}"
     say "qemu pid $qemu (virt), host page forwarded to http://127.0.0.1:$PORT, serial log $LOG"
     wait_for_boot
     colours=0
@@ -214,24 +298,18 @@ raspi)
     # may add one; QEMU does not), so gpiozero's board comes from the tree's model (gpio/pins.py).
     # QEMU wants an SD card of a power-of-two size: a 4 GiB overlay over the smaller image.
     overlay "$OUT/raspi-sd.qcow2" 4G
-    # The Pi 3's console is the mini UART (ttyS1; the PL011 serves Bluetooth): QEMU's second serial port.
-    # Under emulation udev takes minutes to name the partitions (/dev/disk/by-label): systemd's 90 s device
-    # timeout would drop the boot into emergency mode; a Pi names them in a second.
-    append="root=LABEL=svoyak-root ro console=ttyS1,115200 consoleblank=0 systemd.default_device_timeout_sec=900"
+    # The card's own command line: the Pi 3's serial header is the mini UART (ttyS1; the PL011 serves
+    # Bluetooth), QEMU's second serial port; its last console, tty1, is the HDMI screen (QEMU's framebuffer,
+    # not looked at: what systemd and first boot say there reaches the serial log through the kernel log).
+    # Under emulation udev takes minutes to name the partitions (/dev/disk/by-label): the card's fstab gives
+    # each its own device timeout (x-systemd.device-timeout=), nothing is added here.
     # QEMU's usb-net (0525:a4a2, the Linux USB Ethernet gadget's id) comes up in its CDC Ethernet configuration,
     # but cdc_subset (which claims that id for gadgets without CDC descriptors) took its data interface first,
     # with a random MAC, and cdc_ether failed with EBUSY (-16). Without cdc_subset, cdc_ether binds it with
     # QEMU's MAC (52:54:00:12:34:57), but the lease still did not come (measured: link-local only): the rest
     # is in QEMU's emulated USB path, not found yet. A Pi's own Ethernet is smsc95xx/lan78xx: test-only.
-    append="$append modprobe.blacklist=cdc_subset"
-    append="$append systemd.wants=svoyak-bootreport.service systemd.wants=svoyak-gpioreport.service ${SVOYAK_IMAGE_TEST_APPEND:-}"
-    rm -f "$LOG"
-    qemu-system-aarch64 -M raspi3b -m 1G -kernel "$OUT/vmlinuz" -initrd "$OUT/initrd.img" -dtb "$OUT/bcm2837-rpi-3-b.dtb" \
-        -append "$append" -drive "file=$OUT/raspi-sd.qcow2,format=qcow2,if=sd" \
-        -serial null -serial "file:$LOG" -display none -monitor none \
-        -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-:80" -device usb-net,netdev=n0 \
-        </dev/null >/dev/null 2>&1 &
-    qemu=$!
+    card_files raspi3b modprobe.blacklist=cdc_subset systemd.wants=svoyak-gpioreport.service
+    boot_raspi "$OUT/raspi-sd.qcow2"
     say "qemu pid $qemu (raspi3b), host page forwarded to http://127.0.0.1:$PORT over usb-net, serial log $LOG"
     wait_for_boot
     # the GPIO report follows the capture service by a few seconds
@@ -297,13 +375,20 @@ PY
     # low and goes high while "pressed": buttons_active_low=false (pull-downs).
     settings="SVOYAK_GPIO_CHIP=9030000.pl061 SVOYAK_PLAYER_BUTTONS=3,5 SVOYAK_PLAYER_LEDS=4,6 SVOYAK_BUZZER_PIN=7"
     settings="$settings SVOYAK_RESET_BUTTON=2 SVOYAK_BUTTONS_ACTIVE_LOW=false"
+    # SVOYAK_IMAGE_TEST_BUTTON_READER=cdev: the buttons in one character-device line request (gpio/cdev.py,
+    # consumer "svoyak-buttons") instead of lgpio's per-line alerts (consumer "lg"); the LEDs stay on lgpio.
+    reader=${SVOYAK_IMAGE_TEST_BUTTON_READER:-factory}
+    settings="$settings SVOYAK_BUTTON_READER=$reader"
+    consumer=lg; [ "$reader" = cdev ] && consumer=svoyak-buttons
     # After the presses through the capture service, the guest's gpio-bench times lgpio's Python callback and
     # the character device read directly, $bench presses each (systemd/svoyak-gpiobench.py).
     presses=${SVOYAK_IMAGE_TEST_PRESSES:-5}
     bench=${SVOYAK_IMAGE_TEST_BENCH_PRESSES:-10}
     settings="$settings SVOYAK_TEST_PRESSES=$presses SVOYAK_TEST_BENCH_PRESSES=$bench"
-    append="$base_append systemd.wants=svoyak-gpioreport.service"
-    for setting in $settings; do append="$append systemd.setenv=$setting"; done
+    setenv=""
+    for setting in $settings; do setenv="$setenv systemd.setenv=$setting"; done
+    # shellcheck disable=SC2086  # a word list on purpose
+    card_files virt systemd.wants=svoyak-gpioreport.service $setenv
     rm -f "$QMP"
     boot_virt "-drive file=$OUT/svoyak-arm64.img,format=raw,if=virtio -snapshot" "$append" \
         -dtb "$OUT/virt-nokeys.dtb" -qmp "unix:$QMP,server,nowait" -nographic -monitor none
@@ -330,12 +415,13 @@ PY
     gpio_lines > "$OUT/gpio.log" || true
     grep -E 'chip|line gpio-51[1-9] |ready' "$OUT/gpio.log" | sort -u | sed 's/^/image-test:       /' || true
     # The chain, from the serial log (kernel side) and the board's view (press timestamps), in one place.
-    verdict=$(python3 - "$OUT/gpio.log" "$result" <<'PY'
+    verdict=$(python3 - "$OUT/gpio.log" "$result" "$consumer" <<'PY'
 import json, re, sys
 log = open(sys.argv[1]).read()
 result = json.loads(sys.argv[2]) if sys.argv[2].strip() else {}
+consumer = re.escape(sys.argv[3])
 base = int(re.search(r"chip gpiochip\d+: GPIOs (\d+)-", log).group(1)) if "chip gpiochip" in log else 0
-irqs = [int(float(t) * 1e9) for t in re.findall(r"at (\d+\.\d+) irq \d+ lg", log)]
+irqs = [int(float(t) * 1e9) for t in re.findall(rf"at (\d+\.\d+) irq \d+ {consumer}\b", log)]
 leds = [int(float(t) * 1e9) for t in re.findall(rf"at (\d+\.\d+) set gpio-{base + 4} 1", log)]
 lit = bool(re.search(rf"line gpio-{base + 4} \([^|]*\|lg\) out hi", log))
 presses = [p["t_ns"] for group in result.get("presses", []) for p in group[:1]]
@@ -358,7 +444,8 @@ PY
     expect "capture service on lgpio with kernel timestamps, on the PL061 found by its label ($factory)" \
         test "$factory" = lgpio,kernel
     field() { python3 -c 'import json,sys; v=json.loads(sys.argv[1]); print(eval(sys.argv[2], {}, v))' "$verdict" "$1" 2>/dev/null || echo False; }
-    expect "line 3 requested by lgpio as an input with its edge interrupt" grep -qE "line gpio-[0-9]+ \([^|]*\|lg\) in .*IRQ" "$OUT/gpio.log"
+    expect "line 3 requested as an input with its edge interrupt (consumer $consumer, button_reader=$reader)" \
+        grep -qE "line gpio-[0-9]+ \([^|]*\|$consumer\) in .*IRQ" "$OUT/gpio.log"
     expect "every QMP press reached the board as player 1's press ($presses)" test "$(field "presses == $presses and set(answerers) == {0}")" = True
     expect "each press's at_ns is its kernel edge: 0-2000 µs after the edge interrupt" \
         test "$(field 'presses > 0 and all(g is not None and 0 <= g <= 2000 for g in irq_to_at_us)')" = True
@@ -380,8 +467,8 @@ power-cut)
     # the power cut: SIGKILL, no shutdown, no sync.
     disk="$OUT/power-cut.qcow2"
     overlay "$disk" "$(stat -L -c %s "$OUT/svoyak-arm64.img")"
-    boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$base_append systemd.setenv=SVOYAK_PIN_FACTORY=mock" \
-        -nographic -monitor none
+    card_files virt systemd.setenv=SVOYAK_PIN_FACTORY=mock
+    boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$append" -nographic -monitor none
     say "qemu pid $qemu (virt, persistent overlay $disk)"
     wait_for_boot
     expect_boot /dev/vda3
@@ -399,24 +486,8 @@ power-cut)
     if [ -n "${driver:-}" ]; then kill "$driver" 2>/dev/null; wait "$driver" 2>/dev/null || true; fi
     acked=$(grep -c '"acked"' "$OUT/acks.log" 2>/dev/null || true)
     say "power cut: QEMU killed (SIGKILL) mid-battle, after ${acked:-0} more acknowledged commands"
-    # The data partition straight after the cut, checked on a copy: the journal replayed, then every structure.
-    # (the partition table is the image's: the box never rewrites it)
-    read -r data_start data_size < <(sfdisk -J "$OUT/svoyak-arm64.img" \
-        | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][2]; print(p["start"], p["size"])')
-    rm -f "$OUT/data-after-cut.ext4"
-    # (qemu-img dd cannot skip that far into a qcow2: a raw window over it instead)
-    qemu-img convert -O raw --image-opts \
-        "driver=raw,offset=$((data_start * 512)),size=$((data_size * 512)),file.driver=qcow2,file.file.driver=file,file.file.filename=$disk" \
-        "$OUT/data-after-cut.ext4"
-    fsck_replay=0; e2fsck -fy "$OUT/data-after-cut.ext4" > "$OUT/fsck.log" 2>&1 || fsck_replay=$?
-    fsck_clean=0; e2fsck -fn "$OUT/data-after-cut.ext4" >> "$OUT/fsck.log" 2>&1 || fsck_clean=$?
-    # After an unclean stop e2fsck always rewrites the superblock's free block and inode counts (ext4 keeps them
-    # lazily; the kernel recounts them when it mounts): any other repair is damage.
-    repairs=$(grep -B1 '^Fix? yes' "$OUT/fsck.log" | grep -v -e '^Fix? yes' -e '^--$' \
-              -e '^Free blocks count wrong' -e '^Free inodes count wrong' | tr '\n' ';' || true)
-    say "e2fsck after the cut: $fsck_replay (journal replay and check), then $fsck_clean (read-only check); repairs beyond the free counts: ${repairs:-none}"
-    boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$base_append systemd.setenv=SVOYAK_PIN_FACTORY=mock" \
-        -nographic -monitor none
+    check_after_cut "$disk"
+    boot_virt "-drive file=$disk,format=qcow2,if=virtio" "$append" -nographic -monitor none
     say "qemu pid $qemu: booting again"
     wait_for_boot
     after=""
@@ -449,12 +520,32 @@ PY
                   | grep -c '"acked"' || true)
     fi
     say "after the reboot the host sent 2 more steps: ${goes_on:-0} acknowledged"
-    expect "the data file system is clean after the power cut (e2fsck -fy: $fsck_replay, -fn: $fsck_clean)" \
-        test "$fsck_replay" -le 1 -a "$fsck_clean" = 0 -a -z "$repairs"
+    expect_clean_after_cut
     expect "the box boots again after the power cut: both services, pages answer" test -n "$board"
     expect "the same battle after the reboot, no acknowledged command lost" test "$compare" = ok
     expect "the first boot's host PIN opens the host page after the reboot (the identity survived)" test -n "$after"
     expect "the battle goes on after the reboot: the host's next steps are accepted" test "${goes_on:-0}" = 2
+    finish ;;
+
+raspi-power-cut)
+    # The card as a Pi 3 boots it, a disk that keeps what the box writes; the power goes once both services run
+    # (the box is writing: its journal, the first boot's identity and hotspot profile). QEMU's usb-net gets no
+    # DHCP lease here (--raspi), so no battle is driven from outside.
+    disk="$OUT/raspi-cut.qcow2"
+    overlay "$disk" 4G
+    card_files raspi3b modprobe.blacklist=cdc_subset
+    boot_raspi "$disk"
+    say "qemu pid $qemu (raspi3b, persistent overlay $disk)"
+    wait_for_boot
+    expect_boot /dev/mmcblk0p3 no
+    kill -KILL "$qemu"; wait "$qemu" 2>/dev/null || true; qemu=""
+    say "power cut: QEMU killed (SIGKILL) $(( $(elapsed) - ${report_at:-0} ))s after the boot report"
+    check_after_cut "$disk"
+    boot_raspi "$disk"
+    say "qemu pid $qemu: booting again"
+    wait_for_boot
+    expect_boot /dev/mmcblk0p3 no
+    expect_clean_after_cut
     finish ;;
 esac
 exit 0

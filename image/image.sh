@@ -117,15 +117,29 @@ rm -rf "$rootfs/tmp/svoyak-install"
 # Image-specific system settings (a Pi image gets these from pi-gen).
 echo svoyak > "$rootfs/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tsvoyak\n' > "$rootfs/etc/hosts"
-# The data partition holds /var/lib/svoyak. No "nofail": the services must not start on the root fs instead
-# (their RequiresMountsFor= pulls this mount in). ext4 data=ordered with barriers on (the defaults): SQLite's
-# fsync in WAL + synchronous=FULL reaches the card. noatime only spares the card. The FAT boot partition is
-# where raspi-firmware's kernel hooks put the kernel, initrd and config.txt on every kernel upgrade; "nofail":
-# the box runs without it (it is read only by the firmware at power-on).
-cat > "$rootfs/etc/fstab" <<'EOF'
-LABEL=svoyak-root  /                ext4  defaults,noatime,errors=remount-ro  0  1
-LABEL=SVOYAK-BOOT  /boot/firmware   vfat  defaults,noatime,umask=0022,nofail  0  2
-LABEL=svoyak-data  /var/lib/svoyak  ext4  defaults,noatime,data=ordered,barrier=1  0  2
+# Never emergency mode on a box without a keyboard: every mount but the root is "nofail", so a card whose boot
+# or data partition is missing, damaged or slow to appear still boots; each waits for its device up to
+# DEVICE_TIMEOUT (a slow card, or QEMU's emulated SD under load, names partitions in minutes, not systemd's
+# 90 s). The services only Want= the data mount: without it the web service serves the fault page
+# (appliance/service/storage.py, setting data_mount) and starts no battle it could not store. ext4
+# data=ordered with barriers on (the defaults): SQLite's fsync in WAL + synchronous=FULL reaches the card.
+# noatime only spares the card. The root and the data partition are checked before they are mounted on every
+# boot (pass 1 and 2): the root by e2fsck in the initrd (FSTYPE=ext4 below), the data by systemd-fsck, both
+# with fsck.repair=yes (the card's cmdline.txt): a power cut costs a journal replay. The FAT boot partition is
+# where raspi-firmware's kernel hooks put the kernel, initrd and config.txt on every kernel upgrade; the box
+# runs without it (the firmware reads it at power-on; first boot reads svoyak-settings.txt from it).
+DEVICE_TIMEOUT=600s
+cat > "$rootfs/etc/fstab" <<EOF
+LABEL=svoyak-root  /                ext4  defaults,noatime,errors=remount-ro,x-systemd.device-timeout=$DEVICE_TIMEOUT  0  1
+LABEL=SVOYAK-BOOT  /boot/firmware   vfat  defaults,noatime,umask=0022,nofail,x-systemd.device-timeout=$DEVICE_TIMEOUT  0  2
+LABEL=svoyak-data  /var/lib/svoyak  ext4  defaults,noatime,data=ordered,barrier=1,nofail,x-systemd.device-timeout=$DEVICE_TIMEOUT  0  2
+EOF
+# The web service and first boot check that the data directory is on its partition (setting data_mount).
+install -d -m 0755 "$rootfs/etc/svoyak"
+cat > "$rootfs/etc/svoyak/svoyak.toml" <<'EOF'
+# The box's settings (appliance/config.py; `svoyak config` lists them). First boot adds what the card's
+# svoyak-settings.txt sets (Wi-Fi country, hotspot name and password, box name, hub).
+data_mount = "/var/lib/svoyak"
 EOF
 : > "$rootfs/etc/machine-id"   # made on first boot: every box its own
 rm -f "$rootfs/var/lib/dbus/machine-id"
@@ -142,14 +156,23 @@ kver=${kver#vmlinuz-}
 python3 image/dt_modules.py --root "$rootfs" --kernel "$kver" --modules image/initramfs-modules \
     --record image/sd-root-drivers.txt "${PI_DTBS[@]}" >/dev/null
 cp image/initramfs-modules "$rootfs/etc/initramfs-tools/modules"
+# The card's kernel command line (raspi-firmware writes it again on every kernel upgrade, from these files):
+# the HDMI screen is the console a person reads. The LAST console= is /dev/console: systemd's messages, the
+# emergency shell and what first boot prints (the network, its password, the PIN) go to tty1, the HDMI screen;
+# the kernel's messages go to the serial header (GPIO14/15, the mini UART ttyS1) as well. raspi-firmware writes
+# "rw fsck.repair=yes": the root is checked by e2fsck in the initrd before it is mounted (-y: no one is there to
+# answer), see FSTYPE below and image/README.md ("A power cut").
 cat >> "$rootfs/etc/default/raspi-firmware" <<'EOF'
 
-# svoyak (image/image.sh): the root by label; boot messages and the emergency shell on the serial console
-# (GPIO14/15), the HDMI screen for the scoreboard.
+# svoyak (image/image.sh): the root by label; the kernel's messages on the serial header too, the HDMI
+# screen (tty1, last) is /dev/console.
 ROOTPART=LABEL=svoyak-root
-CONSOLES="tty0 ttyS1,115200"
+CONSOLES="ttyS1,115200 tty1"
 EOF
 echo "consoleblank=0" > "$rootfs/etc/default/raspi-extra-cmdline"
+# fsck in the initrd: its hook names the root's type from the device, which the chroot does not have
+# ("Couldn't identify type of root file system"): name it, so fsck, logsave and e2fsck go in.
+echo "FSTYPE=ext4" > "$rootfs/etc/initramfs-tools/conf.d/svoyak-fsck"
 mount --bind /dev "$rootfs/dev"; mount -t proc proc "$rootfs/proc"; mount -t sysfs sys "$rootfs/sys"
 chroot "$rootfs" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
     update-initramfs -u -k "$kver" >/dev/null
@@ -159,10 +182,16 @@ read -ra needed < <(sed -n 's/^needs //p' image/sd-root-drivers.txt)
 for module in "${needed[@]}"; do
     grep -q "/${module//_/[-_]}\.ko" <<<"$initrd_list" || die "the initrd lacks $module (image/sd-root-drivers.txt)"
 done
+for tool in fsck logsave fsck.ext4; do
+    grep -qE "(^|/)s?bin/$tool\$" <<<"$initrd_list" || die "the initrd lacks $tool: the root would never be checked"
+done
 for file in config.txt cmdline.txt "vmlinuz-$kver" "initrd.img-$kver" bootcode.bin start.elf start4.elf "${PI_DTBS[@]#broadcom/}"; do
     [ -f "$rootfs/boot/firmware/$file" ] || die "raspi-firmware did not write /boot/firmware/$file"
 done
 cmp -s "$rootfs/boot/initrd.img-$kver" "$rootfs/boot/firmware/initrd.img-$kver" || die "/boot/firmware has an old initrd"
+python3 image/cardboot.py check-card "$rootfs/boot/firmware" || die "the card's cmdline.txt or config.txt is not what the box needs"
+# What a person edits on any computer before the first boot (appliance/service/bootsettings.py).
+cp image/svoyak-settings.txt "$rootfs/boot/firmware/svoyak-settings.txt"
 
 # --- 4. disk image: a FAT boot partition and two ext4 file systems made from directories (no loop devices),
 # then a partition table
@@ -170,6 +199,9 @@ step "disk: making the file systems"
 cp "$rootfs/boot/vmlinuz-$kver" "$OUT/vmlinuz"
 cp "$rootfs/boot/initrd.img-$kver" "$OUT/initrd.img"
 cp "$rootfs/usr/lib/linux-image-$kver/broadcom/bcm2837-rpi-3-b.dtb" "$OUT/"
+# The tests boot what the card holds (image/cardboot.py reads the FAT partition); these copies are for a
+# person reading them.
+cp "$rootfs/boot/firmware/cmdline.txt" "$rootfs/boot/firmware/config.txt" "$OUT/"
 rm -f "$OUT/boot.vfat" "$OUT/root.ext4" "$OUT/data.ext4"
 mkfs.vfat -F 32 -n SVOYAK-BOOT -C "$OUT/boot.vfat" $(( BOOT_MB * 1024 )) >/dev/null
 mcopy -s -p -i "$OUT/boot.vfat" "$rootfs"/boot/firmware/* ::/
@@ -195,7 +227,6 @@ dd if="$OUT/root.ext4" of="$img" bs=1M seek=$(( 4 + BOOT_MB )) conv=notrunc,spar
 dd if="$OUT/data.ext4" of="$img" bs=1M seek=$(( 4 + BOOT_MB + root_mb )) conv=notrunc,sparse status=none
 rm -f "$OUT/boot.vfat" "$OUT/root.ext4" "$OUT/data.ext4"
 ln -s "$(basename "$img")" "$OUT/svoyak-arm64.img"   # the name ./dev image-test boots
-echo "root=LABEL=svoyak-root ro console=ttyAMA0 consoleblank=0" > "$OUT/cmdline.txt"
 echo "$kver" > "$OUT/kernel-version"
 step "disk: $img ($(du -h --apparent-size "$img" | cut -f1), $(du -h "$img" | cut -f1) on disk)"
 if [ "${SVOYAK_IMAGE_RELEASE:-yes}" = yes ]; then

@@ -110,7 +110,9 @@ PY
         install -m 0644 "$unit" /usr/lib/systemd/system/
     done
     install -D -m 0644 "$BUNDLE/systemd/pam.d/svoyak-kiosk" /etc/pam.d/svoyak-kiosk
-    # The image test's GPIO report (svoyak-gpioreport.service, never enabled).
+    # The boot report (svoyak-bootreport.service: the image tests read it) and the image test's GPIO report
+    # (svoyak-gpioreport.service, never enabled).
+    install -D -m 0755 "$BUNDLE/systemd/svoyak-bootreport.sh" /usr/local/lib/svoyak/boot-report
     install -D -m 0755 "$BUNDLE/systemd/svoyak-gpioreport.sh" /usr/local/lib/svoyak/gpio-report
     install -D -m 0644 "$BUNDLE/systemd/svoyak-gpiobench.py" /usr/local/lib/svoyak/gpio-bench
     install -d -m 0755 /etc/svoyak /etc/NetworkManager/dnsmasq-shared.d

@@ -38,8 +38,12 @@ def settings_from(args):
     return config.load(overrides=overrides)
 
 
-def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None) -> int:
-    """Run gunicorn (gthread, 1 worker) serving :func:`web.create_app` until a signal stops it."""
+def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None, fault=None) -> int:
+    """Run gunicorn (gthread, 1 worker) serving :func:`web.create_app` until a signal stops it.
+
+    ``fault`` (a :class:`appliance.service.storage.StorageFault`): the data directory cannot store a battle;
+    serve :func:`web.fault.create_fault_app` instead, with no session and no store.
+    """
     from gunicorn.app.base import BaseApplication
 
     from appliance.service.notify import Notifier, systemd_environment
@@ -62,6 +66,10 @@ def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None) -> int:
             self.cfg.set("post_worker_init", post_worker_init)
 
         def load(self):
+            if fault is not None:
+                from web.fault import create_fault_app
+
+                return create_fault_app(fault)
             from web import create_app
 
             return create_app(settings)
@@ -82,10 +90,15 @@ def serve(settings, threads: int = DEFAULT_THREADS, on_ready=None) -> int:
         # busy thread (the capture link's reader) can keep a woken writer waiting that long. Single-scoreboard
         # runs of bench/bench_web.py: press -> DOM median about 6 ms with the default, 5 ms with 0.5 ms.
         sys.setswitchinterval(SWITCH_INTERVAL_S)
-        hub = worker.wsgi.extensions["svoyak.hub"]
         notifier = Notifier(notify_socket)
-        notifier.send("READY=1\nSTATUS=serving on port %d" % settings.web_port)
-        notifier.start_watchdog(watchdog_usec, hub.session.is_healthy)
+        if fault is not None:
+            # Serving the fault page is this process's whole job: healthy while it answers.
+            notifier.send("READY=1\nSTATUS=cannot store a battle: " + fault.detail)
+            notifier.start_watchdog(watchdog_usec, lambda: True)
+        else:
+            hub = worker.wsgi.extensions["svoyak.hub"]
+            notifier.send("READY=1\nSTATUS=serving on port %d" % settings.web_port)
+            notifier.start_watchdog(watchdog_usec, hub.session.is_healthy)
         if on_ready is not None:
             on_ready()
 
@@ -115,6 +128,13 @@ def describe(settings) -> str:
 
 
 def run(args) -> int:
+    from appliance.service import storage
+
     settings = settings_from(args)
+    fault = storage.check(settings)
+    if fault is not None:
+        # No identity read or made: it would land on the wrong file system. The pages say what is wrong.
+        print(f"svoyak: {fault.line()}", file=sys.stderr, flush=True)
+        return serve(settings, threads=args.threads, fault=fault)
     print(describe(settings), flush=True)
     return serve(settings, threads=args.threads)

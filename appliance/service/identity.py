@@ -2,8 +2,8 @@
 
 No secret is hard-coded: the first process that needs the identity (the first-boot unit on a box, ``./dev run``
 on a laptop) makes it from ``secrets`` and keeps it in ``data_dir/identity.json``; later runs read it back.
-Settings that name a value (``host_pin``, ``director_pin``, ``hotspot_ssid``, ``hotspot_password``) win over the
-file. The director PIN is the box owner's: shown in the console (``svoyak run``, first boot), never on the board,
+Settings that name a value (``box_name``, ``host_pin``, ``director_pin``, ``hotspot_ssid``, ``hotspot_password``)
+win over the file (the first-boot settings file on the card's boot partition sets them: firstboot.py). The director PIN is the box owner's: shown in the console (``svoyak run``, first boot), never on the board,
 and a different secret from the host's, so a room's host cannot reach the tournament desk.
 """
 
@@ -88,6 +88,7 @@ def load_or_create(settings: Settings) -> Identity:
         identity = make()
         _write(path, identity)
     overrides = {
+        "box_name": settings.box_name,
         "host_pin": settings.host_pin,
         "director_pin": settings.director_pin,
         "hotspot_ssid": settings.hotspot_ssid,

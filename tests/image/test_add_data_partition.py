@@ -63,7 +63,10 @@ def test_appends_a_formatted_data_partition_mounted_by_fstab(pi_gen_like_image, 
     root_fs = extract(pi_gen_like_image, root, tmp_path / "root-after.ext4")
     fstab = run("debugfs", "-R", "cat /etc/fstab", str(root_fs)).stdout
     assert fstab.startswith("proc /proc proc defaults 0 0\n")  # the old lines are kept
-    assert "LABEL=svoyak-data  /var/lib/svoyak  ext4  defaults,noatime,data=ordered  0  2" in fstab
+    assert ("LABEL=svoyak-data  /var/lib/svoyak  ext4  defaults,noatime,data=ordered,nofail,"
+            "x-systemd.device-timeout=600s  0  2") in fstab                  # never emergency mode (issue 23)
+    settings = run("debugfs", "-R", "cat /etc/svoyak/svoyak.toml", str(root_fs)).stdout
+    assert 'data_mount = "/var/lib/svoyak"' in settings                       # the data check is on
     stat = run("debugfs", "-R", "stat /etc/fstab", str(root_fs)).stdout
     assert "User:     0   Group:     0" in stat and "Mode:  0644" in stat
     assert "Type: directory" in run("debugfs", "-R", "stat /var/lib/svoyak", str(root_fs)).stdout

@@ -283,3 +283,12 @@ def test_a_station_asked_for_a_battle_not_given_to_it_refuses_in_words_and_the_d
     assert "не дан этой комнате" in words and "?" not in words and "другого бокса" not in words
     assert dict(desk.state(tid).assignments) == before  # nothing claimed at the desk
     assert other not in desk.state(tid).assignments or desk.state(tid).assignments[other][1] != "room2"
+
+def test_the_pairing_form_starts_with_the_hub_the_cards_settings_file_named(boxes):
+    """issue 23: a station's hub in svoyak-settings.txt (setting rooms_hub) fills the pairing form's address."""
+    station = boxes("station")
+    station.login()
+    assert 'name="hub" value="10.42.0.1"' in station.client.get("/room").get_data(as_text=True)
+    station.app.config["SVOYAK_SETTINGS"] = station.settings.replace(rooms_hub="192.168.1.20")
+    form = station.client.get("/room").get_data(as_text=True)
+    assert 'id="pair-form"' in form and 'name="hub" value="192.168.1.20"' in form
