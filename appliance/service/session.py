@@ -46,6 +46,7 @@ REMEMBERED_COMMANDS = 2048  # command ids kept for duplicate detection (a battle
 BUTTON_TEST_REPLY_S = 2     # the capture answers a button test within this, or the link is taken as down
 SEAT_CODE_DIGITS = 6        # a seat's code, told by the host to its player (web/guard.py limits guesses)
 PHONES_KEY = "phones"       # the store's meta: phones on or off and the seats' codes, kept across restarts
+ANNOUNCEMENT_KEY = "announcement"  # the store's meta: what the hall is told now (a restart tells it the same)
 # Capture event fields that are instants of the capture's clock (the others named *_ns are durations: gap_ns).
 CAPTURE_INSTANTS = ("t_ns", "arrival_ns", "armed_at_ns")
 
@@ -172,6 +173,7 @@ class Session:
                 self._battle_id = resumable
                 self._state = self.battles.state(resumable)
                 self._restore_phones()
+                self._restore_announcement()
                 self._after_change(event=None)
             else:
                 self._view = self._build_view()  # the list of battles, with nothing live: no update to send
@@ -495,7 +497,7 @@ class Session:
 
     def _open(self, battle_id: str, event: dict, told: dict | None = None) -> None:
         self._battle_id = battle_id
-        self._announcement = told
+        self._announce(told)
         self._state = self.battles.state(battle_id)
         # a battle ahead of the timeline (imported from another box): the timeline goes on after it
         self._adopt_timeline(self._timeline.continued_after(self._raw_clock(), self._state.last_at_ns),
@@ -540,6 +542,28 @@ class Session:
         """Keep the phones' switch and codes for the live battle in the store (raises StoreError: not kept)."""
         self.battles.set_meta(PHONES_KEY, json.dumps({"battle": self._battle_id, "enabled": enabled,
                                                       "codes": list(codes)}))
+
+    def _announce(self, told: dict | None) -> None:
+        """What the hall is told now (a correction, an undo, a battle set aside...), kept in the store's meta when
+        it changes, so a restarted server tells the hall the same (issue 19: the view after a restart equals the
+        view before). The command is stored already: a store that cannot keep it is logged, the hall told anyway."""
+        if told != self._announcement:
+            try:
+                self.battles.set_meta(ANNOUNCEMENT_KEY, json.dumps({"battle": self._battle_id, "told": told},
+                                                                   ensure_ascii=False))
+            except (StoreError, OSError, sqlite3.Error) as error:
+                log.error("the hall's announcement not stored: %s", error)
+        self._announcement = told
+
+    def _restore_announcement(self) -> None:
+        """The announcement the last process left for the battle resumed; none for any other, or if unreadable."""
+        try:
+            record = json.loads(self.battles.meta(ANNOUNCEMENT_KEY) or "{}")
+        except (StoreError, sqlite3.Error, ValueError) as error:
+            log.error("the hall's announcement not read back: %s", error)
+            return
+        if isinstance(record, dict) and record.get("battle") == self._battle_id and isinstance(record.get("told"), dict):
+            self._announcement = record["told"]
 
     def _restore_phones(self) -> None:
         """Phones as the last process left them for the battle resumed; off for any other, or if unreadable."""
@@ -618,7 +642,7 @@ class Session:
         """One command's events, stored together (all or none), then ONE update for all of them."""
         before = self._state
         self._state = self.battles.submit(self._battle_id, events, command_id=command_id, result=result)
-        self._announcement = self.adapter.announcement(before, self._state, events, self._announcement)
+        self._announce(self.adapter.announcement(before, self._state, events, self._announcement))
         self._after_change(event=self.adapter.event_dict(events[-1]))
 
     def _on_deadline(self, key: str, raw_ns: int) -> None:

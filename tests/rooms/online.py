@@ -217,7 +217,10 @@ def publish_main(secret: str, updates: int, every_ms: int, out: str) -> int:
                                                          "view": view}))
             sent["snapshots"] += 1
         time.sleep(every_ms / 1000)
-    for _ in range(3):  # the last snapshot, for viewers who resynced at the very end
+    # the last snapshot, every second for 15 s, as the box goes on publishing its snapshot: a viewer whose node was
+    # killed may take seconds to reconnect on a loaded machine (one full run here: 1,000 viewers were still
+    # reconnecting when 3 s of it had passed)
+    for _ in range(15):
         time.sleep(1.0)
         publisher.publish(snapshot_subject, message({"seq": updates, "server_now_ns": time.monotonic_ns(),
                                                      "view": view}))

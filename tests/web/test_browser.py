@@ -20,7 +20,9 @@ STEP_MS = 10_000  # how long a page may take to show a step (waiting, not a time
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory):
-    with simulator_box(tmp_path_factory.mktemp("box")) as running:
+    # These walks read the board's Socket.IO link (a missed update resyncs it, Wi-Fi lost on the watcher's phone):
+    # the spectators' fast path is off here; tests/web/test_spectators_browser.py walks every path of /watch.
+    with simulator_box(tmp_path_factory.mktemp("box"), env={"SVOYAK_SPECTATORS": "false"}) as running:
         yield running
 
 
@@ -308,9 +310,13 @@ def test_phones_host_on_a_phone_and_players_buzz_from_theirs(browser, box):
     shot(watcher, "12-watch-phone")
 
     # The watcher misses an update (as if a frame were lost): the next number does not follow, it resyncs.
-    watcher.evaluate("window.__snapshots = 0; SVOYAK.links[0].socket.on('snapshot', () => window.__snapshots++)")
-    seq_before = int(watcher.evaluate("SVOYAK.links[0].seq"))
-    watcher.evaluate("SVOYAK.links[0].seq -= 1")
+    # /watch is a spectator's page (web/static/js/spectate.js): with no fast path it holds a Socket.IO link of
+    # its own, the last one made
+    expect(watcher.locator("body")).to_have_attribute("data-spectate", "socket")
+    socket_link = "SVOYAK.links[SVOYAK.links.length - 1]"
+    watcher.evaluate(f"window.__snapshots = 0; {socket_link}.socket.on('snapshot', () => window.__snapshots++)")
+    seq_before = int(watcher.evaluate(f"{socket_link}.seq"))
+    watcher.evaluate(f"{socket_link}.seq -= 1")
     host.click("#phones")                                   # phones off: one more update
     expect(player.locator("#phones-off")).to_be_visible(timeout=STEP_MS)
     expect(watcher.locator("body")).to_have_attribute("data-seq", str(seq_before + 1), timeout=STEP_MS)

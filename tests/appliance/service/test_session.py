@@ -519,3 +519,23 @@ def test_phones_of_another_battle_do_not_come_back_on_a_restart(session, memory_
     again = Session(memory_battles, BattleAdapter(), capture=capture, clock=clock, deadlines=Deadlines(clock))
     again.start(timer_thread=False)
     assert again.snapshot()["view"]["phones_enabled"] is False
+
+
+def test_the_halls_announcement_is_the_same_after_a_restart(session, memory_battles, capture, clock):
+    # Found by the stateful adversary (bench/adversary.py, ./dev bench chaos): a battle set aside was announced to
+    # the hall («…отложен», its scores), and a restart of the web server took the announcement off the board.
+    command(session, "setup", **setup_args())
+    command(session, "next")
+    first = session.battle_id
+    command(session, "setup", set_aside=first, **setup_args())
+    told = session.snapshot()["view"]["announcement"]
+    assert told["kind"] == "set_aside"
+    again = Session(memory_battles, BattleAdapter(), capture=capture, clock=clock, deadlines=Deadlines(clock))
+    again.start(timer_thread=False)
+    assert json.loads(json.dumps(again.snapshot()["view"]["announcement"])) == json.loads(json.dumps(told))
+    # the next question ends it, and a restart after that tells nothing
+    again.command("next", {}, "n2")
+    assert again.snapshot()["view"]["announcement"] is None
+    third = Session(memory_battles, BattleAdapter(), capture=capture, clock=clock, deadlines=Deadlines(clock))
+    third.start(timer_thread=False)
+    assert third.snapshot()["view"]["announcement"] is None
