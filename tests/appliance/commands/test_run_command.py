@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from appliance.commands.run import _listens  # the same probe svoyak run waits on
 from appliance.service.supervision import command_line, is_alive
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -206,17 +207,6 @@ print(child.pid, flush=True)
 def _capture(env, **arguments) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "appliance.cli", "capture", "--simulator"], env=env, cwd=ROOT,
                             **arguments)
-
-
-def _listens(path: Path) -> bool:
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(str(path))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
 
 
 def _lock_holder(data_dir: Path) -> int | None:
