@@ -3,7 +3,9 @@ threads, the capture on mock pins, the spectators' nats-server): the helpers of 
 of its tiny form in ``tests/web/test_bench_spectators.py``.
 
 A :class:`Box` runs the box in a process group of its own (optionally inside a cgroup v1 memory limit, a Pi 3's
-1 GB); :func:`play` drives the host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins'
+1 GB), pinned to :data:`BOX_CPUS` (the first core) while the crowd, the probes and the bench's own clients run on
+:data:`CLIENT_CPUS` (the others), so the client simulator cannot eat the CPU of the box it measures (the machine's
+other users can: :func:`load` is printed beside every figure); :func:`play` drives the host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins'
 path) and times, with a python Socket.IO ``/board`` client as the first board: command -> ack, and press sent ->
 that board's update with the press. :func:`crowd` starts light spectators (``tests/crowd.py``) in a few
 processes.
@@ -31,6 +33,23 @@ SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
          "themes": [{"name": "Реки"}, {"name": "Кино"}, {"name": "Химия"}, {"name": "Спорт"}]}
 PER_PROCESS = 250          # spectators per crowd process (one asyncio loop each)
 CGROUP_V1 = Path("/sys/fs/cgroup/memory")
+CPUS = sorted(os.sched_getaffinity(0))
+PINNED = len(CPUS) > 1 and os.environ.get("SVOYAK_BENCH_PIN", "1") != "0"
+BOX_CPUS = {CPUS[0]} if PINNED else set(CPUS)        # the box: svoyak run, gunicorn, capture, nats-server, kiosk
+CLIENT_CPUS = set(CPUS[1:]) if PINNED else set(CPUS)  # the crowd (nice 19), the probes, the host and first board
+CROWD_NICE = 19
+
+
+def load() -> str:
+    """The machine's load average (1, 5, 15 minutes), as printed beside each figure."""
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
+def placement() -> str:
+    if not PINNED:
+        return f"not pinned: box and clients share cores {sorted(BOX_CPUS)}"
+    return (f"box pinned to core {sorted(BOX_CPUS)}, clients to {sorted(CLIENT_CPUS)} (crowd at nice +{CROWD_NICE}, "
+            f"probes and the host's and board's clients at the bench's own nice {os.nice(0)})")
 
 
 def free_port() -> int:
@@ -60,10 +79,12 @@ class Box:
             self.cgroup = CGROUP_V1 / f"svoyak-bench-{os.getpid()}"
             self.cgroup.mkdir(exist_ok=True)
             (self.cgroup / "memory.limit_in_bytes").write_text(str(memory_limit_mb * 1024 * 1024))
-        preexec = None
-        if self.cgroup is not None:
-            procs = self.cgroup / "cgroup.procs"
-            preexec = lambda: procs.write_text(str(os.getpid()))  # noqa: E731 - the child joins before exec
+        procs = self.cgroup / "cgroup.procs" if self.cgroup is not None else None
+
+        def preexec() -> None:  # the child joins the cgroup and takes the box's core before exec
+            if procs is not None:
+                procs.write_text(str(os.getpid()))
+            os.sched_setaffinity(0, BOX_CPUS)
         self.process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port",
                                          str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True, cwd=ROOT, preexec_fn=preexec)
@@ -178,9 +199,10 @@ class Box:
 
 
 class Crowd:
-    """``count`` spectators of ``kind`` (nats, socketio, poll) in processes of :data:`PER_PROCESS`, niced (they
-    stand for phones, which do not share the box's CPU; here they must), then ``probes`` more in a process of
-    their own at the bench's own priority, connected last: their times are a phone's, not a crowded process's."""
+    """``count`` spectators of ``kind`` (nats, socketio, poll) in processes of :data:`PER_PROCESS` on
+    :data:`CLIENT_CPUS` at nice +19 (they stand for phones, which do not share the box's CPU), then ``probes`` more
+    in a process of their own at the bench's own priority, connected last. A nats spectator's arrival is the
+    kernel's receive time of the bytes (tests/crowd.py), so it is the box's, however late its process reads."""
 
     def __init__(self, box: Box, kind: str, count: int, seconds: float = 600, probes: int = 0) -> None:
         self.outs: list[Path] = []
@@ -206,7 +228,8 @@ class Crowd:
         self.outs.append(out)
         command = [sys.executable, "-m", "tests.crowd", kind, url, box.update_subject, str(size), str(seconds),
                    str(out)]
-        self.processes.append(subprocess.Popen((["nice", "-n", "5"] if nice else []) + command, cwd=ROOT))
+        self.processes.append(subprocess.Popen((["nice", "-n", str(CROWD_NICE)] if nice else []) + command, cwd=ROOT,
+                                               preexec_fn=lambda: os.sched_setaffinity(0, CLIENT_CPUS)))
         box.crowds.append(self.processes[-1])
 
     def _wait(self) -> None:
@@ -227,12 +250,13 @@ class Crowd:
         return sum(item["refused"] for item in self.ready)
 
     def stop(self) -> dict:
-        """Stop and merge: ``{connected, refused, failed, arrivals: {seq: [ns...]}, sent_ns: {seq: ns}}``, the
-        probes' own arrivals under ``probes``."""
+        """Stop and merge: ``{connected, refused, failed, arrivals: {seq: [ns...]}, reads: {seq: [ns...]},
+        sent_ns: {seq: ns}}`` (arrivals: the kernel's; reads: when the process read them), the probes' own
+        arrivals under ``probes``."""
         time.sleep(1.0)  # the last update reaches the last spectator
         for out in self.outs:
             Path(str(out) + ".stop").write_text("")
-        merged = {"connected": 0, "refused": 0, "failed": 0, "arrivals": {}, "sent_ns": {}, "errors": [],
+        merged = {"connected": 0, "refused": 0, "failed": 0, "arrivals": {}, "reads": {}, "sent_ns": {}, "errors": [],
                   "probes": {}}
         for process, out in zip(self.processes, self.outs):
             try:
@@ -243,6 +267,8 @@ class Crowd:
             part = json.loads(out.read_text())
             for key in ("connected", "refused", "failed"):
                 merged[key] += part[key]
+            for seq, times in part.get("reads", {}).items():
+                merged["reads"].setdefault(int(seq), []).extend(times)
             for seq, times in part["arrivals"].items():
                 merged["arrivals"].setdefault(int(seq), []).extend(times)
                 if out == self.probe_out:
@@ -257,11 +283,12 @@ def one_way_ms(arrivals: dict, sent_ns: dict, seqs: set[int]) -> list[float]:
     return [(at - sent_ns[seq]) / 1e6 for seq in seqs if seq in sent_ns for at in arrivals.get(seq, ())]
 
 
-def last_spectator_ms(merged: dict, seqs: set[int]) -> list[float]:
-    """Per update (of ``seqs``): the last spectator's arrival minus the update's ``server_now_ns``, ms."""
+def last_spectator_ms(merged: dict, seqs: set[int], key: str = "arrivals") -> list[float]:
+    """Per update (of ``seqs``): the last spectator's arrival (``key`` reads: its process's read) minus the
+    update's ``server_now_ns``, ms."""
     samples = []
     for seq in seqs:
-        times, sent = merged["arrivals"].get(seq), merged["sent_ns"].get(seq)
+        times, sent = merged[key].get(seq), merged["sent_ns"].get(seq)
         if times and sent:
             samples.append((max(times) - sent) / 1e6)
     return samples
