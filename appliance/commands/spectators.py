@@ -22,5 +22,8 @@ def run(args) -> int:
         print("svoyak spectators: the setting spectators is off: no fan-out, /watch uses Socket.IO", flush=True)
         return 0
     command = prepare(settings)
+    # The fan-out yields the CPU to the game (setting spectators_nice; docs/spectators.md, "Figures"): measured
+    # on one core, 1,000 phones' frames at the game's own priority made press -> first board several times slower.
+    os.nice(settings.spectators_nice)
     os.execv(command[0], command)
     return 0  # pragma: no cover - execv does not return
