@@ -78,7 +78,7 @@ def figures(result: dict, baseline: dict | None, count: int) -> dict:
             out["last spectator's update p99"] = percentile(last, 0.99)
         read = last_spectator_ms(crowd, played["seqs"], key="reads")
         if read:
-            out["last spectator's update p99, read by its niced process"] = percentile(read, 0.99)
+            out["last spectator's update p99, read by its SCHED_IDLE process"] = percentile(read, 0.99)
         probes = one_way_ms(crowd["probes"], crowd["sent_ns"], played["seqs"])
         if probes:
             out["a spectator connected last, update p50"] = median(probes)

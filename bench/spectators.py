@@ -3,8 +3,8 @@ threads, the capture on mock pins, the spectators' nats-server): the helpers of 
 of its tiny form in ``tests/web/test_bench_spectators.py``.
 
 A :class:`Box` runs the box in a process group of its own (optionally inside a cgroup v1 memory limit, a Pi 3's
-1 GB), pinned to :data:`BOX_CPUS` (the first core) while the crowd, the probes and the bench's own clients run on
-:data:`CLIENT_CPUS` (the others), so the client simulator cannot eat the CPU of the box it measures (the machine's
+1 GB), the game pinned to :data:`BOX_CPUS` (the first core) while the crowd, the probes and the bench's own clients
+run on :data:`CLIENT_CPUS` (the others) with the spectators' nats-server (:data:`SPECTATORS_CPUS`), so the client simulator cannot eat the CPU of the box it measures (the machine's
 other users can: :func:`load` is printed beside every figure); :func:`play` drives the host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins'
 path) and times, with a python Socket.IO ``/board`` client as the first board: command -> ack, and press sent ->
 that board's update with the press. :func:`crowd` starts light spectators (``tests/crowd.py``) in a few
@@ -36,8 +36,11 @@ CGROUP_V1 = Path("/sys/fs/cgroup/memory")
 CPUS = sorted(os.sched_getaffinity(0))
 PINNED = len(CPUS) > 1 and os.environ.get("SVOYAK_BENCH_PIN", "1") != "0"
 BOX_CPUS = {CPUS[0]} if PINNED else set(CPUS)        # the box: svoyak run, gunicorn, capture, nats-server, kiosk
-CLIENT_CPUS = set(CPUS[1:]) if PINNED else set(CPUS)  # the crowd (nice 19), the probes, the host and first board
-CROWD_NICE = 19
+CLIENT_CPUS = set(CPUS[1:]) if PINNED else set(CPUS)  # the crowd (SCHED_IDLE), the probes, the host and first board
+# The fan-out's own core (setting spectators_cpus, as a Pi 3 gives it cores 2 and 3): the clients' core, where it
+# outranks the crowd (SCHED_IDLE); SVOYAK_BENCH_FANOUT=box keeps it on the game's core instead.
+FANOUT_APART = PINNED and os.environ.get("SVOYAK_BENCH_FANOUT", "apart") != "box"
+SPECTATORS_CPUS = ",".join(map(str, sorted(CLIENT_CPUS if FANOUT_APART else BOX_CPUS)))
 
 
 def load() -> str:
@@ -48,8 +51,10 @@ def load() -> str:
 def placement() -> str:
     if not PINNED:
         return f"not pinned: box and clients share cores {sorted(BOX_CPUS)}"
-    return (f"box pinned to core {sorted(BOX_CPUS)}, clients to {sorted(CLIENT_CPUS)} (crowd at nice +{CROWD_NICE}, "
-            f"probes and the host's and board's clients at the bench's own nice {os.nice(0)})")
+    return (f"the game (svoyak run, gunicorn, capture, kiosk) pinned to core {sorted(BOX_CPUS)}, the spectators' "
+            f"nats-server to {SPECTATORS_CPUS} (spectators_cpus), clients to {sorted(CLIENT_CPUS)} (the crowd "
+            f"SCHED_IDLE: it runs only when nothing else would; the probes and the host's and board's clients at "
+            f"the bench's own nice {os.nice(0)})")
 
 
 def free_port() -> int:
@@ -72,7 +77,8 @@ class Box:
         self.crowd_runs = 0
         env = {**os.environ, "SVOYAK_DATA_DIR": str(self.folder), "SVOYAK_CONFIG": str(self.folder / "none.toml"),
                "SVOYAK_SPECTATORS_WS_PORT": "0", "SVOYAK_SPECTATORS_CLIENT_PORT": "0",
-               "SVOYAK_SPECTATORS_SOCKET_CAP": str(cap), "SVOYAK_SPECTATORS": "1" if spectators else "0"}
+               "SVOYAK_SPECTATORS_SOCKET_CAP": str(cap), "SVOYAK_SPECTATORS": "1" if spectators else "0",
+               "SVOYAK_SPECTATORS_CPUS": SPECTATORS_CPUS}
         (self.folder / "none.toml").write_text("")
         self.log = open(self.folder / "run.log", "w")
         if memory_limit_mb:
@@ -200,7 +206,7 @@ class Box:
 
 class Crowd:
     """``count`` spectators of ``kind`` (nats, socketio, poll) in processes of :data:`PER_PROCESS` on
-    :data:`CLIENT_CPUS` at nice +19 (they stand for phones, which do not share the box's CPU), then ``probes`` more
+    :data:`CLIENT_CPUS` under SCHED_IDLE (they stand for phones, which do not share the box's CPU), then ``probes`` more
     in a process of their own at the bench's own priority, connected last. A nats spectator's arrival is the
     kernel's receive time of the bytes (tests/crowd.py), so it is the box's, however late its process reads."""
 
@@ -228,7 +234,7 @@ class Crowd:
         self.outs.append(out)
         command = [sys.executable, "-m", "tests.crowd", kind, url, box.update_subject, str(size), str(seconds),
                    str(out)]
-        self.processes.append(subprocess.Popen((["nice", "-n", str(CROWD_NICE)] if nice else []) + command, cwd=ROOT,
+        self.processes.append(subprocess.Popen((["chrt", "--idle", "0"] if nice else []) + command, cwd=ROOT,
                                                preexec_fn=lambda: os.sched_setaffinity(0, CLIENT_CPUS)))
         box.crowds.append(self.processes[-1])
 

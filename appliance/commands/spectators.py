@@ -15,15 +15,16 @@ def run(args) -> int:
     import os
 
     from appliance import config
-    from appliance.service.spectators.server import prepare
+    from appliance.service.spectators.server import cores, prepare
 
     settings = config.load()
     if not settings.spectators:
         print("svoyak spectators: the setting spectators is off: no fan-out, /watch uses Socket.IO", flush=True)
         return 0
     command = prepare(settings)
-    # The fan-out yields the CPU to the game (setting spectators_nice; docs/spectators.md, "Figures"): measured
-    # on one core, 1,000 phones' frames at the game's own priority made press -> first board several times slower.
+    # The fan-out keeps off the game's CPU (docs/spectators.md, "Where the time goes"): its own cores where there
+    # are enough (setting spectators_cpus), and below the game's priority (spectators_nice).
+    os.sched_setaffinity(0, cores(settings.spectators_cpus, os.sched_getaffinity(0)))
     os.nice(settings.spectators_nice)
     os.execv(command[0], command)
     return 0  # pragma: no cover - execv does not return

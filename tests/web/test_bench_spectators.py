@@ -17,7 +17,7 @@ def test_the_audience_bench_runs():
     for name in ("no spectators: command -> ack p99", "no spectators: press -> first board p99",
                  "20 on the fast path: press p99 / no spectators", "20 on the fast path: a spectator connected last, update p99",
                  "20 on the fast path: last spectator's update p99",
-                 "20 on the fast path: last spectator's update p99, read by its niced process",
+                 "20 on the fast path: last spectator's update p99, read by its SCHED_IDLE process",
                  "20 on the fast path: box memory per 100 spectators"):
         assert math.isfinite(figures[name]), name
     assert figures["20 on the fast path: spectators connected"] == 20 + bench_spectators.PROBES
