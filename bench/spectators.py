@@ -3,12 +3,14 @@ threads, the capture on mock pins, the spectators' nats-server): the helpers of 
 of its tiny form in ``tests/web/test_bench_spectators.py``.
 
 A :class:`Box` runs the box in a process group of its own (optionally inside a cgroup v1 memory limit, a Pi 3's
-1 GB), the game pinned to :data:`BOX_CPUS` (the first core) while the crowd, the probes and the bench's own clients
-run on :data:`CLIENT_CPUS` (the others) with the spectators' nats-server (:data:`SPECTATORS_CPUS`), so the client simulator cannot eat the CPU of the box it measures (the machine's
-other users can: :func:`load` is printed beside every figure); :func:`play` drives the host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins'
-path) and times, with a python Socket.IO ``/board`` client as the first board: command -> ack, and press sent ->
-that board's update with the press. :func:`crowd` starts light spectators (``tests/crowd.py``) in a few
-processes.
+1 GB). Where it runs: the game (svoyak run, gunicorn, the capture, the kiosk) and the bench's host and first
+board clients on :data:`BOX_CPUS` (the first core); the spectators' nats-server on a core of its own,
+:data:`SPECTATORS_CPUS` (setting ``spectators_cpus``, as a Pi 3 gives it cores 2 and 3), with the crowd
+(SCHED_IDLE) and the probes on :data:`CLIENT_CPUS`: the client simulator cannot eat the CPU of the game it
+measures (the machine's other users can: :func:`load` is printed beside every figure). :func:`play` drives the
+host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins' path) and times, with a python
+Socket.IO ``/board`` client as the first board: command -> ack, and press sent -> that board's update with the
+press. :class:`Crowd` starts light spectators (``tests/crowd.py``) in a few processes.
 """
 
 from __future__ import annotations
@@ -36,11 +38,17 @@ CGROUP_V1 = Path("/sys/fs/cgroup/memory")
 CPUS = sorted(os.sched_getaffinity(0))
 PINNED = len(CPUS) > 1 and os.environ.get("SVOYAK_BENCH_PIN", "1") != "0"
 BOX_CPUS = {CPUS[0]} if PINNED else set(CPUS)        # the box: svoyak run, gunicorn, capture, nats-server, kiosk
-CLIENT_CPUS = set(CPUS[1:]) if PINNED else set(CPUS)  # the crowd (SCHED_IDLE), the probes, the host and first board
+CLIENT_CPUS = set(CPUS[1:]) if PINNED else set(CPUS)  # the crowd (SCHED_IDLE) and the probes
+# The host's client and the first board (the HDMI kiosk's stand-in) beside the game: they are the game's, and on the
+# fan-out's core its bursts would be timed as the game's latency.
+MEASURE_CPUS = BOX_CPUS
 # The fan-out's own core (setting spectators_cpus, as a Pi 3 gives it cores 2 and 3): the clients' core, where it
 # outranks the crowd (SCHED_IDLE); SVOYAK_BENCH_FANOUT=box keeps it on the game's core instead.
 FANOUT_APART = PINNED and os.environ.get("SVOYAK_BENCH_FANOUT", "apart") != "box"
 SPECTATORS_CPUS = ",".join(map(str, sorted(CLIENT_CPUS if FANOUT_APART else BOX_CPUS)))
+# On a core of its own the fan-out's nice (spectators_nice, 10) guards nothing of the game's, and on this shared
+# machine it would hand that core to the other users' processes: 0 there (SVOYAK_BENCH_FANOUT_NICE to choose).
+FANOUT_NICE = os.environ.get("SVOYAK_BENCH_FANOUT_NICE", "0" if FANOUT_APART else "10")
 
 
 def load() -> str:
@@ -52,9 +60,9 @@ def placement() -> str:
     if not PINNED:
         return f"not pinned: box and clients share cores {sorted(BOX_CPUS)}"
     return (f"the game (svoyak run, gunicorn, capture, kiosk) pinned to core {sorted(BOX_CPUS)}, the spectators' "
-            f"nats-server to {SPECTATORS_CPUS} (spectators_cpus), clients to {sorted(CLIENT_CPUS)} (the crowd "
-            f"SCHED_IDLE: it runs only when nothing else would; the probes and the host's and board's clients at "
-            f"the bench's own nice {os.nice(0)})")
+            f"nats-server to {SPECTATORS_CPUS} (spectators_cpus) at nice +{FANOUT_NICE} (spectators_nice), clients to {sorted(CLIENT_CPUS)} (the crowd "
+            f"SCHED_IDLE: it runs only when nothing else would; the probes at the bench's own nice {os.nice(0)}), the "
+            f"host's and first board's clients with the game on {sorted(MEASURE_CPUS)}")
 
 
 def free_port() -> int:
@@ -78,7 +86,7 @@ class Box:
         env = {**os.environ, "SVOYAK_DATA_DIR": str(self.folder), "SVOYAK_CONFIG": str(self.folder / "none.toml"),
                "SVOYAK_SPECTATORS_WS_PORT": "0", "SVOYAK_SPECTATORS_CLIENT_PORT": "0",
                "SVOYAK_SPECTATORS_SOCKET_CAP": str(cap), "SVOYAK_SPECTATORS": "1" if spectators else "0",
-               "SVOYAK_SPECTATORS_CPUS": SPECTATORS_CPUS}
+               "SVOYAK_SPECTATORS_CPUS": SPECTATORS_CPUS, "SVOYAK_SPECTATORS_NICE": FANOUT_NICE}
         (self.folder / "none.toml").write_text("")
         self.log = open(self.folder / "run.log", "w")
         if memory_limit_mb:

@@ -145,6 +145,7 @@ def unframe(raw: bytes) -> tuple[list[bytes], list[bytes], bytes]:
     return out, pings, raw[at:]
 
 
+RECEIVE_BUFFER = 1 << 20  # bytes (the kernel doubles it): several hundred board updates
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's number (asm-generic/socket.h); Python names none
 _CMSG = socket.CMSG_SPACE(struct.calcsize("qq"))
 _REALTIME_TO_MONOTONIC = time.time_ns() - time.monotonic_ns()  # once a process: the stamps are CLOCK_REALTIME
@@ -154,7 +155,8 @@ class StampedWebSocket:
     """A client WebSocket on a raw non-blocking socket with ``SO_TIMESTAMPNS``, read by ``recvmsg``: each chunk
     comes with the kernel's receive time of its bytes (of the latest segment in it, so never early), as
     CLOCK_MONOTONIC ns. On loopback that is when nats-server's write reached this spectator: the box's fan-out
-    time, whatever this process's own scheduling on a crowded machine."""
+    time, whatever this process's own scheduling on a crowded machine (its receive buffer holds a whole run, so
+    the TCP window stays open however late it reads, as a phone's own CPU would keep it)."""
 
     def __init__(self, sock: socket.socket, left: bytes) -> None:
         self.sock, self._raw = sock, left
@@ -168,6 +170,9 @@ class StampedWebSocket:
         try:
             sock.setblocking(False)
             sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            # room for a whole run of updates before this process reads them: a crowded process reading late
+            # would otherwise close the TCP window, hold the server's writes back and make the stamps its own
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
             await asyncio.wait_for(loop.sock_connect(sock, (parts.hostname, parts.port or 80)), timeout)
             key = base64.b64encode(os.urandom(16)).decode()
             await loop.sock_sendall(sock, (

@@ -18,7 +18,7 @@ def test_the_audience_bench_runs():
                  "20 on the fast path: press p99 / no spectators", "20 on the fast path: a spectator connected last, update p99",
                  "20 on the fast path: last spectator's update p99",
                  "20 on the fast path: last spectator's update p99, read by its SCHED_IDLE process",
-                 "20 on the fast path: box memory per 100 spectators"):
+                 "20 on the fast path: box memory per 100 spectators (round 1: a fresh nats-server)"):
         assert math.isfinite(figures[name]), name
     assert figures["20 on the fast path: spectators connected"] == 20 + bench_spectators.PROBES
     crowd = results[("nats", 20)]["crowd"]
