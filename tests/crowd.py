@@ -4,6 +4,8 @@
   ``SUB``, ``PING``/``PONG`` and ``MSG``), recording when each board update (its ``seq``) arrived: the kernel's
   receive time of its bytes (``SO_TIMESTAMPNS``, :class:`StampedWebSocket`), so a crowd process that a busy
   machine runs late does not make the box look late; when the process itself read it goes to ``reads``;
+- :func:`online_viewer`: a viewer beyond the hall, stamped the same way, moving to the next node when its own
+  is gone;
 - :func:`socketio_spectator`: an engine.io WebSocket on ``/board`` marked as a spectator's (``?audience=1``),
   answering engine.io pings, recording updates the same way; a 503 is recorded as refused.
 
@@ -363,8 +365,8 @@ async def online_viewer(urls: list[str], subject: str, record: Record, stop: asy
     while not stop.is_set():
         url = urls[(first + attempt) % len(urls)]
         try:
-            ws = await WebSocket.open(url, timeout=5)
-        except (OSError, Refused, asyncio.TimeoutError, asyncio.IncompleteReadError):
+            ws = await StampedWebSocket.open(url, timeout=5)
+        except (OSError, Refused, asyncio.TimeoutError, ConnectionError):
             attempt += 1
             await asyncio.sleep(0.2)
             continue
@@ -374,8 +376,8 @@ async def online_viewer(urls: list[str], subject: str, record: Record, stop: asy
                     + subject.encode() + b" 1\r\nPING\r\n")
             buffer = b""
             while not stop.is_set():
-                buffer += await ws.chunk()
-                at_ns = time.monotonic_ns()
+                data, at_ns = await ws.chunk()  # the kernel's receive time (StampedWebSocket)
+                buffer += data
                 while True:
                     end = buffer.find(b"\r\n")
                     if end < 0:
