@@ -67,8 +67,12 @@ def figures(result: dict, baseline: dict | None, count: int) -> dict:
     cpu = result.get("cpu")
     if cpu:
         actions = max(1, len(acks) + len(presses))
-        out["box's python CPU per action"] = sum(v for name, v in cpu.items() if name != "nats-server") / actions * 1e3
+        game = [name for name in cpu if "nats-server" not in name and not name.endswith(" waiting")]
+        out["box's python CPU per action"] = sum(cpu[name] for name in game) / actions * 1e3
+        out["box's python: waited for a CPU, per action"] = sum(cpu.get(name + " waiting", 0.0)
+                                                               for name in game) / actions * 1e3
         out["spectators' nats-server CPU per action"] = cpu.get("nats-server", 0.0) / actions * 1000
+        out["spectators' nats-server: waited for a CPU, per action"] = cpu.get("nats-server waiting", 0.0) / actions * 1e3
     crowd = result["crowd"]
     if crowd:
         out["spectators connected"] = crowd["connected"]

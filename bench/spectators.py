@@ -159,7 +159,8 @@ class Box:
         return found
 
     def cpu_s(self) -> dict:
-        """CPU seconds (user + system) so far of the box's processes by name."""
+        """CPU seconds (user + system) so far of the box's processes by name, and under ``<name> waiting`` the
+        seconds they were runnable but waited for a CPU (``/proc/<pid>/task/<tid>/schedstat``)."""
         ticks = os.sysconf("SC_CLK_TCK")
         found: dict[str, float] = {}
         for entry in Path("/proc").iterdir():
@@ -175,6 +176,9 @@ class Box:
                     tstat = (task / "stat").read_text()
                     tfields = tstat[tstat.rindex(")") + 2:].split()
                     found[name] = found.get(name, 0.0) + (int(tfields[11]) + int(tfields[12])) / ticks
+                    # schedstat: ns on a CPU, ns runnable but waiting for one (what the machine's load costs it)
+                    waited = int((task / "schedstat").read_text().split()[1]) / 1e9
+                    found[name + " waiting"] = found.get(name + " waiting", 0.0) + waited
                 del fields
             except (OSError, ValueError):
                 continue

@@ -147,6 +147,9 @@ def unframe(raw: bytes) -> tuple[list[bytes], list[bytes], bytes]:
     return out, pings, raw[at:]
 
 
+# A read's stamp is its newest segment's: reading a little at a time keeps an older message from taking the stamp
+# of a newer one when this process reads late (a board update is 1-3 kB)
+STAMPED_READ = 2048
 RECEIVE_BUFFER = 1 << 20  # bytes (the kernel doubles it): several hundred board updates
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's number (asm-generic/socket.h); Python names none
 _CMSG = socket.CMSG_SPACE(struct.calcsize("qq"))
@@ -155,13 +158,15 @@ _REALTIME_TO_MONOTONIC = time.time_ns() - time.monotonic_ns()  # once a process:
 
 class StampedWebSocket:
     """A client WebSocket on a raw non-blocking socket with ``SO_TIMESTAMPNS``, read by ``recvmsg``: each chunk
-    comes with the kernel's receive time of its bytes (of the latest segment in it, so never early), as
+    comes with the kernel's receive time of its bytes (of the latest segment in it, so never early; reads of
+    :data:`STAMPED_READ` bytes keep that within a message or two), as
     CLOCK_MONOTONIC ns. On loopback that is when nats-server's write reached this spectator: the box's fan-out
     time, whatever this process's own scheduling on a crowded machine (its receive buffer holds a whole run, so
     the TCP window stays open however late it reads, as a phone's own CPU would keep it)."""
 
     def __init__(self, sock: socket.socket, left: bytes) -> None:
         self.sock, self._raw = sock, left
+        self._raw_stamp = time.monotonic_ns()
         self._loop = asyncio.get_running_loop()
 
     @classmethod
@@ -197,7 +202,7 @@ class StampedWebSocket:
     async def _read(self) -> tuple[bytes, int]:
         while True:
             try:
-                data, ancillary, _, _ = self.sock.recvmsg(262144, _CMSG)
+                data, ancillary, _, _ = self.sock.recvmsg(STAMPED_READ, _CMSG)
             except BlockingIOError:
                 ready = self._loop.create_future()
                 self._loop.add_reader(self.sock.fileno(), lambda: ready.done() or ready.set_result(None))
@@ -218,14 +223,14 @@ class StampedWebSocket:
     async def chunk(self) -> tuple[bytes, int]:
         """The payload bytes of every whole data frame that has arrived (at least one) and the kernel's receive
         time of the last of them; pings are answered."""
-        out, stamp = [], 0
+        out, stamp = [], self._raw_stamp
         if self._raw:
             out, pings, self._raw = unframe(self._raw)
             for ping in pings:
                 self.send(ping, opcode=10)
-            stamp = time.monotonic_ns()
         while not out:
             data, stamp = await self._read()
+            self._raw_stamp = stamp  # frames left over for the next call arrived with this read
             out, pings, self._raw = unframe(self._raw + data)
             for ping in pings:
                 self.send(ping, opcode=10)
