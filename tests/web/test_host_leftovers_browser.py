@@ -1,7 +1,9 @@
 """The host's leftovers of issue 21 in headless Chromium against ``svoyak run --simulator``: «Снять вопрос» asks
 before it takes points back (tablet 1280x800 and phone 390x844), the host page shows no empty countdown frame,
 undoing «Следующий вопрос» is one line of the protocol, and a board whose box went silent (no FIN: the box's
-processes stopped) says it lost the box, not that the buttons are connected (board 1920x1080).
+processes stopped) says it lost the box, not that the buttons are connected (board 1920x1080); a resumed battle is
+announced; the director's «Играть на этом боксе» is said on the host's tablet; the director logs in once for the
+desk, the rooms and the packages, and out of all from the rooms page.
 
 Screenshots go to ``artifacts/web/leftovers-*.png`` (ignored by git)."""
 
@@ -16,6 +18,7 @@ import pytest
 from .conftest import simulator_box
 from .screens import small_controls, text_problems
 from .test_browser import STEP_MS, Stage, box, shot  # noqa: F401  (fixtures: a box of our own)
+from .test_host_browser import new_battle, set_up
 from .test_round_two_browser import PHONE, hall  # noqa: F401  (the stage and a phone watching)
 
 pytestmark = pytest.mark.browser
@@ -149,3 +152,100 @@ def test_a_board_whose_box_went_silent_says_it_lost_the_box_and_comes_back(brows
             expect(board.locator("#offline-banner")).to_be_hidden()
         finally:
             board.context.close()
+
+
+def test_a_resumed_battle_is_announced_on_the_board_and_the_host_page(hall):
+    """Issue 21: the hall is told of a battle set aside *or resumed*; resumed: «Бой продолжается» with the
+    scores it goes on with, the same on the board, the watcher's phone and the host page."""
+    expect, host, board, phone = hall.expect, hall.host, hall.board, hall.phone
+    hall.fresh(["Аня", "Борис"])
+    hall.command("next")
+    hall.command("next")
+    hall.press("1")
+    hall.answering("Аня")
+    hall.command("point")
+    hall.command("right")
+    hall.scores(10, 0)
+    new_battle(hall)
+    host.click("#set-aside")
+    set_up(hall, ["Дима", "Женя"])
+    expect(board.locator(".board-player .name")).to_have_text(["Дима", "Женя"], timeout=STEP_MS)
+    new_battle(hall)
+    host.click("#set-aside")
+    host.locator("#open-battle-list li", has_text="Аня").locator("button.resume").click()
+    expect(host.locator("#run")).to_be_visible(timeout=STEP_MS)
+    for page in (board, phone):
+        told = page.locator("#board-announce")
+        expect(told.locator(".announce-title")).to_have_text("Бой продолжается", timeout=STEP_MS)
+        expect(told.locator(".announce-score")).to_have_text(["Аня 10", "Борис 0"])
+        assert text_problems(page) == []
+    expect(host.locator("#host-announce .announce-title")).to_have_text("Бой продолжается")
+    expect(host.locator("#host-announce .announce-score")).to_have_text(["Аня 10", "Борис 0"])
+    shot(board, "leftovers-resumed-board")
+    shot(phone, "leftovers-resumed-phone")
+    assert hall.console == []
+
+
+def test_the_director_putting_a_battle_on_the_box_is_said_on_the_hosts_tablet(browser, session_server):
+    """«Играть на этом боксе» → «Отложить…» while the host plays: the host's tablet says the box switched battles
+    and names the new one (it never switches silently)."""
+    from playwright.sync_api import expect
+
+    from .conftest import DIRECTOR_PIN, PIN, drawn_owl
+
+    session = session_server.session
+    tid = drawn_owl(session_server.app)
+    session.command("setup", {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"], "themes": 4}, "h1")
+    host = browser.new_context(viewport=TABLET, has_touch=True).new_page()
+    desk = browser.new_context(viewport=TABLET, has_touch=True).new_page()
+    try:
+        host.goto(f"{session_server.url}/host")
+        host.fill("#pin", PIN)
+        host.click("#login-form button")
+        expect(host.locator(".host-player .name")).to_have_text(["Аня", "Борис", "Вера"], timeout=STEP_MS)
+        desk.goto(f"{session_server.url}/director/{tid}/bracket")
+        desk.fill("input[name=pin]", DIRECTOR_PIN)
+        desk.keyboard.press("Enter")
+        desk.locator("#b-groups\\/01 form.play button").click()
+        expect(desk.locator("#box-busy")).to_be_visible(timeout=STEP_MS)
+        desk.click("#busy-set-aside")
+        expect(host.locator("#reason")).to_contain_text("На боксе теперь другой бой", timeout=STEP_MS)
+        expect(host.locator("#reason")).to_contain_text("Сова")               # the new battle by its papers' name
+        expect(host.locator(".host-player")).to_have_count(4, timeout=STEP_MS)
+        assert small_controls(host) == []
+        shot(host, "leftovers-director-switched-host")
+    finally:
+        host.context.close()
+        desk.context.close()
+
+
+def test_the_director_logs_in_once_for_the_desk_the_rooms_and_the_packages_and_out_of_all(browser, session_server):
+    """One login per person (web/auth.py): the director's PIN, typed once at the desk, opens the rooms and the
+    packages; «Выйти» on the rooms page logs the device out of all three."""
+    from playwright.sync_api import expect
+
+    from .conftest import DIRECTOR_PIN
+
+    url = session_server.url
+    page = browser.new_context(viewport=TABLET, has_touch=True).new_page()
+    try:
+        page.goto(url + "/director/")
+        page.fill("input[name=pin]", DIRECTOR_PIN)
+        page.keyboard.press("Enter")
+        expect(page.locator("#new-tournament")).to_be_visible(timeout=STEP_MS)
+        for path in ("/director/rooms", "/packages"):
+            page.goto(url + path)
+            expect(page.locator("input[name=pin]")).to_have_count(0)          # no second PIN
+            expect(page.locator("#logout-all")).to_be_visible()
+        page.goto(url + "/director/rooms")
+        for size in (TABLET, PHONE):
+            page.set_viewport_size(size)
+            assert small_controls(page) == [], size
+            assert text_problems(page) == [], size
+            shot(page, f"leftovers-rooms-logged-in-{size['width']}")
+        page.click("#logout-all")
+        for path in ("/director/", "/director/rooms", "/packages"):
+            page.goto(url + path)
+            expect(page.locator("input[name=pin]")).to_be_visible()          # logged out of every one
+    finally:
+        page.context.close()
