@@ -441,7 +441,11 @@ def test_a_round_in_two_rooms_with_every_screen_at_every_size(browser, venue):
                 room.question(key, player)
             expect(room.host.locator("#host-end")).to_be_visible(timeout=STEP_MS)
             expect(room.board.locator("#standings")).to_be_visible(timeout=STEP_MS)
+            expect(room.host.locator("#room-link")).to_be_visible()     # a room's host: back to its battles
             day.look(f"{name}-end", screens)
+            room.host.click("#room-link")
+            expect(room.host.locator("form.assignment")).to_have_count(0, timeout=STEP_MS)   # played: none left
+            expect(room.host.locator("main")).to_contain_text("Стол пока не дал этой комнате боя")
 
         # --- the results cross to the desk; the hall's lobby names both rooms
         def results():
