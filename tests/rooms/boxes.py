@@ -43,8 +43,9 @@ class Box:
         command = [sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(self.port)]
         if self.netns:
             command = ["ip", "netns", "exec", self.netns, *command]
-        self.process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=open(self.folder / "run.log", "ab"),
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.folder / "run.log", "ab") as log:  # the child keeps its own copy of the file
+            self.process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -56,6 +57,7 @@ class Box:
                 time.sleep(0.1)
         else:
             raise RuntimeError(f"box {self.name} did not serve within {timeout_s} s")
+        self.http.close()
         self.http = requests.Session()
         self.http.post(self.url + "/director/login", data={"pin": DIRECTOR_PIN}, timeout=10)
         return self
@@ -87,6 +89,7 @@ class Box:
                 self.process.wait(timeout=10)
         # nats-server runs in a session of its own (it must outlive nothing): end it by its pid file
         _kill_nats(self.folder)
+        self.http.close()
 
 
 def _signal_box(box: Box, sig) -> None:
