@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -214,6 +215,7 @@ class Box:
                     break
                 except OSError:
                     time.sleep(0.1)
+        shutil.rmtree(self.folder, ignore_errors=True)  # the data dir, the crowd's files, the kiosk's profile
 
 
 class Crowd:
