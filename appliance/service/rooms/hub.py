@@ -33,12 +33,30 @@ RESOURCE_EVERY_S = 15.0  # at most this often per station
 SILENT_S = 3.0
 
 
-def _stages(header: str) -> tuple[int, int] | None:
+def _stages(header: str) -> tuple[int, int, int] | None:
+    """``Svoyak-Stages``: ``<committed> <noted> <published>`` (the station's monotonic ns; an older station sent
+    the last two only)."""
     try:
-        noted, published = (int(part) for part in header.split())
-        return noted, published
+        parts = [int(part) for part in header.split()]
     except ValueError:
         return None
+    if len(parts) == 2:
+        return 0, parts[0], parts[1]
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
+
+
+def _stored_wall_ns(reply: str) -> int:
+    """When DESK stored a message (the server's wall clock, ns), from its delivery's ``$JS.ACK`` reply subject
+    (nats-server's v1 and v2 forms); 0 if it is not one."""
+    tokens = (reply or "").split(".")
+    try:
+        if len(tokens) == 9:
+            return int(tokens[7])
+        if len(tokens) >= 11:
+            return int(tokens[9])
+    except ValueError:
+        pass
+    return 0
 
 
 class HubLink:
@@ -75,6 +93,9 @@ class HubLink:
         self._lagging_since: dict[str, tuple[float, int]] = {}
         self.desk_seq = 0    # the last DESK message read
         self.desk_last = 0   # DESK's last message when this hub started: below it, the desk is being rebuilt
+        # The bench's figures (``/director/rooms/lags.json``): kept only once the bench asked (``measuring``), so
+        # a hub that is never measured holds none of them.
+        self.measuring = False
         self.lags_ns: collections.deque = collections.deque(maxlen=100_000)
         self.stages_ns: collections.deque = collections.deque(maxlen=100_000)
         self._last_arrival: dict[tuple[str, str], int] = {}
@@ -183,7 +204,7 @@ class HubLink:
 
     # --- events from the stations --------------------------------------------------------------------------------
     async def _on_event(self, message) -> None:
-        arrived_ns = time.monotonic_ns()
+        arrived_ns, arrived_wall_ns = time.monotonic_ns(), time.time_ns()
         try:
             data = protocol.decode_event(message.subject, message.data)
         except protocol.MessageError as error:
@@ -206,19 +227,18 @@ class HubLink:
             self._last_arrival[key] = max(self._last_arrival.get(key, 0), data["seq"])
             applied = self.ledger.take(data["box"], data["battle"], data["seq"], data["event"])
             replica = self.ledger.replicas[(data["box"], data["battle"])]
-        if applied:
+        if applied and self.measuring:
             now_ns = time.monotonic_ns()
             stages = _stages((message.headers or {}).get(protocol.STAGES_HEADER, ""))
+            stored_wall = _stored_wall_ns(message.reply)
             for seq, event in applied:
-                # For the bench only (boxes on one machine share CLOCK_MONOTONIC); no result depends on it.
+                # For the bench only (boxes on one machine share their clocks); no result depends on it.
                 if 0 < now_ns - event.at_ns < 60 * 10**9:
                     self.lags_ns.append(now_ns - event.at_ns)
-                    if stages and seq == data["seq"]:
-                        noted, published = stages
-                        # event stamp -> the station's loop hears of it -> published -> at the hub -> applied
-                        self.stages_ns.append((noted - event.at_ns if noted else -1,
-                                               published - noted if noted else -1,
-                                               arrived_ns - published, now_ns - arrived_ns))
+                    if stages and seq == data["seq"] and stages[1] and stored_wall:
+                        self.stages_ns.append(self._split(event.at_ns, *stages, arrived_ns, arrived_wall_ns,
+                                                          stored_wall, now_ns))
+        if applied:
             self._confirm_due.add(data["box"])
             state = replica.state
             if state is not None and state.is_over:
@@ -226,6 +246,17 @@ class HubLink:
                     None, self._enter, data["box"], data["battle"], state)
             for listener in list(self.listeners):
                 listener(data["box"], data["battle"], state)
+
+    @staticmethod
+    def _split(stamp, committed, noted, published, arrived, arrived_wall, stored_wall, applied) -> tuple:
+        """An event's time in stages (ns): stamp -> committed (the session and the SQLite commit) -> the loop
+        heard of it (the publisher's wake-up) -> published -> stored in DESK (the station's stream, the source
+        over the leaf, DESK's store) -> read by the hub (DESK's push) -> applied. DESK's store time is the
+        server's wall clock: moved onto the monotonic one through the arrival, read on both."""
+        stored = arrived - (arrived_wall - stored_wall)
+        committed = committed or noted  # an older station: its commit and wake-up are one stage
+        return (committed - stamp, noted - committed, published - noted, stored - published, arrived - stored,
+                applied - arrived)
 
     def _enter(self, box: str, battle: str, state) -> None:
         try:
