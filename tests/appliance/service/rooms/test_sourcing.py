@@ -42,11 +42,13 @@ class Log:
         self.events = [event_from_dict(event) for event in _battle_events(count_themes=2)]
         self.upto = 0
         self.store = self
+        self.reads = 0
 
     def list(self) -> list[dict]:
         return [{"battle_id": self.battle, "seq": self.upto}] if self.upto else []
 
     def read(self, kind, battle_id, start) -> list[Row]:
+        self.reads += 1
         return [Row(seq, event) for seq, event in enumerate(self.events[:self.upto], start=1) if seq > start]
 
 
@@ -119,8 +121,16 @@ class Station:
         self.loop.call(self.link.start, timeout_s=20)
 
     def play(self, upto: int) -> None:
+        """The log grows to ``upto``; the link hears only how far (as after a restart: it reads the store)."""
         self.log.upto = upto
         self.link.on_battle_event(self.log.battle, None, Seq(upto))
+
+    def commit(self, upto: int) -> None:
+        """The log grows to ``upto`` and the listener hands each committed event over, as ``Battles`` does."""
+        first = self.log.upto + 1
+        self.log.upto = upto
+        for seq in range(first, upto + 1):
+            self.link.on_battle_event(self.log.battle, self.log.events[seq - 1], Seq(seq))
 
     def stop(self) -> None:
         self.loop.call(self.link.close, timeout_s=10)
@@ -163,5 +173,27 @@ def test_each_station_is_sourced_from_its_first_event_without_the_stall_detector
         assert hub.link.resourced == 0, hub.link.stalls
     finally:
         for station in stations:
+            station.stop()
+        hub.stop()
+
+
+def test_events_handed_over_are_published_without_reading_the_store_and_a_gap_is_read(tmp_path):
+    binary = find_binary("")
+    hub = Hub(tmp_path, binary)
+    station = None
+    try:
+        hub.start()
+        hub.pair("room2")
+        station = Station(tmp_path, binary, "room2", hub.leaf_port)
+        station.commit(2)
+        _until(lambda: hub.holds("room2") == 2, 20, "the handed-over events at the hub")
+        assert station.log.reads == 0  # published as handed over: no store read
+        station.log.upto = 3  # event 3 committed while nobody listened (the link missed it)
+        station.commit(4)     # event 4 handed over: 3 is missing, so the publisher reads the store from 3
+        _until(lambda: hub.holds("room2") == 4, 20, "the gap read from the store, in order")
+        assert station.log.reads == 1 and station.link._fresh == {}
+        assert hub.link.out_of_order == 0 and hub.link.ledger.duplicates == 0
+    finally:
+        if station is not None:
             station.stop()
         hub.stop()
