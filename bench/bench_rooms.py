@@ -117,7 +117,9 @@ def report_memory(report, label: str, memory: dict) -> None:
         report.figure(f"{role} memory ({label}): web + capture, RSS", each["box_mb"], "MB")
         if "box_pss_mb" in each:
             report.figure(f"{role} memory ({label}): web + capture, PSS", each["box_pss_mb"], "MB", target=100)
-        report.figure(f"{role} memory ({label}): nats-server, RSS", each["nats_mb"], "MB", target=40)
+        report.figure(f"{role} memory ({label}): nats-server (rooms), RSS", each["nats_mb"], "MB", target=40)
+        if each.get("spectators_nats_mb"):
+            report.figure(f"{role} memory ({label}): nats-server (spectators), RSS", each["spectators_nats_mb"], "MB")
 
 
 def run(report) -> None:
