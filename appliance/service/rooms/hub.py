@@ -31,6 +31,8 @@ RESOURCE_EVERY_S = 15.0  # at most this often per station
 # A source whose consumer sent nothing, not even its idle heartbeat (every second, nats-server's sourceHealthHB),
 # for this long is not flowing.
 SILENT_S = 3.0
+# Beats come every second: a longer gap (a link that hiccupped, a station restarted) has DESK's source checked.
+RETURN_GAP_S = 2.5
 
 
 def _stages(header: str) -> tuple[int, int, int] | None:
@@ -88,6 +90,7 @@ class HubLink:
         self._desk_lock = asyncio.Lock()  # DESK's configuration is read, changed and written by one at a time
         self._unsourced: set[str] = set()  # stations heard after a silence whose source is still to be checked
         self._sourcing: set[str] = set()
+        self._restarted: set[str] = set()  # stations whose nats-server restarted: their source is added again
         self.stalls: collections.deque = collections.deque(maxlen=100)  # DESK's view of each stalled source
         self._resourced_at: dict[str, float] = {}
         self._lagging_since: dict[str, tuple[float, int]] = {}
@@ -160,9 +163,10 @@ class HubLink:
                             external=ExternalStream(api=f"$JS.{protocol.box_domain(box)}.API",
                                                     deliver=protocol.source_deliver(box)))
 
-    async def _source(self, box: str) -> None:
-        """The station was just heard after a silence (its first beat since this hub started, or its return
-        after an outage): DESK's source of its stream is made to flow now.
+    async def _source(self, box: str, restarted: bool = False) -> bool:
+        """The station was just heard after a silence (its first beat since this hub started, its return after
+        an outage) or its nats-server restarted (``restarted``: a new ``server`` in its beat): DESK's source of its
+        stream is made to flow now. True if it was left alone (it looked alive).
 
         Why here and not at pairing or at the hub's start: nats-server asks the station's JetStream for the source
         consumer the moment the source is configured (a stream update, or the stream's recovery when the server
@@ -180,8 +184,9 @@ class HubLink:
             info = await self.js.stream_info(protocol.DESK_STREAM)
             name = protocol.box_stream(box)
             held = next((s for s in info.sources or [] if s.name == name), None)
-            if held is not None and held.active is not None and 0 <= held.active < SILENT_S * 1e9 and not held.error:
-                return  # flowing
+            alive = held is not None and held.active is not None and 0 <= held.active < SILENT_S * 1e9
+            if alive and not held.error and not restarted:
+                return True  # flowing (or its consumer died less than SILENT_S ago: the caller looks again)
             config = info.config
             everyone = [s for s in config.sources or [] if s.name != name]
             if held is not None:  # silent: take it out first, so that nats-server forgets its pending request
@@ -192,10 +197,17 @@ class HubLink:
                 self.sourced += 1
             config.sources = [*everyone, self._source_config(box)]
             await self.js.update_stream(config)
+            return False
 
     async def _check_source(self, box: str) -> None:
+        """:meth:`_source`, and once more after :data:`SILENT_S` if the source looked alive: a station that
+        restarted within a second or two (its consumer gone with its server) still shows a recent heartbeat."""
         try:
-            await self._source(box)
+            restarted = box in self._restarted
+            self._restarted.discard(box)
+            if await self._source(box, restarted):
+                await asyncio.sleep(SILENT_S + 0.5)
+                await self._source(box)
             self._unsourced.discard(box)
         except Exception as error:  # the next beat tries again
             log.warning("sourcing %s: %r", box, error)
@@ -330,10 +342,15 @@ class HubLink:
         now = time.monotonic()
         with self.lock:
             beat = self.beats.get(box)
+            server = str(data.get("server") or "")
+            if beat is not None and server and beat.get("server") and server != beat["server"]:
+                self._restarted.add(box)  # its nats-server restarted: DESK's source consumer died with it
+            if beat is None or now - beat["last_s"] > RETURN_GAP_S or box in self._restarted:
+                self._unsourced.add(box)  # first heard, back after a silence, or restarted: its source is checked
             if beat is None or now - beat["last_s"] > ONLINE_S:
                 beat = self.beats[box] = {"since_s": now}
-                self._unsourced.add(box)  # first heard, or back after a silence: its source is checked now
-            beat.update(last_s=now, battle=str(data.get("battle") or ""), name=str(data.get("name") or box))
+            beat.update(last_s=now, battle=str(data.get("battle") or ""), name=str(data.get("name") or box),
+                        server=server)
         if box in self._unsourced and box not in self._sourcing and self.ready:
             self._sourcing.add(box)
             self.loop.submit(lambda: self._check_source(box))

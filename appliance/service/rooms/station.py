@@ -201,10 +201,16 @@ class StationLink:
                 marks = dict(list(self.published.items())[-MARKS_IN_BEAT:])
                 await self.nc.publish(protocol.desk_subject(self.box_id, "beat"),
                                       protocol.encode("beat", box=self.box_id, name=self.name,
-                                                      battle=self.current_battle() or "", published=marks))
+                                                      battle=self.current_battle() or "", published=marks,
+                                                      server=self._server_id()))
             except Exception as error:
                 log.debug("beat: %r", error)
             await asyncio.sleep(BEAT_S)
+
+    def _server_id(self) -> str:
+        """This box's nats-server's id, new at each start of the server: a hub that sees it change knows DESK's
+        source consumer (which lived in the old server) is gone."""
+        return str((getattr(self.nc, "_server_info", None) or {}).get("server_id") or "")
 
     async def _assignment_poll(self) -> None:
         while not self._closing:

@@ -20,7 +20,6 @@ from appliance.service.rooms.hub import HubLink
 from appliance.service.rooms.loop import Loop
 from appliance.service.rooms.server import NatsServer, find_binary
 from appliance.service.rooms.station import StationLink
-from tests.appliance.service.rooms.test_rooms import _battle_events
 
 Row = collections.namedtuple("Row", "seq event")
 BOXES = ("room2", "room3")
@@ -34,12 +33,34 @@ def _binaries():
     return found
 
 
+def _long_battle(questions: int = 12) -> list[dict]:
+    """A real battle's events: set up, then questions pressed, pointed and judged right."""
+    from appliance.rules.battle import apply, event_to_dict
+    from appliance.service.battle_adapter import BattleAdapter
+
+    adapter = BattleAdapter()
+    setup = adapter.setup_event({"profile": "mubc", "players": ["Аня", "Борис", "Вера"], "themes": 6}, 0)
+    state, events, clock = apply(None, setup), [setup], 1
+    for number in range(questions):
+        for name in ("next", "press", "point", "right"):
+            clock += 1
+            try:
+                made = ([adapter.press_event(state, {"player": number % 3, "t_ns": clock, "source": "host"})]
+                        if name == "press" else adapter.command_events(name, state, {}, clock))
+                for event in made:
+                    state = apply(state, event)
+                    events.append(event)
+            except Exception:  # the rules refuse (a theme just began): the next command goes on
+                continue
+    return [event_to_dict(event) for event in events]
+
+
 class Log:
     """A station's battle log as its link reads it (``Battles.list`` and ``Battles.store.read``)."""
 
     def __init__(self, battle: str) -> None:
         self.battle = battle  # unique across boxes, as a box's random battle ids are (DESK drops a repeated msg id)
-        self.events = [event_from_dict(event) for event in _battle_events(count_themes=2)]
+        self.events = [event_from_dict(event) for event in _long_battle()]
         self.upto = 0
         self.store = self
         self.reads = 0
@@ -109,9 +130,9 @@ class Hub:
 
 
 class Station:
-    def __init__(self, folder, binary, box: str, leaf_port: int) -> None:
+    def __init__(self, folder, binary, box: str, leaf_port: int, log: Log | None = None) -> None:
         self.box = box
-        self.log = Log(f"b-{box}")
+        self.log = log or Log(f"b-{box}")
         self.server = NatsServer(folder / box, binary=binary)
         self.server.write(natsconf.station_config(box, str(folder / box / "js"), 0, f"nats-leaf://127.0.0.1:{leaf_port}",
                                                   box, f"secret-{box}", ports_dir=str(folder / box)))
@@ -170,6 +191,12 @@ def test_each_station_is_sourced_from_its_first_event_without_the_stall_detector
         for station in stations:
             station.play(4)
         _until(lambda: all(hub.holds(box) == 4 for box in BOXES), 20, "new events after the hub's restart")
+        assert hub.link.resourced == 0, hub.link.stalls
+
+        stations[0].stop()  # a station's box restarts at once (its server and its link): its consumer is gone
+        stations[0] = Station(tmp_path, binary, BOXES[0], hub.leaf_port, log=stations[0].log)
+        stations[0].play(6)
+        _until(lambda: hub.holds(BOXES[0]) == 6, 20, "new events after the station's restart")
         assert hub.link.resourced == 0, hub.link.stalls
     finally:
         for station in stations:
