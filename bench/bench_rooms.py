@@ -169,7 +169,11 @@ def report_busy(report, figures: dict) -> None:
     report.figure("6 stations at 10x press rate: events/s at the hub", figures["busy_events_per_s"], "/s")
     report.figure("6 stations at 10x press rate: event -> hub, median", median(busy), "ms", target=50)
     report.figure("6 stations at 10x press rate: event -> hub, p99", percentile(busy, 0.99), "ms", target=50)
-    report_transport(report, "6 stations at 10x", figures.get("busy_stages_ms", []), figures.get("bare_ms", []))
+    bare = figures.get("busy_bare_ms") or figures.get("bare_ms", [])
+    if figures.get("busy_bare_ms"):
+        report.figure("6 stations at 10x: bare nats publish -> consume meanwhile, median", median(bare), "ms")
+        report.figure("6 stations at 10x: bare nats publish -> consume meanwhile, p99", percentile(bare, 0.99), "ms")
+    report_transport(report, "6 stations at 10x", figures.get("busy_stages_ms", []), bare)
     report_stages(report, "busy", figures.get("busy_stages_ms", []), figures.get("busy_acks_ms", []))
     report.figure("6 stations at 10x press rate: load average (1 min) mid-run", figures.get("busy_load", 0), "")
     for stall in figures.get("busy_stalls", []):

@@ -197,11 +197,18 @@ def busy_part(day, spec, names, figures) -> None:
     threads = [threading.Thread(target=busy, args=(each, n)) for n, each in enumerate(hosts)]
     for thread in threads:
         thread.start()
+    # A bare publish -> consume over the same leaf, measured during the same load (the ratio's baseline).
+    bare: list = []
+    baseline = threading.Thread(target=lambda: bare.extend(bare_latency(day, names[-1], spec["bare_messages"])))
+    time.sleep(min(5.0, spec["busy_s"] / 4))
+    baseline.start()
     time.sleep(spec["busy_s"] / 2)
     figures["memory_busy"] = {"hub": memory_mb(day.hub), "station": memory_mb(day.stations[names[0]])}
     figures["busy_load"] = os.getloadavg()[0]
     for thread in threads:
         thread.join()
+    baseline.join()
+    figures["busy_bare_ms"] = bare
     time.sleep(2)
     stages: list = []
     acks: list = []
