@@ -14,8 +14,8 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect,
 
 from appliance.errors import SvoyakError
 from appliance.service import audience
-from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
-                                              SlotTakenError)
+from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PackageNotArrivedError,
+                                              PairingError, RoomsError, SlotTakenError)
 
 blueprint = Blueprint("rooms", __name__, template_folder="templates")
 LOBBY_STANDINGS = 16  # lines of each tournament's table on the hall's board
@@ -49,6 +49,13 @@ STRINGS = {
     "rooms.assign": ("Отдать бой станции", "Give a battle to a station"),
     "rooms.battle": ("Бой", "Battle"),
     "rooms.give": ("Отдать", "Give"),
+    "rooms.package": ("Вопросы из пакета", "Questions from the package"),
+    "rooms.package_none": ("— темы уже названы или без пакета —", "— themes named already, or no package —"),
+    "rooms.carried": ("Вопросы пришли со стола: пакет «{title}», {themes}", "The questions came from the desk: "
+                      "package «{title}», {themes}"),
+    "rooms.carried_waiting": ("Вопросы ещё идут со стола: пакет «{title}»",
+                              "The questions are still coming from the desk: package «{title}»"),
+    "rooms.spares": ("запасных тем: {count}", "spare themes: {count}"),
     "rooms.conflicts": ("Два результата одного боя", "Two results for one battle"),
     "rooms.conflict_hint": ("Станция сыграла бой, у которого на столе уже есть результат. Выберите, какой оставить.",
                             "A station played a battle that already has a result on the desk. Choose which stays."),
@@ -99,10 +106,15 @@ STRINGS = {
                        "as a new one."),
     "rooms.not_assigned": ("Этот бой не дан этой комнате: начните один из боёв, которые ей дал стол.",
                            "This battle is not assigned to this room: start one of the battles the desk gave it."),
+    "rooms.not_arrived": ("Вопросы этого боя ещё не пришли со стола: подождите несколько секунд и нажмите ещё раз.",
+                          "This battle's questions have not arrived from the desk yet: wait a few seconds and try "
+                          "again."),
     "rooms.claim_refused": ("Стол не отдал этот бой: {why}", "The desk did not give this battle: {why}"),
     "rooms.claim.unknown_tournament": ("на столе нет такого турнира", "the desk has no such tournament"),
     "rooms.claim.unknown_battle": ("в турнире нет такого боя", "the tournament has no such battle"),
     "rooms.claim.has_result": ("у боя уже есть результат", "the battle already has a result"),
+    "rooms.claim.not_assigned": ("стол не давал этот бой этой комнате",
+                                 "the desk did not give this battle to this room"),
 }
 
 
@@ -154,6 +166,8 @@ def _refusal(error: SvoyakError) -> str:
         return _word("rooms.taken", holder=error.holder)
     if isinstance(error, NotAssignedError):
         return _word("rooms.not_assigned")
+    if isinstance(error, PackageNotArrivedError):
+        return _word("rooms.not_arrived")
     if isinstance(error, ClaimRefusedError):
         return _word("rooms.claim_refused",
                      why=_word(f"rooms.claim.{error.reason}") if error.reason else str(error))
@@ -175,7 +189,10 @@ def desk_rooms():
                     if not battle.get("lines"):
                         waiting.append({"tournament": item["id"], "title": item["title"], "battle": battle["id"],
                                         "room": battle.get("room", "")})
+    packages = getattr(getattr(service, "session", None), "adapter", None)
+    packages = getattr(packages, "packages", None) if service is not None and service.role == "hub" else None
     return render_template("rooms/desk.html", service=service, waiting=waiting,
+                           packages=packages.library.entries() if packages is not None else [],
                            code=service.roles.current_code() if service else None,
                            address=request.host, note=request.args.get("note", ""))
 
@@ -296,9 +313,12 @@ def assign():
         return redirect(url_for("rooms.desk_rooms", note=_refusal(RoomsError("this box is not the hub"))))
     box = request.form.get("box", "")
     tournament, _, battle = request.form.get("battle_key", "").partition("|")
+    tournament, battle = request.form.get("tournament", tournament), request.form.get("battle", battle)
+    package = request.form.get("package", "")
     try:
-        service.results.check_free(box, request.form.get("tournament", tournament),
-                                   request.form.get("battle", battle))
+        service.results.check_free(box, tournament, battle)
+        if package and service.hub.carrier is not None:  # the themes travel with the assignment (carried.py)
+            service.hub.carrier.give_package(tournament, battle, package)
         service.hub.publish_assignments()
     except SvoyakError as error:
         return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
@@ -344,6 +364,24 @@ def station_json():
     return jsonify({"role": service.role, "assignments": service.assignments(), "error": service.error,
                     "backlog": service.station.backlog() if service.station else 0,
                     "ready": bool(service.station and service.station.ready)})
+
+
+@blueprint.route("/room/media/<package_id>/<path:path>")
+def station_media(package_id, path):
+    """A picture of a question the desk's assignment carried to this station (the host's, behind the PIN)."""
+    from flask import send_file
+
+    from appliance.errors import PackageError
+
+    service = rooms()
+    packages = getattr(getattr(getattr(service, "session", None), "adapter", None), "packages", None)
+    if packages is None:
+        abort(404)
+    try:
+        file = packages.library.media_path(package_id, path)
+    except PackageError:
+        abort(404)
+    return send_file(file, as_attachment=False, max_age=0, download_name=path.rsplit("/", 1)[-1])
 
 
 @blueprint.post("/room/pair")

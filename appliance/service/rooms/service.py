@@ -16,8 +16,8 @@ import urllib.request
 from pathlib import Path
 
 from appliance.service.rooms import natsconf, protocol
-from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
-                                              SlotTakenError)
+from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PackageNotArrivedError,
+                                              PairingError, RoomsError, SlotTakenError)
 from appliance.service.rooms.roles import RoleError, Roles
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,8 @@ class Rooms:
         self._lock = threading.RLock()
         self._listening_battles = False
         self._listening_desk = False
+        self._own_played = None    # (the hub's packages, their own battles) while "played" counts every room
+        self._own_packages = None  # (the station's own packages,) while its battles read the carried ones too
 
     @property
     def role(self) -> str:
@@ -74,6 +76,12 @@ class Rooms:
             if self.server is not None:
                 self.server.stop()
                 self.server = None
+            if self._own_played is not None:
+                self._own_played[0].battles = self._own_played[1]
+                self._own_played = None
+            if self._own_packages is not None:
+                self.session.adapter.packages = self._own_packages[0]
+                self._own_packages = None
 
     def set_role(self, role: str, name: str = "") -> None:
         with self._lock:
@@ -117,11 +125,30 @@ class Rooms:
         self.results = ResultEntry(self.desk, self.station_names)
         self.hub = HubLink(self.loop, self.server.client_url(), natsconf.APP_USER, self.roles.data["app_password"],
                            self.station_names, self.results)
+        self._carry_packages(self.hub)
         self.loop.call(self.hub.start, timeout_s=20)
         if not self._listening_desk:
             self.desk().add_listener(self._on_desk_change)
             self._listening_desk = True
         self.hub.publish_assignments()
+
+    def _carry_packages(self, hub) -> None:
+        """The desk's packages travel with its assignments (:mod:`.carried`); "played" counts every room."""
+        from appliance.service.rooms.carried import DeskCarrier, PlayedEverywhere, SparesBook
+
+        packages = getattr(self.session.adapter, "packages", None)
+        if packages is None:
+            return
+        spares = SparesBook(self.desk().store)
+        if self._own_played is None:
+            self._own_played = (packages, packages.battles)
+
+        def replicas():
+            with hub.lock:
+                return list(hub.ledger.replicas.values())
+
+        packages.battles = PlayedEverywhere(self._own_played[1], replicas, spares)
+        hub.carrier = DeskCarrier(self.desk, packages, spares, self.settings.rooms_spare_themes)
 
     def _start_station(self) -> None:
         from appliance.service.rooms.loop import Loop
@@ -136,6 +163,13 @@ class Rooms:
         self.loop = Loop()
         self.station = StationLink(self.loop, self.roles.box_id, self.roles.name, self.server.client_url(),
                                    self.session.battles, self.folder, current_battle=lambda: self.session.battle_id)
+        from appliance.service.rooms.carried import CarriedStore, station_packages
+
+        self.station.carried = CarriedStore(self.folder / "carried")
+        if self._own_packages is None:
+            self._own_packages = (self.session.adapter.packages,)
+        self.session.adapter.packages = station_packages(self._own_packages[0], self.station.carried,
+                                                         self.session.battles)
         self.loop.call(self.station.start, timeout_s=20)
         if not self._listening_battles:
             self.session.battles.add_listener(self._on_battle_event)
@@ -216,8 +250,17 @@ class Rooms:
 
     # --- the station's assigned battles -------------------------------------------------------------------------------
     def assignments(self) -> list[dict]:
+        """The desk's assignments to this station, each with ``carried``: its themes have arrived (or it plays
+        none from a package)."""
         station = self.station
-        return list(station.assignments) if station is not None else []
+        if station is None:
+            return []
+        return [{**item, "carried": self._has_carried(item)} for item in station.assignments]
+
+    def _has_carried(self, item: dict) -> bool:
+        ref = item.get("package")
+        carried = getattr(self.station, "carried", None)
+        return not isinstance(ref, dict) or (carried is not None and carried.has(str(ref.get("key", ""))))
 
     def start_assigned(self, tournament_id: str, battle_id: str, command_id: str) -> str:
         """Claim the slot at the hub, then set the battle up on this box's session; return its battle id.
@@ -234,6 +277,8 @@ class Rooms:
                        if a["tournament"] == tournament_id and a["battle"] == battle_id), None)
         if chosen is None:  # checked before the claim: a refusal changes nothing at the desk either
             raise NotAssignedError(f"battle {battle_id} of {tournament_id} is not assigned to this box")
+        if not self._has_carried(chosen):  # a battle set up without the themes the desk gave it would be wrong
+            raise PackageNotArrivedError(f"battle {battle_id}: its themes have not arrived from the desk yet")
         answer = self.loop.call(lambda: station.claim(tournament_id, battle_id), timeout_s=10)
         if answer is not None and not answer.get("ok"):
             if answer.get("holder"):
@@ -242,6 +287,10 @@ class Rooms:
             raise ClaimRefusedError(f"battle {battle_id}: the hub refused: {why}", protocol.CLAIM_REASONS.get(why, ""))
         args = {key: chosen[key] for key in ("profile", "players", "themes", "slot", "run", "runs", "cuts")}
         args["mode"] = "buttons"
+        ref = chosen.get("package")
+        if isinstance(ref, dict):  # read from the carried themes (carried.py): no file on this box
+            args["package"] = {"id": ref["id"], "themes": list(ref["themes"]),
+                               **({"spare": list(ref["spare"])} if ref.get("spare") else {})}
         self.session.command("setup", args, command_id)
         return self.session.battle_id
 

@@ -40,6 +40,7 @@ class StationLink:
         self.published: dict[str, int] = {}
         self.wanted: dict[str, int] = {}
         self.assignments: list[dict] = self._load_cache()
+        self.carried = None  # a carried.CarriedStore: the themes the desk's assignments carry arrive there
         self.hub_seen_s: float | None = None  # this box's monotonic seconds of the last answer from the hub
         self.errors = 0
         self._kick: asyncio.Event | None = None
@@ -175,7 +176,26 @@ class StationLink:
             if isinstance(data, list) and data != self.assignments:
                 self.assignments = data
                 await asyncio.get_running_loop().run_in_executor(None, self._save_cache, data)
+            if isinstance(data, list) and self.carried is not None:
+                await self._fetch_carried(data)
             await asyncio.sleep(ASSIGNMENT_POLL_S)
+
+    async def _fetch_carried(self, assignments: list) -> None:
+        """Read from this station's bucket the themes (and pictures) its assignments carry and it lacks."""
+        for item in assignments:
+            ref = item.get("package") if isinstance(item, dict) else None
+            key = ref.get("key") if isinstance(ref, dict) else None
+            if not isinstance(key, str) or self.carried.has(key):
+                continue
+            try:
+                kv = await self._kv()
+                body = (await kv.get(key)).value
+                media = {}
+                for picture in protocol.decode(body, "carried").get("media", ()):
+                    media[picture["sha256"]] = b"".join([(await kv.get(chunk)).value for chunk in picture["chunks"]])
+                await asyncio.get_running_loop().run_in_executor(None, self.carried.keep, key, body, media)
+            except Exception as error:  # the hub is away or the entry is not written yet: the next poll again
+                log.debug("carried %s: %r", key, error)
 
     def _save_cache(self, data) -> None:
         self.cache_path.parent.mkdir(parents=True, exist_ok=True)

@@ -200,7 +200,11 @@ def _finished_battle(desk, battle_id: str):
 def test_a_station_result_enters_once_and_a_hand_typed_one_is_never_overwritten(desk):
     entry = ResultEntry(lambda: desk, lambda: {"room2": "Комната 2", "room3": "Комната 3"})
     first, second = sorted(desk.state("t1").battles)[:2]
-    # claims: the first box to ask gets the slot; a second is told who has it
+    # claims: a station's claim confirms only what the desk gave it; the director gives the slot to one box,
+    # and a second is told who has it
+    assert entry.claim("room2", "t1", first) == {"ok": False, "error": "not assigned to this box"}
+    assert first not in desk.state("t1").assignments  # a refusal assigns nothing
+    entry.check_free("room2", "t1", first)
     assert entry.claim("room2", "t1", first) == {"ok": True}
     assert entry.claim("room3", "t1", first)["holder"] == "Комната 2"
     assert [a["battle"] for a in entry.assignments_for("room2")] == [first]
