@@ -29,6 +29,19 @@ STRINGS = {
     "rooms.role.standalone": ("Один бокс", "Standalone"),
     "rooms.role.hub": ("Стол (хаб)", "Desk (hub)"),
     "rooms.role.station": ("Комната (станция)", "Room (station)"),
+    "rooms.role.standby": ("Запасной стол", "Standby desk"),
+    "rooms.pair_as_standby": ("подключиться как запасной стол (копия стола, без своей комнаты)",
+                              "pair as the standby desk (a copy of the desk, no room of its own)"),
+    "rooms.standby_mirror": ("Копия стола: событий комнат — {desk}, записей стола — {log}, не дошло — {lag}.",
+                             "The desk's copy: rooms' events {desk}, desk records {log}, not yet here {lag}."),
+    "rooms.standby_unknown": ("Копию стола сейчас не прочитать.", "The desk's copy cannot be read now."),
+    "rooms.take_over": ("Стать столом", "Become the desk"),
+    "rooms.take_over_sure": ("основной стол потерян: этот бокс станет столом, станции перейдут к нему",
+                             "the desk is lost: this box becomes the desk and the stations move to it"),
+    "rooms.took_over": ("Этот бокс теперь стол. Перенесено турниров: {tournaments}, записей: {rows}, пакетов: "
+                        "{packages}.", "This box is the desk now. Moved: {tournaments} tournaments, {rows} records, "
+                        "{packages} packages."),
+    "rooms.standby_of_desk": ("Запасной стол", "Standby desk"),
     "rooms.name": ("Название бокса", "The box's name"),
     "rooms.save_role": ("Сменить роль", "Change role"),
     "rooms.pair": ("Подключить станцию", "Pair a station"),
@@ -342,9 +355,17 @@ def settle():
 def pair_api():
     """A station pairs: ``{code, box_id, name}`` in, its leaf URL and credentials out (the code is the key)."""
     data = request.get_json(silent=True) or {}
+    standby = data.get("standby")
+    if isinstance(standby, dict):  # a standby desk: its leaf port, at the address it asked from
+        port = standby.get("leaf_port")
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+            return jsonify({"ok": False, "error": "a standby names its leaf port (1-65535)"}), 403
+        standby = {"address": request.remote_addr, "leaf_port": port}
+    else:
+        standby = None
     try:
         answer = rooms().pair_station(str(data.get("code", "")), str(data.get("box_id", "")),
-                                      str(data.get("name", "")), request.host.split(":")[0])
+                                      str(data.get("name", "")), request.host.split(":")[0], standby=standby)
     except (PairingError, RoomsError, AttributeError) as error:
         return jsonify({"ok": False, "error": str(error)}), 403
     return jsonify({"ok": True, **answer})
@@ -355,7 +376,8 @@ def pair_api():
 def station():
     service = rooms()
     return render_template("rooms/station.html", service=service, note=request.args.get("note", ""),
-                           assignments=service.assignments() if service else [])
+                           assignments=service.assignments() if service else [],
+                           mirror=service.standby_status() if service and service.role == "standby" else None)
 
 
 @blueprint.route("/room.json")
@@ -384,11 +406,24 @@ def station_media(package_id, path):
     return send_file(file, as_attachment=False, max_age=0, download_name=path.rsplit("/", 1)[-1])
 
 
+@blueprint.post("/room/take-over")
+def take_over():
+    """The director's one tap on the standby desk (the tick box says the desk is lost)."""
+    service = rooms()
+    if request.form.get("sure") != "1":
+        return redirect(url_for("rooms.station", note=_word("rooms.take_over_sure")))
+    try:
+        counts = service.take_over()
+    except SvoyakError as error:
+        return redirect(url_for("rooms.station", note=_refusal(error)))
+    return redirect(url_for("rooms.desk_rooms", note=_word("rooms.took_over", **counts)))
+
+
 @blueprint.post("/room/pair")
 def station_pair():
     try:
         rooms().pair_with_hub(request.form.get("hub", ""), request.form.get("code", ""),
-                              request.form.get("name", ""))
+                              request.form.get("name", ""), standby=request.form.get("standby") == "1")
     except SvoyakError as error:
         return redirect(url_for("rooms.station", note=_refusal(error)))
     return redirect(url_for("rooms.station"))

@@ -9,23 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 
-from appliance import config
-from appliance.service.battle_adapter import BattleAdapter
-from appliance.service.battles import Battles
-from appliance.service.packages import QuestionPackages
 from appliance.service.rooms import protocol
 from appliance.service.rooms.carried import CarriedStore
-from appliance.service.rooms.roles import Roles
-from appliance.service.session import Session
-from appliance.store import EventStore
 from tests.appliance.packages.conftest import NS, make_zip
-from tests.web.conftest import DIRECTOR_PIN, IDENTITY, PressingCapture
-from web import create_app
-from web.sync import Services
+from tests.web.rooms_boxes import Box, pair, until
 
 PICTURE = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 3000  # 768 KB: two KV chunks
 
@@ -45,68 +35,23 @@ def _package(themes: int = 24) -> bytes:
     return make_zip({"content.xml": content, "Images/map.png": PICTURE})
 
 
-class Box:
-    """One box's app with its own question packages and a real battle store in ``data_dir``."""
-
-    def __init__(self, data_dir, capture, role: str, box_id: str) -> None:
-        Roles(data_dir / "rooms").set_role(role, box_id, box_id=box_id)
-        self.settings = config.load(overrides={"data_dir": data_dir, "simulator": True, "rooms_leaf_port": 0},
-                                    environ={}, config_path=None)
-        self.store = EventStore(data_dir / "events.sqlite")
-        battles = Battles(self.store)
-        self.packages = QuestionPackages.in_folder(data_dir / "packages", battles)
-        self.session = Session(battles, BattleAdapter(packages=self.packages), capture=PressingCapture(capture),
-                               simulator=True)
-        capture.session = self.session
-        self.session.start()
-        self.app = create_app(self.settings, Services(session=self.session, identity=IDENTITY,
-                                                      packages=self.packages))
-        self.client = self.app.test_client()
-        self.client.post("/director/login", data={"pin": DIRECTOR_PIN})
-        self.rooms = self.app.extensions.get("svoyak.rooms")
-
-    def desk(self):
-        from web import director
-
-        with self.app.app_context():
-            return director.desk()
-
-    def close(self) -> None:
-        self.rooms.stop()
-        self.session.close()
-
-
 @pytest.fixture
-def day(tmp_path, recording_capture):
+def day(tmp_path):
     made = []
 
     def make(folder: str, role: str, box_id: str) -> Box:
         (tmp_path / folder).mkdir()
-        made.append(Box(tmp_path / folder, recording_capture, role, box_id))
+        made.append(Box(tmp_path / folder, role, box_id))
         return made[-1]
 
     hub = make("hub", "hub", "desk")
     rooms = []
     for box_id in ("room2", "room3"):
-        room = make(box_id, "station", box_id)
-        answer = hub.rooms.pair_station(hub.rooms.roles.new_code(), box_id, f"Комната {box_id[-1]}", "127.0.0.1")
-        room.rooms.stop()
-        room.rooms.roles.paired(answer["leaf_url"], answer["user"], answer["password"], "127.0.0.1")
-        room.rooms.start()
-        rooms.append(room)
+        rooms.append(make(box_id, "station", box_id))
+        pair(hub, rooms[-1], f"Комната {box_id[-1]}")
     yield hub, rooms
     for box in made:
         box.close()
-
-
-def _until(predicate, what: str, timeout_s: float = 40.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout_s} s: {what}")
 
 
 def _youth_cup(desk) -> str:
@@ -141,9 +86,9 @@ def test_a_youth_cup_1_16_plays_its_package_in_two_rooms_with_no_file_there(day)
         given = hub.client.post("/director/rooms/assign", data={"box": box, "battle_key": f"{tid}|{battle}",
                                                                 "package": package})
         assert given.status_code == 302 and "note=" not in given.headers["Location"], given.headers["Location"]
-    run1 = _until(lambda: _carried(room2, "1-16/01"), "room 2's run 1 carried")["package"]
-    run2 = _until(lambda: _carried(room3, "1-16/07"), "room 3's run 2 carried")["package"]
-    other = _until(lambda: _carried(room2, "1-16/02"), "room 2's other battle carried")["package"]
+    run1 = until(lambda: _carried(room2, "1-16/01"), "room 2's run 1 carried")["package"]
+    run2 = until(lambda: _carried(room3, "1-16/07"), "room 3's run 2 carried")["package"]
+    other = until(lambda: _carried(room2, "1-16/02"), "room 2's other battle carried")["package"]
     assert run1["themes"] == run2["themes"] and len(run1["themes"]) == 8  # 2.4: two runs on the same themes
     assert run1["spare"] == run2["spare"] and len(run1["spare"]) == 1     # and the same spare (2.7)
     assert not set(run1["themes"] + run1["spare"]) & set(other["themes"] + other["spare"])  # never twice
@@ -170,7 +115,7 @@ def test_a_youth_cup_1_16_plays_its_package_in_two_rooms_with_no_file_there(day)
     assert room2.client.get(f"/room/media/{package_id}/Images/other.png").status_code == 404
 
     # the desk knows the theme was played in room 2 (from its copy of the battle): never given again
-    _until(lambda: any(label.startswith("room2/") for label in
+    until(lambda: any(label.startswith("room2/") for label in
                        hub.packages.preview(package_id)["themes"][run1["themes"][0]]["played_in"]),
            "the desk hears room 2 played theme 1")
     tournaments = hub.packages.preview(package_id)["themes"][run1["themes"][0]]["played_in_tournaments"]
@@ -206,7 +151,7 @@ def test_a_station_claiming_a_battle_the_desk_gave_nobody_is_refused_and_nothing
         finally:
             await nc.close()
 
-    answer = _until(lambda: _try(lambda: asyncio.run(claim())), "the hub answers room 3's claim")
+    answer = until(lambda: _try(lambda: asyncio.run(claim())), "the hub answers room 3's claim")
     assert answer == {"format": "svoyak-rooms", "v": 1, "kind": "claimed", "ok": False,
                       "error": "not assigned to this box"}
     assert battle not in desk.state(tid).assignments

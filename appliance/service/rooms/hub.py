@@ -354,6 +354,7 @@ class HubLink:
         self._closing = True
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)  # ended, not left pending in a closed loop
         desk_sub = getattr(self, "desk_sub", None)
         if desk_sub is not None:
             try:
@@ -362,6 +363,9 @@ class HubLink:
                 log.debug("DESK unsubscribe: %r", error)
         if self.nc is not None:
             try:
-                await self.nc.drain()
+                if self.nc.is_connected:
+                    await self.nc.drain()
+                else:  # the server is gone (a dead box): nothing to drain, and a drain would wait on the reconnect
+                    await self.nc.close()
             except Exception:
                 pass

@@ -25,6 +25,7 @@ BEAT_S = 1.0
 ASSIGNMENT_POLL_S = 1.0
 REQUEST_TIMEOUT_S = 2.0
 MARKS_IN_BEAT = 4  # battles whose published seq a heartbeat carries (the newest)
+DESK_POLL_ROUNDS = 5  # the desk's ``desk`` key (the standby desks' addresses) is read every 5th poll
 
 
 class StationLink:
@@ -41,6 +42,8 @@ class StationLink:
         self.wanted: dict[str, int] = {}
         self.assignments: list[dict] = self._load_cache()
         self.carried = None  # a carried.CarriedStore: the themes the desk's assignments carry arrive there
+        self.on_desk = None  # called with the desk's ``desk`` key when it changes (where the standby desks are)
+        self._desk_info = None
         self.hub_seen_s: float | None = None  # this box's monotonic seconds of the last answer from the hub
         self.errors = 0
         self._kick: asyncio.Event | None = None
@@ -171,7 +174,14 @@ class StationLink:
             await asyncio.sleep(BEAT_S)
 
     async def _assignment_poll(self) -> None:
+        rounds = 0
         while not self._closing:
+            if rounds % DESK_POLL_ROUNDS == 0 and self.on_desk is not None:
+                info = await self._hub_get("desk")
+                if isinstance(info, dict) and info != self._desk_info:
+                    self._desk_info = info
+                    self.on_desk(info)
+            rounds += 1
             data = await self._hub_get("assignments")
             if isinstance(data, list) and data != self.assignments:
                 self.assignments = data
