@@ -385,7 +385,8 @@ def station_json():
     service = rooms()
     return jsonify({"role": service.role, "assignments": service.assignments(), "error": service.error,
                     "backlog": service.station.backlog() if service.station else 0,
-                    "ready": bool(service.station and service.station.ready)})
+                    "ready": bool(service.station and service.station.ready),
+                    **({"mirror": service.standby_status()} if service.role == "standby" else {})})
 
 
 @blueprint.route("/room/media/<package_id>/<path:path>")
