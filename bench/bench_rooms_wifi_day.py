@@ -27,7 +27,7 @@ def run(report) -> None:
     report.figure("wifi day: battles played in 6 rooms (all checked)", sum(len(b) for b in day["logs"].values()), "")
     report.figure("wifi day: events at the new desk, each once and in order", counts["applied"], "")
     report.figure("wifi day: events ahead of a gap on arrival", counts["out_of_order"], "", target=0)
-    report.figure("wifi day: the link's frames lost (Gilbert-Elliott, bursts)",
+    report.figure("wifi day: the link's frames lost (at random and in bursts)",
                   100 * sum(link["lost"] for link in links.values()) / max(frames, 1), "%")
     report.figure("wifi day: the tap to every station online at the standby", day["switch"]["tap_to_all_online_s"], "s")
     report.figure("wifi day: the source re-started by the hub's detector", counts["resourced"], "", target=0)

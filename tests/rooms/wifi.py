@@ -1,13 +1,14 @@
 """A Wi-Fi-like link for a station in the rooms' network namespaces (issue 22): delay 5-40 ms with jitter, 2 % loss
 in bursts, both ways, on the station's venue link (its host tablet's own link stays clean, as a room's hotspot).
 
-The loss is a Gilbert-Elliott chain per direction, as ``tc netem loss gemodel`` has it: in the good state 1 % of
-the packets are lost, one in 500 moves the link into the bad state, where every packet is lost until it leaves it
-(one in five per packet: bursts of 5 packets on average); in all about 2 %. Each packet waits 5-40 ms (uniform),
-kept in order (a Wi-Fi link retries, it does not reorder).
+The loss, per direction: 1.2 % of the packets at random, and bursts of loss in time (one every 20 s on average,
+each 50-300 ms, every packet in it lost), about 2 % in all on a busy link. Each packet waits 5-40 ms (uniform),
+kept in order (a Wi-Fi link retries, it does not reorder). Bursts are spans of time, not counts of packets: a
+per-packet chain (netem's ``gemodel``) keeps an idle link in its bad state until enough packets have passed, so a
+TCP handshake's retries, seconds apart, were all lost (measured: a pairing lost for 30 s and more).
 
 ``tc netem`` where the kernel has it (``netem delay 22.5ms 17.5ms loss gemodel 0.2% 20% 100% 1%`` on both ends of
-the link). This sandbox's kernel has no ``sch_netem``, so the same profile runs in user space: the station's switch
+the link: the nearest netem has, bursts counted in packets). This sandbox's kernel has no ``sch_netem``, so the same profile runs in user space: the station's switch
 port is taken off the bridge and a forwarder (``python -m tests.rooms.wifi IN OUT SEED``, in the switch's
 namespace) carries its frames through ``AF_PACKET`` sockets with ``PACKET_VNET_HDR`` (the kernel keeps checksum
 and segmentation offloads whole across it) to a second veth pair on the bridge, dropping and delaying them as
@@ -28,9 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DELAY_MS = (5.0, 40.0)
-LOSS_GOOD = 0.01        # lost in the good state
-TO_BAD = 0.002          # good -> bad, per packet
-TO_GOOD = 0.2           # bad -> good, per packet (every packet in the bad state is lost)
+LOSS_GOOD = 0.012         # lost at random outside a burst
+BURST_EVERY_S = 20.0      # a burst of loss starts on average this often (exponential gaps)
+BURST_MS = (50.0, 300.0)  # and lasts this long (uniform): every packet in it is lost
 NETEM = ["delay", "22.5ms", "17.5ms", "loss", "gemodel", "0.2%", "20%", "100%", "1%"]
 
 ETH_P_ALL = 3
@@ -41,26 +42,26 @@ PACKET_VNET_HDR = 15
 
 
 def expected_loss() -> float:
-    bad = TO_BAD / (TO_BAD + TO_GOOD)
-    return LOSS_GOOD * (1 - bad) + bad
+    """The share lost over a link busy all the time: the random loss plus the time spent in bursts."""
+    in_bursts = (sum(BURST_MS) / 2 / 1000) / BURST_EVERY_S
+    return LOSS_GOOD * (1 - in_bursts) + in_bursts
 
 
 class Chain:
-    """One direction's Gilbert-Elliott loss and its delays (seeded: a run is repeatable)."""
+    """One direction's loss and delays (seeded: a run is repeatable). Bursts are spans of time, as interference
+    is: a link idle through a burst loses nothing, one busy through it loses every packet in it."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.bad = False
+        self.burst_start = self.burst_end = 0.0
         self.last_departure = 0.0
         self.sent = self.lost = 0
 
-    def lose(self) -> bool:
-        if self.bad:
-            self.bad = self.rng.random() >= TO_GOOD
-            lost = True
-        else:
-            self.bad = self.rng.random() < TO_BAD
-            lost = self.rng.random() < LOSS_GOOD
+    def lose(self, now: float) -> bool:
+        while now >= self.burst_end:  # the next burst after the last one that ended
+            self.burst_start = max(self.burst_end, now) + self.rng.expovariate(1 / BURST_EVERY_S)
+            self.burst_end = self.burst_start + self.rng.uniform(*BURST_MS) / 1000
+        lost = now >= self.burst_start or self.rng.random() < LOSS_GOOD
         self.lost += lost
         self.sent += not lost
         return lost
@@ -120,10 +121,13 @@ def forward(inner: str, outer: str, seed: int, stats: str = "") -> None:
         threading.Thread(target=writer, daemon=True).start()
         while True:
             frame, address = source.recvfrom(70000)
-            if address[2] == socket.PACKET_OUTGOING or chain.lose():
+            if address[2] == socket.PACKET_OUTGOING:
+                continue
+            now = time.monotonic()
+            if chain.lose(now):
                 continue
             with ready:
-                queue.append((chain.departure(time.monotonic()), frame))
+                queue.append((chain.departure(now), frame))
                 ready.notify()
 
     threading.Thread(target=direction, args=(ends[1], ends[0], chains[1]), daemon=True).start()
