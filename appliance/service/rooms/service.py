@@ -182,8 +182,10 @@ class Rooms:
         the hub (domain ``hub``, the same stations on its leaf port). Returns what was copied.
 
         Raises :class:`~.standby.TakeOverError` on a box that is not a running standby, or whose mirror holds
-        nothing of the desk yet (nothing is changed then)."""
-        from appliance.service.rooms.standby import TakeOverError, apply_copy
+        nothing of the desk yet (nothing is changed then). A copy the desk refuses (a tournament that does not
+        replay) raises its error and the box stays the standby, its mirrors kept; what was put in already is
+        skipped by the next tap (tournaments, streams and packages the box holds are left as they are)."""
+        from appliance.service.rooms.standby import TakeOverError, apply_copy, drop_mirrors
 
         with self._lock:
             if self.role != "standby" or self.standby is None:
@@ -191,12 +193,16 @@ class Rooms:
             copy = self.loop.call(self.standby.read_copy, timeout_s=300)
             if copy["stations"] is None:
                 raise TakeOverError("the standby's mirror holds nothing of the desk yet")
-            standby = self.standby
-            self.loop.call(standby.drop_mirrors, timeout_s=20)
             self.stop()
-            counts = apply_copy(copy, self.desk(), self.desk().store, Path(self.settings.data_dir) / "packages")
+            try:
+                counts = apply_copy(copy, self.desk(), self.desk().store, Path(self.settings.data_dir) / "packages")
+            except BaseException:
+                self.start()  # still the standby, its mirrors as they were
+                raise
             self.roles.take_over(copy["stations"])
             self.start()
+            if self.hub is not None:  # the mirrors would now mirror this box's own DESK: the copy is in the store
+                self.loop.call(lambda: drop_mirrors(self.hub.js), timeout_s=20)
             log.warning("rooms: this box is the desk now (%s)", counts)
             return counts
 

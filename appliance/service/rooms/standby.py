@@ -245,19 +245,22 @@ class StandbyLink:
                 packages[package_id] = b"".join(parts[i] for i in range(count))
         return {"rows": rows, "stations": stations, "packages": packages}
 
-    async def drop_mirrors(self) -> None:
-        for name in (DESK_MIRROR, DESKLOG_MIRROR):
-            try:
-                await self.js.delete_stream(name)
-            except Exception as error:
-                log.debug("deleting %s: %r", name, error)
-
     async def close(self) -> None:
         if self.nc is not None:
             try:
                 await self.nc.drain()
             except Exception:
                 pass
+
+
+async def drop_mirrors(js) -> None:
+    """Delete both mirrors (after the take-over: their copy is in the store, and ``DESK_STANDBY`` would now mirror
+    this box's own ``DESK``)."""
+    for name in (DESK_MIRROR, DESKLOG_MIRROR):
+        try:
+            await js.delete_stream(name)
+        except Exception as error:  # gone already
+            log.debug("deleting %s: %r", name, error)
 
 
 # --- the tap: the copy becomes this box's desk ---------------------------------------------------------------------
