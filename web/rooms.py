@@ -328,10 +328,11 @@ def assign():
     tournament, _, battle = request.form.get("battle_key", "").partition("|")
     tournament, battle = request.form.get("tournament", tournament), request.form.get("battle", battle)
     package = request.form.get("package", "")
+    carrier = service.hub.carrier if package and service.hub is not None else None
     try:
-        service.results.check_free(box, tournament, battle)
-        if package and service.hub.carrier is not None:  # the themes travel with the assignment (carried.py)
-            service.hub.carrier.give_package(tournament, battle, package)
+        # the themes are named first (they travel with the assignment: carried.py), once the slot is free
+        service.results.check_free(box, tournament, battle, before=None if carrier is None else
+                                   lambda: carrier.give_package(tournament, battle, package))
         service.hub.publish_assignments()
     except SvoyakError as error:
         return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))

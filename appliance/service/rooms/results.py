@@ -59,7 +59,7 @@ class ResultEntry:
         return self.book.open()
 
     # --- claims ----------------------------------------------------------------------------------------------------
-    def claim(self, box: str, tournament_id: str, battle_id: str, assign: bool = False) -> dict:
+    def claim(self, box: str, tournament_id: str, battle_id: str, assign: bool = False, before=None) -> dict:
         """``box`` asks for the slot: ``{"ok": True}`` or ``{"ok": False, "holder"}`` / ``{"ok": False, "error"}``.
 
         A station's claim over NATS (``assign`` False) only confirms a slot the desk already gave ``box``: a battle
@@ -83,11 +83,15 @@ class ResultEntry:
             if holder != box and not assign:
                 return {"ok": False, "error": "not assigned to this box"}
             if holder != box:
+                if before is not None:  # what goes with the assignment (its themes), once the slot is free
+                    before()
                 desk.assign(tournament_id, battle_id, self.station_names().get(box, box), box)
         return {"ok": True}
 
-    def check_free(self, box: str, tournament_id: str, battle_id: str) -> None:
-        answer = self.claim(box, tournament_id, battle_id, assign=True)
+    def check_free(self, box: str, tournament_id: str, battle_id: str, before=None) -> None:
+        """The director gives the slot to ``box``: SlotTakenError / ClaimRefusedError, or it is assigned.
+        ``before()`` runs first, once the slot is known to be free (its error leaves the slot unassigned)."""
+        answer = self.claim(box, tournament_id, battle_id, assign=True, before=before)
         if not answer["ok"] and answer.get("holder"):
             raise SlotTakenError(f"battle {battle_id} is held by {answer['holder']}", answer["holder"])
         if not answer["ok"]:
