@@ -15,13 +15,6 @@ from appliance.service import audience, papers
 
 blueprint = Blueprint("papers", __name__)
 
-STRINGS = {
-    "papers.protocol": ("Протокол боя", "Battle protocol"),
-    "papers.protocol_csv": ("Протокол (CSV)", "Protocol (CSV)"),
-    "papers.protocol_live": ("Протокол боя (по ходу)", "Battle protocol (so far)"),
-    "papers.no_battle": ("На этом боксе нет такого боя", "This box has no such battle"),
-}
-
 
 class _NoBattle(NotFound):
     """A protocol of a battle this box does not have: a worded page, not Werkzeug's English one."""
