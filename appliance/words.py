@@ -148,7 +148,13 @@ def pairs(prefix: str) -> dict[str, tuple[str, str]]:
 
 
 def catalogue_json(language: str) -> dict:
-    """What a page's scripts get: every message (a plural one as its list of forms) and the plural rule."""
+    """What a page's scripts get: every message (a plural one as its list of forms) and the plural rule. Made
+    once per language and catalogue (every page embeds it): not to be changed by the caller."""
+    return _catalogue_json(language if language in LANGUAGES else DEFAULT_LANGUAGE, _locale_dir())
+
+
+@functools.cache
+def _catalogue_json(language: str, _locale: Path) -> dict:
     messages: dict[str, object] = {}
     catalogue = _catalogue(language)
     for key, text in catalogue._catalog.items():  # noqa: SLF001

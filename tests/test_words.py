@@ -17,7 +17,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from appliance import words
+import appliance.words as words
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "appliance" / "locale"
@@ -161,6 +161,7 @@ def pseudo_locale(tmp_path, monkeypatch):
     words.translations.cache_clear()
     yield "xx"
     words.translations.cache_clear()
+    words._catalogue_json.cache_clear()
 
 
 def test_a_third_language_is_one_more_catalogue(pseudo_locale):

@@ -17,7 +17,7 @@ import importlib
 from flask import Flask, g, request
 
 from appliance.config import Settings
-from appliance import words
+import appliance.words as words
 from web import edge, events, names, wire
 from web.strings import default_catalogue
 from web.sync import Hub, Services

@@ -22,7 +22,7 @@ import secrets
 
 from flask import Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, url_for
 
-from appliance import words
+import appliance.words as words
 from appliance.errors import PackageError, SvoyakError
 from appliance.service import papers
 from appliance.service.session import CommandRejected

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from appliance import words
+import appliance.words as words
 from appliance.errors import PackageError
 
 # Every refusal of a package file or a choice of its themes (docs/packages.md "Refusals"): the catalogue's

@@ -17,7 +17,7 @@ import logging
 from flask import Blueprint, abort, current_app, g, redirect, render_template, request, send_file, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from appliance import words
+import appliance.words as words
 from appliance.errors import PackageError
 from appliance.service.packages import PackageFileError
 from web import auth

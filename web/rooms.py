@@ -13,7 +13,7 @@ import secrets
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request, url_for
 
-from appliance import words
+import appliance.words as words
 from appliance.errors import SvoyakError
 from appliance.service import audience
 from appliance.service.rooms.protocol import ClaimRefusedError, PairingError, RoomsError, SlotTakenError

@@ -14,7 +14,7 @@ its plural rule) and call ``t("key")`` and ``SVOYAK.word("key", {count: 6})`` fr
 
 from __future__ import annotations
 
-from appliance import words
+import appliance.words as words
 
 LANGUAGES = words.LANGUAGES
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
-from appliance import words
+import appliance.words as words
 
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")

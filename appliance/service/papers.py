@@ -12,8 +12,8 @@ from __future__ import annotations
 import io
 from html import escape
 
-from appliance import words
-from appliance.rules.battle.protocol import protocol_notes, protocol_rows
+import appliance.words as words
+from appliance.rules.battle.protocol import package_name, protocol_notes, protocol_rows
 from appliance.store import csv_cells
 
 # A paper speaks one language, the one its screen was in (a Russian page never shows English): the catalogue's
@@ -79,25 +79,31 @@ def file_name(state, battle_id: str, extension: str) -> str:
     return f"{safe}.{extension}"
 
 
-def themes_line(state, language: str = "ru") -> str:
-    """«1 Реки, 2 Города (пакет 0123456789ab)»: the protocol names the battle's themes and the package they came
-    from (BattleSetUp.sources); ``""`` when no theme was named."""
+def themes_line(state, language: str = "ru", titles: dict | None = None) -> str:
+    """«1 Реки, 2 Города; запасная: 5 Моря (пакет «Кубок двора»)»: the protocol names the battle's themes, its
+    spare ones apart (they are not among its «4 темы»), and the package they came from by its title (``titles``:
+    package id -> title; an id only for a package no longer on the box); ``""`` when no theme was named."""
     setup = state.setup
     if not any(setup.theme_names):
         return ""
     packages = sorted({source[0] for source in setup.sources if source})
-    listed = ", ".join(f"{number} {name}" for number, name in enumerate(setup.theme_names, start=1) if name)
-    package = words.word("paper.package", language, packages=", ".join(packages))
+    numbered = list(enumerate(setup.theme_names, start=1))
+    listed = ", ".join(f"{number} {name}" for number, name in numbered[:setup.themes] if name)
+    spare = [f"{number} {name}" for number, name in numbered[setup.themes:] if name]
+    if spare:
+        listed += "; " + words.word("paper.spares", language, count=len(spare)) + " " + ", ".join(spare)
+    package = words.word("paper.package", language,
+                         packages=", ".join(package_name(package_id, titles) for package_id in packages))
     return listed + (f" ({package})" if packages else "")
 
 
-def protocol_csv(state, language: str = "ru") -> str:
+def protocol_csv(state, language: str = "ru", titles: dict | None = None) -> str:
     """The protocol as CSV: a row per question asked, running scores per player, corrections, then (when some
     theme came from a package or was set up with its texts) where each question was read from; headers and
     words in ``language``."""
     out = io.StringIO()
     writer = csv_cells.writer(out)  # a player named "=HYPERLINK(...)" stays text in a spreadsheet
-    rows = protocol_rows(state, language)
+    rows = protocol_rows(state, language, titles)
     source = any(row.source for row in rows)
     writer.writerow(_headers(language) + tuple(state.players) + (words.gettext("paper.corrections", language),)
                     + ((words.gettext("paper.source", language),) if source else ()))
@@ -108,10 +114,12 @@ def protocol_csv(state, language: str = "ru") -> str:
     return out.getvalue()
 
 
-def protocol_html(state, battle_id: str = "", heading: str | None = None, language: str = "ru") -> str:
-    """The protocol as a printable page (A4 landscape) in ``language``; ``heading`` defaults to :func:`title`."""
+def protocol_html(state, battle_id: str = "", heading: str | None = None, language: str = "ru",
+                  titles: dict | None = None) -> str:
+    """The protocol as a printable page (A4 landscape) in ``language``; ``heading`` defaults to :func:`title`;
+    ``titles`` (package id -> title) names the packages its themes came from."""
     heading = title(state, battle_id, language) if heading is None else heading
-    rows = protocol_rows(state, language)
+    rows = protocol_rows(state, language, titles)
     source = any(row.source for row in rows)
     head = "".join(f"<th>{escape(h)}</th>"
                    for h in _headers(language) + tuple(state.players) + (words.gettext("paper.corrections", language),)
@@ -131,7 +139,7 @@ def protocol_html(state, battle_id: str = "", heading: str | None = None, langua
     items = "".join(f"<li>{escape(note)}</li>" for note in protocol_notes(state, language))
     themes = words.word("paper.themes", language, count=state.setup.themes)
     title_ru, _, title_en = state.profile.title.partition(" / ")  # a profile's title is "русский / English"
-    named = themes_line(state, language)
+    named = themes_line(state, language, titles)
     meta = escape(f"{(title_en or title_ru) if language == 'en' else title_ru} · {', '.join(state.players)} · {themes}"
                   + (f": {named}" if named else ""))
     lang = "en" if language == "en" else "ru"

@@ -15,7 +15,7 @@ import dataclasses
 import os
 from pathlib import Path
 
-from appliance import words
+import appliance.words as words
 from appliance.config import Settings
 
 PROBE_FILE = ".svoyak-write-check"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from appliance.config import MAX_FIELD_CHARS as FIELD_CHARS
-from appliance import words
+import appliance.words as words
 
 # Refusals of the desk itself and of its pages' fields (not the engine's): code -> what it means, params.
 DESK_CODES: dict[str, str] = {

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from appliance import words
+import appliance.words as words
 from appliance.config import MAX_FIELD_CHARS
 from appliance.errors import StoreError, SvoyakError
 from appliance.rules import tournament as t

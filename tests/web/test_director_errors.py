@@ -9,7 +9,7 @@ import pytest
 
 from appliance.errors import SvoyakError
 from appliance.rules.tournament.errors import REFUSAL_CODES
-from appliance import words
+import appliance.words as words
 from appliance.service.tournament_refusals import DESK_CODES, word
 
 REFUSALS = words.pairs("refusal.tournament.")  # code -> (ru, en): the catalogue's lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from appliance import words
+import appliance.words as words
 from appliance.rules import battle as engine
 from appliance.rules import tournament as t
 from appliance.rules.battle import events as ev
@@ -87,3 +87,43 @@ def test_one_spare_theme_is_not_called_spares():
     assert words.word("setup.package_spares", "ru", count=1) == "запасная:"
     assert words.word("setup.package_spares", "ru", count=2) == "запасные:"
     assert words.word("setup.package_spares", "en", count=1) == "spare:"
+
+
+def test_the_button_test_lines_do_not_run_together(settings, memory_battles):
+    """«…когда начнётся вопрос нажатий ещё не было», «нажмите свою кнопку Работают: …»: the page's bold line
+    and the script's line after it (svoyak.js buttonTestText) are two sentences."""
+    import re
+
+    from appliance.service.session import Session
+    from tests.web.conftest import IDENTITY
+    from web import create_app
+    from web.sync import Services
+
+    session = Session(memory_battles, BattleAdapter(), simulator=True).start(timer_thread=False)
+    client = create_app(settings, Services(session=session, identity=IDENTITY)).test_client()
+    for page, key in (("/host", "test.on_host"), ("/board", "test.on_board")):
+        html = client.get(page, headers={"Host": "10.42.0.1"}).get_data(as_text=True)
+        bold = re.search(r"<b>([^<]*)</b> <span id=\"(?:board-)?test-pressed\">", html).group(1)
+        assert bold == words.gettext(key, "ru") and bold.endswith(".")
+    for key in ("test.none_yet", "test.pressed"):
+        assert words.gettext(key, "ru")[0].isupper(), key
+
+
+def test_a_withdrawn_questions_result_is_withdrawn_not_taken():
+    """The protocol said «взят» for a question withdrawn after a right answer."""
+    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service import papers
+
+    adapter, state = battle()
+    at_ns = 1
+    for step in ["next", "next", "reading_done", "press", "point", "right", "withdraw"]:
+        at_ns += 10**9
+        if step == "press":
+            state = engine.apply(state, ev.ButtonPressed(at_ns=at_ns, player=0, source="button"))
+            continue
+        for event in adapter.command_events(step, state, {"reason": "ошибка в вопросе"}, at_ns):
+            state = engine.apply(state, event)
+    assert protocol_rows(state, "ru")[0].outcome == "снят"
+    assert protocol_rows(state, "en")[0].outcome == "withdrawn"
+    paper = papers.protocol_html(state, "b1", language="ru")  # the paper where it stood
+    assert "<td>снят</td>" in paper and "<td>взят</td>" not in paper

@@ -13,7 +13,7 @@ from appliance.service.packages import QuestionPackages
 from appliance.service.session import Session
 from tests.appliance.packages.conftest import V4_CONTENT, make_zip, sport_siq
 from web import create_app
-from appliance import words
+import appliance.words as words
 
 REFUSALS = {f"package.{code}": pair for code, pair in words.pairs("refusal.package.").items()}
 from web.sync import Services

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from appliance import words
+import appliance.words as words
 from appliance.words import plural_index
 
 # Latin words a Russian screen may show: names (of things, languages, regulations, programs, keys) and units.

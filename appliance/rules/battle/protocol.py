@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from appliance import words
+import appliance.words as words
 from appliance.rules.battle.choices import CorrectionKind, PressSource
 from appliance.rules.battle.standings import standings
 from appliance.rules.battle.state import BattleState, Question, press_rounds
@@ -48,7 +48,8 @@ def _seconds(ns: int) -> str:
     return f"{ns / 1e9:.3f}"
 
 
-def question_row(state: BattleState, question: Question, running: list[int], language: str = "ru") -> ProtocolRow:
+def question_row(state: BattleState, question: Question, running: list[int], language: str = "ru",
+                 titles: dict | None = None) -> ProtocolRow:
     names = state.players
     # each round of pressing (a «Минус» reopens the question) with its own gaps: "Аня 0.000; Борис +0.053 | Вера 0.000"
     rounds: dict[int, list[str]] = {}
@@ -81,7 +82,8 @@ def question_row(state: BattleState, question: Question, running: list[int], lan
         corrections.append(_say("protocol.withdrawn", language) + (f": {question.withdrawn_reason}"
                                                                  if question.withdrawn_reason else ""))
     theme = state.themes[question.theme]
-    outcome = question.outcome
+    # a withdrawn question is «снят», whatever was ruled before it was withdrawn (not «взят»)
+    outcome = "withdrawn" if question.withdrawn else question.outcome
     if outcome == "unanswered" and any(not r.void and not r.effective for r in question.rulings):
         outcome = "wrong"
     kind = _say("protocol.shootout", language) if question.shootout else (_say("protocol.red", language)
@@ -90,18 +92,19 @@ def question_row(state: BattleState, question: Question, running: list[int], lan
                        value_points=value, kind=kind, presses=" | ".join("; ".join(one) for one in rounds.values()), answers="; ".join(answers),
                        outcome=_say(f"protocol.outcome.{outcome or 'in_play'}", language) if outcome in OUTCOMES else (outcome or ""),
                        scores=tuple(running),
-                       corrections="; ".join(corrections), source=question_source(state, question, language))
+                       corrections="; ".join(corrections), source=question_source(state, question, language, titles))
 
 
-def question_source(state: BattleState, question: Question, language: str = "ru") -> str:
-    """Which package, theme and question of it this question was read from, and the answer as set up."""
+def question_source(state: BattleState, question: Question, language: str = "ru", titles: dict | None = None) -> str:
+    """Which package, theme and question of it this question was read from, and the answer as set up. A package
+    is named by its title when ``titles`` (package id -> title) has it, never by a bare id where it does."""
     setup = state.setup
     slot = question.theme  # themes are started in the setup's order: regular ones, then the spares
     parts = []
     sources = setup.sources
     if slot < len(sources) and sources[slot]:
         package_id, number = sources[slot]
-        parts.append(_say("protocol.source", language, package=package_id, theme=number + 1,
+        parts.append(_say("protocol.source", language, package=package_name(package_id, titles), theme=number + 1,
                                                             question=question.number + 1))
     authors = getattr(setup, "theme_authors", ())
     if slot < len(authors) and authors[slot]:
@@ -113,10 +116,16 @@ def question_source(state: BattleState, question: Question, language: str = "ru"
     return " — ".join(parts)
 
 
-def protocol_rows(state: BattleState, language: str = "ru") -> list[ProtocolRow]:
+def package_name(package_id: str, titles: dict | None = None) -> str:
+    """«Кубок двора» (its title, in quotes) when ``titles`` has it, else the id (a package no longer on the box)."""
+    title = (titles or {}).get(package_id)
+    return f"«{title}»" if title else package_id
+
+
+def protocol_rows(state: BattleState, language: str = "ru", titles: dict | None = None) -> list[ProtocolRow]:
     """One row per question asked, in order; the last row's scores equal ``state.scores``."""
     running = [0] * len(state.players)
-    return [question_row(state, question, running, language) for question in state.questions]
+    return [question_row(state, question, running, language, titles) for question in state.questions]
 
 
 def protocol_notes(state: BattleState, language: str = "ru") -> list[str]:

@@ -13,7 +13,7 @@ from appliance.rules import battle as engine
 from appliance.rules.battle.queries import eligible_players
 from appliance.rules.battle import events as ev
 from appliance.rules.battle.errors import REFUSAL_CODES
-from appliance import words
+import appliance.words as words
 from appliance.service.battle_adapter import HOST_COMMANDS, BattleAdapter, CommandError, word_refusal
 
 REFUSALS = words.pairs("refusal.battle.")  # code -> (ru, en): the catalogue's lines

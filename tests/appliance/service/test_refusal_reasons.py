@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from appliance import words
+import appliance.words as words
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
 from appliance.rules.battle.errors import REFUSAL_CODES

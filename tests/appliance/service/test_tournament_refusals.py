@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 from appliance.rules.tournament.errors import REFUSAL_CODES
-from appliance import words
+import appliance.words as words
 from appliance.service.tournament_refusals import DESK_CODES
 
 REFUSALS = words.pairs("refusal.tournament.")  # code -> (ru, en): the catalogue's lines
