@@ -77,9 +77,12 @@ class HostNamespace(SyncNamespace):
 @blueprint.route("/host")
 def page():
     settings = current_app.config["SVOYAK_SETTINGS"]
+    rooms = current_app.extensions.get("svoyak.rooms")
     return render_template("host.html", hold_s=round(settings.reset_hold_ms / 1000),
                            shown_s=round(settings.pin_shown_ms / 1000),
-                           known=login.logged_in(*login.opens("host")))
+                           known=login.logged_in(*login.opens("host")),
+                           # a room's box: the battle's end leads back to the battles the desk gave the room
+                           station=getattr(rooms, "role", "") == "station")
 
 
 def register(socketio, hub) -> None:

@@ -137,8 +137,9 @@ def protocol_notes(state: BattleState, language: str = "ru") -> list[str]:
         notes.append(_say("protocol.appeal_line", language,
             number=number, name=state.players[appeal.player], question=appeal.question + 1, claim=appeal.claim,
             decision=_say(decision, language)))
-    for undone in state.undone:
-        action = _known(f"protocol.undone.{type(undone.event).__name__}", _say("protocol.undone_other", language), language)
+    for undone in _undone_commands(state.undone):
+        action = _known(f"protocol.undone.{type(undone.event).__name__}", _say("protocol.undone_other", language),
+                        language)
         notes.append(_say("protocol.undone", language, action=action))
     table = standings(state)
     for line in table.lines:
@@ -154,3 +155,17 @@ def protocol_notes(state: BattleState, language: str = "ru") -> list[str]:
         notes.append(_say("protocol.shootout_needed", language,
             names=names, first=table.shootout.places[0], last=table.shootout.places[1]))
     return notes
+
+
+def _undone_commands(undone: tuple) -> list:
+    """One line per «Отменить»: a tap takes back the host's whole last command, one ``ActionUndone`` per action
+    it stored, all stamped with the tap's one ``at_ns`` («Следующий вопрос» is a price and a reading's start:
+    two events, one undo). Each run of equal stamps is said by its last record, the command's first action
+    (as the host page says it), in the order the taps came."""
+    lines: list = []
+    for item in undone:
+        if lines and lines[-1].at_ns == item.at_ns:
+            lines[-1] = item
+        else:
+            lines.append(item)
+    return lines
