@@ -127,3 +127,16 @@ def test_a_withdrawn_questions_result_is_withdrawn_not_taken():
     assert protocol_rows(state, "en")[0].outcome == "withdrawn"
     paper = papers.protocol_html(state, "b1", language="ru")  # the paper where it stood
     assert "<td>снят</td>" in paper and "<td>взят</td>" not in paper
+
+
+@pytest.mark.parametrize("key, values, line", [
+    ("refusal.package.too_many_entries", {"count": 1, "limit": 500}, "В архиве 1 файл, а можно не больше 500"),
+    ("refusal.package.too_many_entries", {"count": 3, "limit": 2}, "В архиве 3 файла, а можно не больше 2"),
+    ("http.field_too_long", {"field": "Имя", "limit": 21}, "Поле «Имя» длиннее 21 символа: ничего не изменено"),
+    ("http.number_too_long", {"field": "Цена", "limit": 6}, "В поле «Цена» число длиннее 6 цифр: ничего не изменено"),
+    ("refusal.package.too_many_themes", {"limit": 101}, "В пакете больше 101 темы"),
+    ("param.expected.short", {"chars": 2000}, "нужна строка не длиннее 2000 знаков"),
+])
+def test_numerals_agree_with_their_nouns(key, values, line):
+    """A number next to its noun takes the catalogue's plural forms («1 файлов», «21 символов» were the lines)."""
+    assert words.word(key, "ru", **values) == line
