@@ -7,128 +7,22 @@ seconds (no script needed); the director's pages take the director's login (the 
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request, url_for
 
+import appliance.words as words
 from appliance.errors import SvoyakError
 from appliance.service import audience
-from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PackageNotArrivedError,
-                                              PairingError, RoomsError, SlotTakenError)
+from appliance.service.rooms.protocol import ClaimRefusedError, PairingError, RoomsError, SlotTakenError
 
 blueprint = Blueprint("rooms", __name__, template_folder="templates")
+log = logging.getLogger(__name__)
 LOBBY_STANDINGS = 16  # lines of each tournament's table on the hall's board
 HUB_ADDRESS = re.compile(r"^[A-Za-z0-9.\-]{1,253}(:[0-9]{1,5})?$")  # host[:port] as the pairing link carries it
 CODE = re.compile(r"^[0-9]{6}$")
-
-STRINGS = {
-    "rooms.title": ("Комнаты", "Rooms"),
-    "rooms.nav_room": ("Бой этой комнаты", "This room's battle"),
-    "rooms.role": ("Роль бокса", "The box's role"),
-    "rooms.role.standalone": ("Один бокс", "Standalone"),
-    "rooms.role.hub": ("Стол (хаб)", "Desk (hub)"),
-    "rooms.role.station": ("Комната (станция)", "Room (station)"),
-    "rooms.role.standby": ("Запасной стол", "Standby desk"),
-    "rooms.pair_as_standby": ("подключиться как запасной стол (копия стола, без своей комнаты)",
-                              "pair as the standby desk (a copy of the desk, no room of its own)"),
-    "rooms.standby_mirror": ("Копия стола: событий комнат — {desk}, записей стола — {log}, не дошло — {lag}.",
-                             "The desk's copy: rooms' events {desk}, desk records {log}, not yet here {lag}."),
-    "rooms.standby_unknown": ("Копию стола сейчас не прочитать.", "The desk's copy cannot be read now."),
-    "rooms.take_over": ("Стать столом", "Become the desk"),
-    "rooms.take_over_sure": ("основной стол потерян: этот бокс станет столом, станции перейдут к нему",
-                             "the desk is lost: this box becomes the desk and the stations move to it"),
-    "rooms.took_over": ("Этот бокс теперь стол. Перенесено турниров: {tournaments}, записей: {rows}, пакетов: "
-                        "{packages}.", "This box is the desk now. Moved: {tournaments} tournaments, {rows} records, "
-                        "{packages} packages."),
-    "rooms.standby_of_desk": ("Запасной стол", "Standby desk"),
-    "rooms.name": ("Название бокса", "The box's name"),
-    "rooms.save_role": ("Сменить роль", "Change role"),
-    "rooms.pair": ("Подключить станцию", "Pair a station"),
-    "rooms.code": ("Код для станции", "Code for the station"),
-    "rooms.code_hint": ("Введите на станции этот код и адрес стола; код действует 10 минут.",
-                        "Type this code and the desk's address on the station; the code lasts 10 minutes."),
-    "rooms.address": ("Адрес стола", "Desk address"),
-    "rooms.stations": ("Станции", "Stations"),
-    "rooms.none": ("Станций пока нет.", "No stations yet."),
-    "rooms.online": ("на связи", "online"),
-    "rooms.offline": ("нет связи", "offline"),
-    "rooms.never": ("ещё не выходила на связь", "not heard from yet"),
-    "rooms.since": ("уже", "for"),
-    "rooms.playing": ("Идёт бой", "Playing"),
-    "rooms.last": ("Последний результат", "Last result"),
-    "rooms.idle": ("Боя нет", "No battle"),
-    "rooms.events": ("{count} {count:событие|события|событий}", "{count} {count:event|events}"),
-    "rooms.assign": ("Отдать бой станции", "Give a battle to a station"),
-    "rooms.battle": ("Бой", "Battle"),
-    "rooms.give": ("Отдать", "Give"),
-    "rooms.package": ("Вопросы из пакета", "Questions from the package"),
-    "rooms.package_none": ("— темы уже названы или без пакета —", "— themes named already, or no package —"),
-    "rooms.carried": ("Вопросы пришли со стола: пакет «{title}», {themes}", "The questions came from the desk: "
-                      "package «{title}», {themes}"),
-    "rooms.carried_waiting": ("Вопросы ещё идут со стола: пакет «{title}»",
-                              "The questions are still coming from the desk: package «{title}»"),
-    "rooms.spares": ("запасных тем: {count}", "spare themes: {count}"),
-    "rooms.conflicts": ("Два результата одного боя", "Two results for one battle"),
-    "rooms.conflict_hint": ("Станция сыграла бой, у которого на столе уже есть результат. Выберите, какой оставить.",
-                            "A station played a battle that already has a result on the desk. Choose which stays."),
-    "rooms.take_station": ("Оставить результат станции", "Keep the station's result"),
-    "rooms.keep_desk": ("Оставить результат стола", "Keep the desk's result"),
-    "rooms.station_result": ("Станция", "Station"),
-    "rooms.desk_result": ("Стол", "Desk"),
-    "rooms.error": ("Ошибка связи комнат", "Rooms link error"),
-    "rooms.rebuilding": ("Стол собирается заново из журнала комнат", "The desk is rebuilding from the rooms' log"),
-    "rooms.lobby": ("Все комнаты", "Every room"),
-    "rooms.table": ("Таблица турнира", "Tournament table"),
-    "rooms.place": ("Место", "Place"),
-    "rooms.player": ("Игрок", "Player"),
-    "rooms.score": ("Очки", "Score"),
-    "rooms.assigned": ("Бой для этой комнаты", "The battle for this room"),
-    "rooms.no_assignment": ("Стол пока не дал этой комнате боя.", "The desk has given this room no battle yet."),
-    "rooms.start": ("Начать", "Start"),
-    "rooms.players": ("Игроки", "Players"),
-    "rooms.stage": ("Этап", "Stage"),
-    "rooms.themes": ("Темы", "Themes"),
-    "rooms.red": ("красная", "red"),
-    "rooms.pair_station": ("Подключиться к столу", "Connect to the desk"),
-    "rooms.hub_link": ("Стол", "Desk"),
-    "rooms.hub_seen": ("стол отвечал", "desk answered"),
-    "rooms.hub_unseen": ("стол пока не отвечал", "the desk has not answered yet"),
-    "rooms.backlog": ("{count} {count:событие ждёт|события ждут|событий ждут} отправки",
-                      "{count} {count:event waits|events wait} to be sent"),
-    "rooms.taken": ("Этот бой уже у другого бокса: {holder}", "This battle is held by another box: {holder}"),
-    "rooms.qr_hint": ("Или наведите камеру планшета комнаты (подключённого к своей станции) на этот код: откроется "
-                      "форма станции с адресом стола и кодом.",
-                      "Or point the room's tablet (on its own station) at this code: the station's form opens with the "
-                      "desk's address and the code filled in."),
-    "rooms.qr_alt": ("QR-код для подключения станции", "QR code to pair a station"),
-    "rooms.is_hub": ("Этот бокс — стол. Ссылку для подключения откройте на планшете комнаты, подключённом к её станции.",
-                     "This box is the desk. Open the pairing link on the room's tablet, on its own station."),
-    "rooms.bad_link": ("Ссылка для подключения испорчена: введите адрес стола и код вручную.",
-                       "The pairing link is damaged: type the desk's address and the code."),
-    "rooms.refused": ("Не получилось: {why}", "Could not: {why}"),
-    "rooms.repair": ("Подключить заново", "Pair again"),
-    "rooms.repairing": ("ждёт подключения заново", "waiting to be paired again"),
-    "rooms.repair_sure": ("отключить её прежний пароль (бой на ней прервётся до нового подключения)",
-                          "cut off its old password (its battle stops reaching the desk until it pairs again)"),
-    "rooms.repair_unsure": ("Станция не отключена: отметьте «отключить её прежний пароль» и нажмите ещё раз.",
-                            "The station is not cut off: tick «cut off its old password» and press again."),
-    "rooms.repaired": ("Станция «{name}» отключена: её прежний пароль больше не действует. Подключите её "
-                       "новым кодом подключения, как новую.",
-                       "Station {name} is cut off: its old password no longer works. Pair it with the desk's code, "
-                       "as a new one."),
-    "rooms.not_assigned": ("Этот бой не дан этой комнате: начните один из боёв, которые ей дал стол.",
-                           "This battle is not assigned to this room: start one of the battles the desk gave it."),
-    "rooms.not_arrived": ("Вопросы этого боя ещё не пришли со стола: подождите несколько секунд и нажмите ещё раз.",
-                          "This battle's questions have not arrived from the desk yet: wait a few seconds and try "
-                          "again."),
-    "rooms.claim_refused": ("Стол не отдал этот бой: {why}", "The desk did not give this battle: {why}"),
-    "rooms.claim.unknown_tournament": ("на столе нет такого турнира", "the desk has no such tournament"),
-    "rooms.claim.unknown_battle": ("в турнире нет такого боя", "the tournament has no such battle"),
-    "rooms.claim.has_result": ("у боя уже есть результат", "the battle already has a result"),
-    "rooms.claim.not_assigned": ("стол не давал этот бой этой комнате",
-                                 "the desk did not give this battle to this room"),
-}
 
 
 def rooms():
@@ -170,21 +64,26 @@ def _require_login():
 
 def _word(key: str, **values) -> str:
     catalogue = current_app.extensions["svoyak.catalogue"]
-    text = catalogue.text(key, getattr(g, "language", "ru"))
-    return text.format(**values) if values else text
+    language = getattr(g, "language", "ru")
+    return catalogue.word(key, language, **values) if values else catalogue.text(key, language)
 
 
 def _refusal(error: SvoyakError) -> str:
-    if isinstance(error, SlotTakenError) and error.holder:
-        return _word("rooms.taken", holder=error.holder)
-    if isinstance(error, NotAssignedError):
-        return _word("rooms.not_assigned")
-    if isinstance(error, PackageNotArrivedError):
-        return _word("rooms.not_arrived")
+    """A rooms refusal in the page's language, by its code (``refusal.rooms.<code>``, docs/words.md); the
+    English message goes to the log, never into a Russian sentence."""
+    code, params = getattr(error, "code", "") or "", dict(getattr(error, "params", {}) or {})
     if isinstance(error, ClaimRefusedError):
-        return _word("rooms.claim_refused",
-                     why=_word(f"rooms.claim.{error.reason}") if error.reason else str(error))
-    return _word("rooms.refused", why=str(error))
+        reason = f"rooms.claim.{error.reason}"
+        return _word("rooms.claim_refused", why=_word(reason) if error.reason else _word("rooms.claim.other"))
+    if isinstance(error, SlotTakenError) and not error.holder:
+        code = "taken_unknown"
+    if code and words.has(f"refusal.rooms.{code}"):
+        try:
+            return _word(f"refusal.rooms.{code}", **params)
+        except KeyError:  # a code whose params did not come along
+            log.warning("rooms refusal %s without its params: %s", code, error)
+    log.warning("rooms refusal without words: %s", error)
+    return _word("refusal.rooms.other")
 
 
 # --- the hub -----------------------------------------------------------------------------------------------------------
@@ -375,8 +274,9 @@ def pair_api():
     try:
         answer = rooms().pair_station(str(data.get("code", "")), str(data.get("box_id", "")),
                                       str(data.get("name", "")), request.host.split(":")[0], standby=standby)
-    except (PairingError, RoomsError, AttributeError) as error:
-        return jsonify({"ok": False, "error": str(error)}), 403
+    except (PairingError, RoomsError, AttributeError) as error:  # the station words the code in its own language
+        code, params = getattr(error, "code", "") or "not_hub", getattr(error, "params", {})
+        return jsonify({"ok": False, "error": str(error), "code": code, "params": params}), 403
     return jsonify({"ok": True, **answer})
 
 

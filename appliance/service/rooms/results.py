@@ -169,7 +169,8 @@ class ResultEntry:
         with self._lock:
             conflict = self.book.open().get((tournament_id, battle_id))
             if conflict is None:
-                raise ConflictError(f"no open conflict for battle {battle_id}")
+                raise ConflictError(f"no open conflict for battle {battle_id}", code="no_conflict",
+                                    params={"battle": battle_id})
             if take_station:  # refused by the desk (TournamentError): the conflict stays open, the page says why
                 desk.submit(tournament_id, t.BattleResultRecorded(desk.clock(), conflict["station"]),
                             command_id=f"rooms:{conflict['box']}:{conflict['box_battle']}:settled")

@@ -33,10 +33,9 @@ class AlreadyPairedError(PairingError):
 
     def __init__(self, box_id: str, name: str) -> None:
         self.box_id, self.name = box_id, name
-        super().__init__(f"Бокс {box_id} («{name}») уже подключён к этому столу; чтобы подключить его заново, "
-                         f"нажмите «Подключить заново» у этой станции на странице комнат стола. / Box {box_id} "
-                         f"({name}) is already paired with this desk; to pair it again, press «Подключить заново» "
-                         f"(pair again) beside that station on the desk's rooms page.")
+        super().__init__(f"box {box_id} ({name}) is already paired with this desk; to pair it again, press "
+                         f"«Подключить заново» (pair again) beside that station on the desk's rooms page",
+                         code="already_paired", params={"box": box_id, "name": name})
 
 
 @dataclasses.dataclass
@@ -60,7 +59,8 @@ class Roles:
             try:
                 self.data.update(json.loads(self.path.read_text()))
             except ValueError as error:
-                raise RoleError(f"{self.path} is not JSON: {error}") from None
+                raise RoleError(f"{self.path} is not JSON: {error}", code="roles_file",
+                                params={"path": str(self.path)}) from None
         self._code: tuple[str, float] | None = None
         self._tries = 0
 
@@ -109,7 +109,7 @@ class Roles:
     def set_role(self, role: str, name: str = "", box_id: str = "") -> None:
         """Become ``role``. A station must then pair (:meth:`paired`); a hub keeps its stations."""
         if role not in ROLES:
-            raise RoleError(f"role {role!r}: standalone, hub or station")
+            raise RoleError(f"role {role!r}: standalone, hub or station", code="bad_role")
         with self._lock:
             self.data["role"] = role
             if name.strip():
@@ -154,11 +154,11 @@ class Roles:
         protocol.check_box_id(box_id)
         with self._lock:
             if self.data["role"] != "hub":
-                raise PairingError("this box is not a hub")
+                raise PairingError("this box is not a hub", code="not_hub")
             current = self._code if self._code and self._code[1] > self.clock() else None
             if current is None or not hmac.compare_digest(str(code).strip().encode(), current[0].encode()):
                 self._wrong_try()
-                raise PairingError("wrong or stale pairing code")
+                raise PairingError("wrong or stale pairing code", code="bad_code")
             stations = self.data["stations"]
             if box_id in stations and not stations[box_id].get("repairing"):
                 self._wrong_try()  # counted like a wrong code: ids are public, so a guess at one costs a try
@@ -188,7 +188,8 @@ class Roles:
         with self._lock:
             station = self.data["stations"].get(box_id)
             if station is None:
-                raise PairingError(f"box {box_id!r} is not paired with this desk")
+                raise PairingError(f"box {box_id!r} is not paired with this desk", code="not_paired",
+                                   params={"box": box_id})
             station["password"] = secrets.token_hex(16)
             station["repairing"] = True
             self._save()

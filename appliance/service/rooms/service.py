@@ -293,7 +293,7 @@ class Rooms:
         ``standby`` (``{"address", "leaf_port"}``): the box pairs as a standby desk (:mod:`.standby`)."""
         with self._lock:
             if self.role != "hub" or self.server is None:
-                raise PairingError("this box is not a running hub")
+                raise PairingError("this box is not a running hub", code="not_hub")
             station = self.roles.pair(code, box_id, name, standby=standby)
             if self.server.write(self._hub_config()):
                 self.server.reload()
@@ -311,7 +311,7 @@ class Rooms:
         connected). Every station's leaf reconnects within seconds; the JetStream store is kept."""
         with self._lock:
             if self.role != "hub" or self.server is None:
-                raise PairingError("this box is not a running hub")
+                raise PairingError("this box is not a running hub", code="not_hub")
             self.roles.repair(box_id)
             self.stop()
             self.start()
@@ -321,10 +321,11 @@ class Rooms:
         ``standby``: pair as the desk's standby (role ``standby``), not as a room."""
         hub_web = hub_web.strip().removeprefix("http://").rstrip("/")
         if not hub_web:
-            raise PairingError("give the hub's address")
+            raise PairingError("give the hub's address", code="no_hub_address")
         with self._lock:
             if self.role == "hub":  # a pairing link opened on the desk itself must not turn it into a room
-                raise PairingError("this box is the desk (hub): change its role on the rooms page first")
+                raise PairingError("this box is the desk (hub): change its role on the rooms page first",
+                                  code="is_hub")
             role = "standby" if standby else "station"
             if not self.roles.box_id or self.role != role:
                 self.roles.set_role(role, name)
@@ -339,12 +340,19 @@ class Rooms:
                     answer = json.loads(response.read())
             except urllib.error.HTTPError as error:
                 try:
-                    why = json.loads(error.read()).get("error", "")
+                    said = json.loads(error.read())
                 except ValueError:
-                    why = ""
-                raise PairingError(f"the hub refused: {why or error.code}") from None
+                    said = {}
+                why = said.get("error", "") if isinstance(said, dict) else ""
+                code = said.get("code", "") if isinstance(said, dict) else ""  # the hub's refusal, worded here
+                params = said.get("params") if isinstance(said, dict) else None
+                known = code in protocol.PAIRING_CODES and isinstance(params, dict)
+                raise PairingError(f"the hub refused: {why or error.code}", code=code if known else "hub_refused",
+                                   params={key: str(value)[:200] for key, value in params.items()} if known else {}
+                                   ) from None
             except (urllib.error.URLError, OSError, ValueError) as error:
-                raise PairingError(f"no hub at {hub_web}: {error}") from None
+                raise PairingError(f"no hub at {hub_web}: {error}", code="no_hub_at",
+                                   params={"address": hub_web}) from None
             self.stop()
             self.roles.paired(answer["leaf_url"], answer["user"], answer["password"], hub_web)
             self.start()
@@ -373,7 +381,7 @@ class Rooms:
         """
         station = self.station
         if station is None:
-            raise RoleError("this box is not a paired station")
+            raise RoleError("this box is not a paired station", code="not_station")
         chosen = next((a for a in station.assignments
                        if a["tournament"] == tournament_id and a["battle"] == battle_id), None)
         if chosen is None:  # checked before the claim: a refusal changes nothing at the desk either
