@@ -175,11 +175,6 @@ class Roles:
     def is_repairing(self, box_id: str) -> bool:
         return bool(self.data["stations"].get(box_id, {}).get("repairing"))
 
-    def forget(self, box_id: str) -> None:
-        with self._lock:
-            self.data["stations"].pop(box_id, None)
-            self._save()
-
     # --- the station side ----------------------------------------------------------------------------------------
     def paired(self, leaf_url: str, user: str, password: str, hub_web: str) -> None:
         with self._lock:
