@@ -97,7 +97,7 @@ class Figures:
 # ---------------------------------------------------------------------------------------------- packages
 def package_files() -> dict[str, tuple[str, bytes]]:
     """The package fixtures of the import tests, one per format: kind -> (file name, bytes)."""
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
 
     folder = ROOT / "tests" / "appliance" / "packages"
     csv_rows = ["тема,цена,вопрос,ответ"]

@@ -5,7 +5,7 @@ of its tiny form in ``tests/web/test_bench_spectators.py``.
 A :class:`Box` runs the box in a process group of its own (optionally inside a cgroup v1 memory limit, a Pi 3's
 1 GB); :func:`play` drives the host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins'
 path) and times, with a python Socket.IO ``/board`` client as the first board: command -> ack, and press sent ->
-that board's update with the press. :func:`crowd` starts light spectators (``tests/crowd.py``) in a few
+that board's update with the press. :func:`crowd` starts light spectators (``tests/support/crowd.py``) in a few
 processes.
 """
 
@@ -204,7 +204,7 @@ class Crowd:
 
     def _start(self, box, kind, url, size, seconds, out, nice: bool) -> None:
         self.outs.append(out)
-        command = [sys.executable, "-m", "tests.crowd", kind, url, box.update_subject, str(size), str(seconds),
+        command = [sys.executable, "-m", "tests.support.crowd", kind, url, box.update_subject, str(size), str(seconds),
                    str(out)]
         self.processes.append(subprocess.Popen((["nice", "-n", "5"] if nice else []) + command, cwd=ROOT))
         box.crowds.append(self.processes[-1])

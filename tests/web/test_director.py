@@ -304,7 +304,7 @@ def test_the_director_plays_a_battle_on_this_box_with_themes_from_a_package(sett
     from appliance.service.packages import QuestionPackages
     from appliance.service.session import Session
     from appliance.store import EventStore
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
     from tests.web.conftest import DIRECTOR_PIN, IDENTITY, drawn_owl
 
     battles = Battles(EventStore(tmp_path / "battles.sqlite"))
@@ -434,7 +434,7 @@ def test_the_director_gives_a_stage_its_themes_from_a_package_beforehand(setting
     from appliance.service.packages import QuestionPackages
     from appliance.service.session import Session
     from appliance.store import EventStore
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
     from tests.web.conftest import DIRECTOR_PIN, IDENTITY, drawn_owl
     from web.director import desk
 
@@ -487,7 +487,7 @@ def test_the_written_rounds_sheet_page_links_the_packages_answer_sheets_and_key(
     from appliance.service.packages import QuestionPackages
     from appliance.service.session import Session
     from appliance.store import EventStore
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
     from tests.web.conftest import DIRECTOR_PIN, IDENTITY
     from web.director import desk
 

@@ -17,7 +17,7 @@ import pytest
 
 from appliance.store import BATTLE, EventStore
 from tests.web.conftest import watch_csp
-from tests.web.conftest import ROOT, free_port, wait_http
+from tests.support.serving import ROOT, free_port, wait_http
 from tests.web.test_browser import STEP_MS, shot
 
 pytestmark = pytest.mark.browser

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import simulator_box
+from tests.support.serving import simulator_box
 from .screens import console_errors, small_controls, text_problems
 from .test_browser import STEP_MS
 

@@ -19,8 +19,9 @@ import socketio
 
 from appliance.service.spectators import conf
 from appliance.service.spectators import server as spectators_server
-from tests.crowd import Record, nats_spectator
-from tests.web.conftest import IDENTITY, PIN, ROOT, Client, simulator_box
+from tests.support.crowd import Record, nats_spectator
+from tests.support.serving import ROOT, simulator_box
+from tests.web.conftest import IDENTITY, PIN, Client
 
 SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"], "themes": [{"name": "Реки"}, {"name": "Кино"}]}
 UPDATE = conf.subject(IDENTITY.box_name, conf.UPDATE)
@@ -197,10 +198,10 @@ def test_a_thousand_spectators_never_block_the_host(tmp_path, spectators):
         assert ports, "svoyak run did not start the spectators' nats-server"
         ws_url = ports["websocket"][0].replace("0.0.0.0", "127.0.0.1")
         out = tmp_path / "crowd.json"
-        crowd = subprocess.Popen([sys.executable, "-m", "tests.crowd", "nats", ws_url,
+        crowd = subprocess.Popen([sys.executable, "-m", "tests.support.crowd", "nats", ws_url,
                                   conf.subject(json.loads((tmp_path / "identity.json").read_text())["box_name"],
                                                conf.UPDATE), str(spectators), "60", str(out)], cwd=ROOT)
-        sockets = subprocess.Popen([sys.executable, "-m", "tests.crowd", "socketio", box["url"], "-", "150", "60",
+        sockets = subprocess.Popen([sys.executable, "-m", "tests.support.crowd", "socketio", box["url"], "-", "150", "60",
                                     str(tmp_path / "sockets.json")], cwd=ROOT)
         try:
             for ready in (Path(str(out) + ".ready"), tmp_path / "sockets.json.ready"):

@@ -18,7 +18,7 @@ from appliance.service.audience import (BOARD, OVERLAY, PLAYER, SIMULATOR, Board
 from appliance.service.battle_adapter import BattleAdapter
 from appliance.service.packages import QuestionPackages
 from appliance.service.session import Session
-from tests.appliance.packages.conftest import sport_siq
+from tests.support.packages import sport_siq
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "socketio-events.md"
 ENVELOPE = {"seq", "server_now_ns", "event", "changes", "removed"}

@@ -1,5 +1,5 @@
 """A rooms day in network namespaces, driven from inside the venue's "ctl" namespace (``python -m
-tests.rooms.scenario SPEC.json OUT.json``): a hub and stations as real ``svoyak run`` processes, tournaments
+tests.support.scenario SPEC.json OUT.json``): a hub and stations as real ``svoyak run`` processes, tournaments
 played through the real session (host commands and simulator buttons), faults injected on the way. It writes
 what it saw; tests/rooms/test_rooms_netns.py asserts on it.
 
@@ -18,8 +18,8 @@ import threading
 import time
 from pathlib import Path
 
-from tests.rooms.boxes import Box, Host, play_battle, wait_for
-from tests.rooms.netns import SUBNET, Venue, set_loss
+from tests.support.boxes import Box, Host, play_battle, wait_for
+from tests.support.netns import SUBNET, Venue, set_loss
 
 WEB_PORT = 8080
 LEAF_PORT = 7422
