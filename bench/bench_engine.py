@@ -13,9 +13,9 @@ from bench import Report, median, percentile
 
 def battle_events(themes: int, presses_per_question: int = 6):
     """A realistic eurocup final: presses (some during answers, some late), wrong and right answers."""
-    from appliance.rules.battle import (AnswererPointed, AnswerJudged, BattleSetUp, ButtonPressed,
-                                        PressWindowExpired, PriceAnnounced, ReadingFinished, ReadingStarted,
-                                        ThemeStarted, apply, load_profile)
+    from appliance.rules.battle import (AnswererPointed, AnswerJudged, BattleSetUp, ButtonPressed, PressWindowExpired,
+                                        PriceAnnounced, ReadingFinished, ReadingStarted, ThemeStarted, apply)
+    from appliance.service.presets import load_profile
 
     import dataclasses
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from appliance.packages.formats import read_package
 from appliance.packages.library import Library
 from bench import median
+from appliance.service import presets
 
 
 def siq(themes: int, per_theme: int, pictures: int) -> bytes:
@@ -118,7 +119,7 @@ def reading_view(report) -> None:
         packages = QuestionPackages.in_folder(Path(folder))
         package_id = packages.add("bench.siq", siq(themes=100, per_theme=5, pictures=0))["id"]
         parts = packages.battle_themes(package_id, count=4, spare=[99], questions_per_theme=5)
-        profile = engine.load_profile("eurocup")
+        profile = presets.load_profile("eurocup")
         players = ("Аня", "Борис", "Вера")
         from_package = ev.BattleSetUp(
             at_ns=0, profile=profile, players=players, themes=4, theme_names=tuple(parts["theme_names"]),

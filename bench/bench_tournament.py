@@ -12,7 +12,9 @@ import time
 from appliance.rules import tournament as t
 from appliance.rules.tournament.draw import battle_sizes, partition
 from appliance.rules.tournament.prng import Rng
-from appliance.rules.tournament.simulate import play_battle_outline, simulate
+from appliance.rules.tournament.simulate import play_battle_outline
+from appliance.service.presets import simulate
+from appliance.service import presets
 
 
 def _best_of(runs: int, work) -> float:
@@ -25,7 +27,7 @@ def _best_of(runs: int, work) -> float:
 
 
 def _swiss_state(players: int):
-    fmt = t.load_format("mubc")
+    fmt = presets.load_format("mubc")
     state = t.apply(t.TournamentState(), t.TournamentCreated(0, "bench", "bench", fmt.source["data"], 1))
     for i in range(players):
         state = t.apply(state, t.PlayerRegistered(i + 1, f"p{i:03d}", f"Игрок {i}"))

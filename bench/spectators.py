@@ -64,7 +64,7 @@ class Box:
         if self.cgroup is not None:
             procs = self.cgroup / "cgroup.procs"
             preexec = lambda: procs.write_text(str(os.getpid()))  # noqa: E731 - the child joins before exec
-        self.process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port",
+        self.process = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "run", "--simulator", "--port",
                                          str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True, cwd=ROOT, preexec_fn=preexec)
         self._wait(self.url + "/board")

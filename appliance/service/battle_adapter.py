@@ -14,6 +14,7 @@ from typing import Any, Callable
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
 from appliance.words import format_counts
+from appliance.service import presets
 
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
@@ -386,8 +387,8 @@ class BattleAdapter:
     def profiles(self) -> list[dict]:
         """Every regulation profile the setup form offers."""
         out = []
-        for name in engine.profile_names():
-            profile = engine.load_profile(name)
+        for name in presets.profile_names():
+            profile = presets.load_profile(name)
             title_ru, _, title_en = profile.title.partition(" / ")
             out.append({"name": name, "title_ru": title_ru, "title_en": title_en or title_ru,
                         "min_players": profile.players_min, "max_players": profile.players_max,
@@ -417,7 +418,7 @@ class BattleAdapter:
         from appliance.rules.battle.errors import ProfileError
 
         try:
-            profile = engine.load_profile(str(args.get("profile", "")))
+            profile = presets.load_profile(str(args.get("profile", "")))
         except ProfileError as error:
             raise CommandError(str(error), "error.unknown_profile", "profile") from None
         players = args.get("players")

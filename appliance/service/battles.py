@@ -9,7 +9,8 @@ looks one up first. Opening the desk on an existing store replays every battle.
 
 >>> import tempfile, pathlib
 >>> from appliance.store import EventStore
->>> from appliance.rules.battle import BattleSetUp, ThemeStarted, load_profile
+>>> from appliance.rules.battle import BattleSetUp, ThemeStarted
+>>> from appliance.service.presets import load_profile
 >>> folder = tempfile.TemporaryDirectory()
 >>> desk = Battles(EventStore(pathlib.Path(folder.name) / "events.sqlite"))
 >>> battle = desk.create(BattleSetUp(at_ns=0, profile=load_profile("irkutsk"), players=("A", "B", "C"), themes=6))

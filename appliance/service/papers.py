@@ -1,7 +1,7 @@
 """The day's papers for a battle: its protocol as printable HTML (A4 landscape) and as CSV, with a title that
 names the tournament, stage, battle, room, host and date (from the battle's setup), never a hex id.
 
-One renderer for every way in: ``svoyak protocol`` (appliance/commands/protocol.py), the host's end-of-battle
+One renderer for every way in: ``svoyak protocol`` (svoyak/commands/protocol.py), the host's end-of-battle
 screen and the director's battle card (web/papers.py). The rows themselves are the rules' own
 (:mod:`appliance.rules.battle.protocol`): who pressed in what order with time gaps, who answered, the ruling,
 the running scores, and any correction.

@@ -33,6 +33,7 @@ from appliance.rules.tournament.formats import with_changes
 from appliance.service import tournament_view
 from appliance.store import csv_cells
 from appliance.store import TOURNAMENT, DuplicateCommandError, EventStore, open_store
+from appliance.service import presets
 
 SLOT_PREFIX = "tournament:"
 
@@ -251,7 +252,7 @@ class TournamentDesk:
         first = self._stored_event(command_id)
         if first is not None:
             return first.tournament_id  # a resent form: the tournament it made the first time
-        fmt = t.load_format(preset)
+        fmt = presets.load_format(preset)
         if changes:
             fmt = with_changes(fmt, changes)
         tournament_id = tournament_id or f"t{len(self._states) + 1}-{secrets.token_hex(3)}"
@@ -473,7 +474,7 @@ class TournamentDesk:
         stage = state.fmt.stage(spec.stage)
         cuts = t.stage_cuts(state.fmt, stage)
         return engine.BattleSetUp(
-            at_ns=self.clock() if at_ns is None else at_ns, profile=engine.load_profile(state.fmt.profile_for(stage)),
+            at_ns=self.clock() if at_ns is None else at_ns, profile=presets.load_profile(state.fmt.profile_for(stage)),
             players=tuple(players), themes=len(spec.themes),
             red_themes=tuple(i for i, (colour, _v) in enumerate(spec.themes) if colour == "red"),
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,

@@ -111,7 +111,8 @@ class EventStore:
     """Every stream of events in one SQLite file.
 
     >>> import tempfile, pathlib
-    >>> from appliance.rules.battle import BattleSetUp, ThemeStarted, load_profile
+    >>> from appliance.rules.battle import BattleSetUp, ThemeStarted
+    >>> from appliance.service.presets import load_profile
     >>> folder = tempfile.TemporaryDirectory()
     >>> store = EventStore(pathlib.Path(folder.name) / "events.sqlite")
     >>> store.append(BATTLE, "b1", [BattleSetUp(at_ns=0, profile=load_profile("mubc"), players=("A", "B"),

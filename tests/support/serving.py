@@ -44,7 +44,7 @@ def simulator_box(data_dir: Path, env: dict | None = None):
     env = {**os.environ, **(env or {}), "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
     (data_dir / "none.toml").write_text("")
     log = open(data_dir / "run.log", "w")
-    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "run", "--simulator", "--port", str(port)],
                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
     try:

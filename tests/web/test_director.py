@@ -109,7 +109,8 @@ def test_written_sheets_are_entered_by_number_and_marks(client):
                                              ("northern-owl", 36), ("mubc", 13)])
 def test_every_page_renders_a_whole_tournament_and_an_export_moves_it(client, preset, players):
     from appliance.rules import tournament as t
-    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+    from appliance.rules.tournament.simulate import play_battle_outline
+    from appliance.service.presets import simulate
 
     login(client)
     log, state = simulate(preset, players, 3, battle_player=play_battle_outline)
@@ -337,7 +338,8 @@ def test_broken_imports_store_nothing_and_every_page_still_answers(client, setti
     # restart; a failed import left its first event. Each import below is validated whole and refused with its
     # code; the log holds exactly what it held before, and every page still answers.
     from appliance.rules import tournament as t
-    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+    from appliance.rules.tournament.simulate import play_battle_outline
+    from appliance.service.presets import simulate
 
     login(client)
     kept = new_tournament(client, "mubc", 8)

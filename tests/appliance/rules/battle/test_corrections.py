@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from appliance.rules.battle import (ActionUndone, BattleRuleError, BattleSetUp, ButtonPressed, RulingCorrected,
-                                    ThemeStarted, apply, load_profile, replay)
+                                    ThemeStarted, apply, replay)
+from appliance.service.presets import load_profile
 
 
 def test_the_host_undoes_his_last_ruling(game):
