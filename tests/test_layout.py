@@ -6,8 +6,8 @@
 Each rule below names a folder or a module and the project modules it may import; every Python file of the
 project falls under one (:func:`test_every_project_file_has_a_rule`). The pure rules engine imports the standard
 library, itself and the error tree only, and reads no file (the service reads profiles and presets and hands them
-in); the capture process reaches the appliance over its socket, never by import (it shares only settings and
-errors). Relative imports count as what they name; imports made by a string (``importlib.import_module``,
+in); the capture process reaches the appliance over its socket, never by import (it shares only settings,
+errors and the socket's wire format, ``appliance.capture_wire``). Relative imports count as what they name; imports made by a string (``importlib.import_module``,
 ``python -m``, code run in a child) are listed in :data:`STRING_IMPORTS` one by one, and checked like the rest.
 """
 
@@ -28,12 +28,14 @@ ALLOWED = {
     # Question packages: readers and the library; the service composes them with the battle store.
     "appliance/packages": ("appliance.packages", "appliance.errors", "appliance.config"),
     "appliance/service": ("appliance.service", "appliance.store", "appliance.packages", "appliance.rules",
-                          "appliance.errors", "appliance.config", "appliance.words"),
+                          "appliance.errors", "appliance.config", "appliance.words", "appliance.capture_wire"),
+    # The capture socket's wire format: both ends import it, it imports only the error tree.
+    "appliance/capture_wire.py": ("appliance.errors",),
     "appliance/__init__.py": (),
     "appliance/errors.py": (),
     "appliance/words.py": (),
     "appliance/config.py": ("appliance.errors",),
-    "gpio": ("gpio", "appliance.errors", "appliance.config"),
+    "gpio": ("gpio", "appliance.errors", "appliance.config", "appliance.capture_wire"),
     "web": ("web", "appliance.service", "appliance.errors", "appliance.config", "appliance.words"),
     # The outermost layer composes the others; nothing but the tests imports it.
     "svoyak": ("svoyak", "web", "gpio", "appliance"),
@@ -48,9 +50,6 @@ UNUSED_ALLOWANCE_OK = {"tests": PROJECT, "svoyak": ("svoyak",), "bench": ("svoya
 # Imports made by a string, file by file: every one is listed here (and checked like an import statement).
 STRING_IMPORTS = {
     "appliance/rules/tournament/simulate.py": {"appliance.rules.tournament.battle_driver"},
-    "web/__init__.py": {"web.auth", "web.board", "web.captive", "web.director", "web.host", "web.index",
-                        "web.overlay", "web.packages", "web.papers", "web.player", "web.rooms", "web.simulator",
-                        "web.spectators"},
     "svoyak/cli.py": {"svoyak.commands.capture", "svoyak.commands.config", "svoyak.commands.firstboot",
                       "svoyak.commands.hwcheck", "svoyak.commands.nats", "svoyak.commands.pin",
                       "svoyak.commands.protocol", "svoyak.commands.replay", "svoyak.commands.rooms",
@@ -195,6 +194,36 @@ def test_the_string_finder_finds_a_module_name_and_code_for_a_child(tmp_path):
     (tmp_path / "x.py").write_text('CHILD = "import json\\nfrom web.fault import create_fault_app\\n"\n'
                                    'name = "svoyak.commands.run"\nother = "not.a.module"\n')
     assert string_imports(tmp_path / "x.py") == {"web.fault", "svoyak.commands.run"}
+
+
+def test_only_the_store_speaks_to_the_database_driver():
+    """The store wraps every ``sqlite3`` error (``StoreDriverError``): the service, the web and the command catch
+    the project's errors, never the driver's."""
+    offenders = [f"{path.relative_to(ROOT)} imports sqlite3" for top in ("appliance", "web", "gpio", "svoyak")
+                 for path in files_under(top) if not path.relative_to(ROOT).as_posix().startswith("appliance/store/")
+                 and "sqlite3" in project_imports(path)]
+    assert offenders == []
+
+
+def test_every_error_class_hangs_from_the_tree():
+    """Every exception class the project defines descends from ``SvoyakError`` (or is the web edge's HTTP
+    refusal, which Werkzeug answers), as gpiozero's ``exc.py`` keeps one tree."""
+    import importlib
+
+    from appliance.errors import SvoyakError
+
+    outside = []
+    for top in ("appliance", "gpio", "web", "svoyak"):
+        for path in files_under(top):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef) and any(
+                        getattr(base, "id", getattr(base, "attr", "")).endswith(("Error", "Exception", "Rejected"))
+                        or getattr(base, "id", "") in ("TypeError", "ValueError", "LookupError", "RuntimeError")
+                        for base in node.bases):
+                    cls = getattr(importlib.import_module(module_of(path)), node.name, None)
+                    if isinstance(cls, type) and issubclass(cls, BaseException) and not issubclass(cls, SvoyakError):
+                        outside.append(f"{module_of(path)}.{node.name}")
+    assert outside == ["web.edge.EdgeRefusal"]
 
 
 def test_rules_engine_is_pure():

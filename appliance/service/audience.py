@@ -29,9 +29,7 @@ import typing
 from collections.abc import Callable
 from typing import NotRequired, TypedDict
 
-
-class NotOnTheAllowList(TypeError):
-    """A value of a shape its record does not declare (a mapping where plain data was declared)."""
+from appliance.errors import NotOnTheAllowList
 
 
 # ------------------------------------------------------------------ the board and /watch

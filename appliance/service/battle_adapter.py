@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from appliance.errors import CommandError
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
-from appliance.words import format_counts
 from appliance.service import presets
+from appliance.words import format_counts
 
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
@@ -262,19 +263,6 @@ def _section(citation: str) -> str | None:
     """``"eurocup 2.11"`` -> ``"2.11"``; a rule the regulation gives no section (``"eurocup (profile: x)"``): None."""
     _name, _, tail = citation.partition(" ")
     return tail if tail[:1].isdigit() else None
-
-
-class CommandError(ValueError):
-    """Arguments a command cannot be built from; ``code`` words it (the session refuses it with that code).
-
-    The session checks every argument's presence and type first (``appliance/service/arguments.py``); what is
-    left here is what only the engine's data can tell (no such regulation profile).
-    """
-
-    def __init__(self, message: str, code: str = "error.bad_command", argument: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = {"argument": argument} if argument else {}
 
 
 def _int(args: dict, key: str, default: int | None = None) -> int:

@@ -27,16 +27,12 @@ import threading
 import uuid
 from typing import Callable, Sequence
 
-from appliance.errors import StoreError
+from appliance.errors import StoreError, UnknownBattleError
 from appliance.rules.battle import (ActionUndone, BattleRuleError, BattleSetUp, BattleState, Event, apply,
                                     event_to_dict, next_run, standings)
 from appliance.store import BATTLE, DuplicateCommandError, EventStore, StoredCommand, dump_log, read_log
 
 Listener = Callable[[str, Event, BattleState], None]
-
-
-class UnknownBattleError(StoreError, LookupError):
-    """No battle with that id in the store."""
 
 
 class Battles:

@@ -26,14 +26,13 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from appliance.config import MAX_FIELD_CHARS
-from appliance.errors import StoreError, SvoyakError
+from appliance.errors import BoxBusyError, StoreError, UnknownTournamentError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
-from appliance.service import tournament_view
+from appliance.service import presets, tournament_view
 from appliance.store import csv_cells
 from appliance.store import TOURNAMENT, DuplicateCommandError, EventStore, open_store
-from appliance.service import presets
 
 SLOT_PREFIX = "tournament:"
 
@@ -62,32 +61,6 @@ class BattleSlot:
 
     def __str__(self) -> str:
         return f"{SLOT_PREFIX}{self.tournament}:{self.battle}"
-
-
-class UnknownTournamentError(StoreError, LookupError):
-    """No tournament with this id in the log (``code`` ``tournament.unknown``, ``params`` ``{"tid"}``)."""
-
-    def __init__(self, message: str, *, code: str = "tournament.unknown", params: dict | None = None) -> None:
-        super().__init__(message)
-        self.code, self.params = code, dict(params or {})
-
-
-class DeskInputError(SvoyakError, ValueError):
-    """A field typed on a desk form that is not what it says (a seed that is not a whole number...): a refusal
-    with a ``code`` of :data:`appliance.service.tournament_refusals.DESK_CODES` and its ``params``."""
-
-    def __init__(self, message: str, *, code: str, params: dict | None = None) -> None:
-        super().__init__(message)
-        self.code, self.params = code, dict(params or {})
-
-
-class BoxBusyError(StoreError, RuntimeError):
-    """The box's live battle is not over: a tournament battle would replace it (``play_on_box``)."""
-
-    def __init__(self, live_battle_id: str, battle_id: str) -> None:
-        super().__init__(f"battle {live_battle_id} is not over on this box; set it aside to play {battle_id}")
-        self.live_battle_id = live_battle_id
-        self.battle_id = battle_id
 
 
 Listener = Callable[[str, object, t.TournamentState], None]

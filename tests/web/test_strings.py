@@ -28,7 +28,7 @@ NOT_ABOUT_A_PERSON = {"был", "было", "была"}
 
 
 def russian_lines() -> dict[str, str]:
-    catalogue = default_catalogue(*(importlib.import_module(name) for name in SCREENS))
+    catalogue = default_catalogue(*SCREENS)
     lines = {key: catalogue.text(key, "ru") for key in catalogue.for_language("ru")}
     lines.update({f"refusal.{code}": pair[0] for code, pair in REFUSALS.items()})
     director = importlib.import_module("web.director")

@@ -10,7 +10,7 @@ from appliance.service.tournament_refusals import DESK_CODES, REFUSALS
 
 ROOT = Path(__file__).resolve().parents[3]
 RAISING = sorted((ROOT / "appliance/rules/tournament").glob("*.py")) + [
-    ROOT / "appliance/service/tournaments.py", ROOT / "web/director.py"]
+    ROOT / "appliance/service/tournaments.py", ROOT / "appliance/service/presets.py", ROOT / "web/director.py"]
 DOC = (ROOT / "docs/tournament.md").read_text(encoding="utf-8")
 
 
