@@ -23,7 +23,7 @@ from typing import Callable
 from appliance.errors import CaptureCommandError, CaptureError
 from appliance.capture_wire import (MAX_LINE_BYTES, PROTOCOL_VERSION, Error, Heartbeat, Lines, Reply, Waker, Welcome,
                                     decode, encode)
-from gpio.protocol import parse_command
+from gpio.commands import parse_command
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The rooms' pages: the hub's rooms view and pairing, the station's assigned battle, the hall's lobby board.
 
-The rooms service (``appliance.service.rooms.service.Rooms``) is built and started by the composition root
+The rooms service (``appliance.service.rooms.runner.Rooms``) is built and started by the composition root
 (``web.sync.build_services``) with the app's tournament desk and live session; a standalone box starts nothing. Pages refresh themselves every few
 seconds (no script needed); the director's pages take the director's login (the box's PIN).
 """
@@ -14,7 +14,7 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect,
 
 from appliance.errors import SvoyakError
 from appliance.service import audience
-from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
+from appliance.service.rooms.wire import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
                                               SlotTakenError)
 
 blueprint = Blueprint("rooms", __name__, template_folder="templates")

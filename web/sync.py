@@ -40,7 +40,7 @@ class Services:
     desk: Any = None
     pin_guard: PinGuard | None = None
     packages: Any = None
-    rooms: Any = None  # appliance.service.rooms.service.Rooms, started; None on an app without battles
+    rooms: Any = None  # appliance.service.rooms.runner.Rooms, started; None on an app without battles
 
 
 def build_services(settings: Settings, given: Services | None = None) -> Services:

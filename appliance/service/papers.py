@@ -3,7 +3,7 @@ names the tournament, stage, battle, room, host and date (from the battle's setu
 
 One renderer for every way in: ``svoyak protocol`` (svoyak/commands/protocol.py), the host's end-of-battle
 screen and the director's battle card (web/papers.py). The rows themselves are the rules' own
-(:mod:`appliance.rules.battle.protocol`): who pressed in what order with time gaps, who answered, the ruling,
+(:mod:`appliance.rules.battle.papers`): who pressed in what order with time gaps, who answered, the ruling,
 the running scores, and any correction.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from html import escape
 
-from appliance.rules.battle.protocol import protocol_notes, protocol_rows, word
+from appliance.rules.battle.papers import protocol_notes, protocol_rows, word
 from appliance.store import csv_cells
 from appliance.words import format_counts
 

@@ -45,7 +45,7 @@ def build_desk(settings: Settings, battles=None):
 def build_rooms(settings: Settings, session, desk):
     """The rooms service (hub, station or standalone by the box's role) with the live ``session`` and ``desk()``
     (the tournament desk), started: a station that reboots republishes before anyone looks."""
-    from appliance.service.rooms.service import Rooms
+    from appliance.service.rooms.runner import Rooms
 
     rooms = Rooms(settings, session, desk)
     rooms.start()

@@ -134,7 +134,7 @@ def result_dict(header: dict, state, include_questions: bool = False) -> dict:
     import dataclasses
 
     from appliance.rules.battle import standings
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.rules.battle.papers import protocol_rows
     from appliance.service.battle_adapter import BattleAdapter
 
     table = standings(state)

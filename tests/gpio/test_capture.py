@@ -227,7 +227,7 @@ def test_the_reset_button_held_asks_for_the_pin_once_and_a_tap_does_not(capture_
 
 
 def test_the_simulator_drives_the_host_reset_button_too(service, box):
-    from gpio.protocol import parse_command
+    from gpio.commands import parse_command
 
     assert parse_command({"type": "cmd", "id": "x", "op": "sim_press", "button": "reset"}, 4)[2] == \
         {"player": 0, "hold_ms": None}

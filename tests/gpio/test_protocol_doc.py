@@ -10,7 +10,7 @@ import pytest
 from appliance.service.capture_link import CaptureLink
 from gpio.arbiter import PRESS_STATUSES
 from appliance.errors import CaptureCommandError
-from gpio.protocol import parse_command
+from gpio.commands import parse_command
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "capture-protocol.md").read_text(encoding="utf-8")
 VALID_FIELDS = {"arm": {"eligible": [1, 2], "round_id": "q1"}, "eligible": {"eligible": [1]},

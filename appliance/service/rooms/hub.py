@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 from appliance.service.rooms.ledger import Ledger
 
 log = logging.getLogger(__name__)
@@ -80,11 +80,11 @@ class HubLink:
         self.js = self.nc.jetstream()
         await self.sync_stations()
         try:
-            self.desk_last = (await self.js.stream_info(protocol.DESK_STREAM)).state.last_seq
+            self.desk_last = (await self.js.stream_info(wire.DESK_STREAM)).state.last_seq
         except Exception as error:  # the desk shows no rebuild progress; nothing else depends on it
             log.debug("DESK info: %r", error)
         # Everything DESK holds, from its first message: the desk is rebuilt on every start.
-        self.desk_sub = await self.js.subscribe(f"{protocol.SUBJECT_ROOT}.box.>", stream=protocol.DESK_STREAM,
+        self.desk_sub = await self.js.subscribe(f"{wire.SUBJECT_ROOT}.box.>", stream=wire.DESK_STREAM,
                                                 ordered_consumer=True, cb=self._on_event, idle_heartbeat=2.0)
         self.ready = True
         self._tasks = [asyncio.ensure_future(self._confirmer()), asyncio.ensure_future(self._assigner())]
@@ -94,14 +94,14 @@ class HubLink:
         from nats.js.api import ExternalStream, KeyValueConfig, StorageType, StreamConfig, StreamSource
 
         boxes = sorted(self.stations())
-        sources = [StreamSource(name=protocol.box_stream(box),
-                                external=ExternalStream(api=f"$JS.{protocol.box_domain(box)}.API",
-                                                        deliver=protocol.source_deliver(box)))
+        sources = [StreamSource(name=wire.box_stream(box),
+                                external=ExternalStream(api=f"$JS.{wire.box_domain(box)}.API",
+                                                        deliver=wire.source_deliver(box)))
                    for box in boxes]
-        config = StreamConfig(name=protocol.DESK_STREAM, storage=StorageType.FILE, sources=sources or None,
-                              duplicate_window=protocol.DUPLICATE_WINDOW_S)
+        config = StreamConfig(name=wire.DESK_STREAM, storage=StorageType.FILE, sources=sources or None,
+                              duplicate_window=wire.DUPLICATE_WINDOW_S)
         try:
-            await self.js.stream_info(protocol.DESK_STREAM)
+            await self.js.stream_info(wire.DESK_STREAM)
             await self.js.update_stream(config)
         except Exception as error:  # nats.js.errors.NotFoundError: the first start
             log.debug("DESK: %r", error)
@@ -110,10 +110,10 @@ class HubLink:
             if box not in self._subscribed:
                 # One subscription per station: the leaf forwards only subjects its user may publish, and a
                 # wildcard over every box is wider than any station's permissions.
-                await self.nc.subscribe(protocol.desk_subject(box, "beat"), cb=self._on_beat)
-                await self.nc.subscribe(protocol.desk_subject(box, "claim"), cb=self._on_claim)
+                await self.nc.subscribe(wire.desk_subject(box, "beat"), cb=self._on_beat)
+                await self.nc.subscribe(wire.desk_subject(box, "claim"), cb=self._on_claim)
                 self._subscribed.add(box)
-            await self.js.create_key_value(KeyValueConfig(bucket=protocol.room_bucket(box), history=1,
+            await self.js.create_key_value(KeyValueConfig(bucket=wire.room_bucket(box), history=1,
                                                           storage=StorageType.FILE, direct=True))
         self.publish_assignments()
 
@@ -121,13 +121,13 @@ class HubLink:
     async def _on_event(self, message) -> None:
         arrived_ns = time.monotonic_ns()
         try:
-            data = protocol.decode_event(message.subject, message.data)
-        except protocol.MessageError as error:
+            data = wire.decode_event(message.subject, message.data)
+        except wire.MessageError as error:
             self.bad_messages += 1
             log.warning("DESK message dropped: %s", error)
             return
         source = (message.headers or {}).get("Nats-Stream-Source", "")
-        if source and not source.startswith(protocol.box_stream(data["box"]) + ":"):
+        if source and not source.startswith(wire.box_stream(data["box"]) + ":"):
             self.bad_messages += 1  # sourced from another box's stream: a station publishing as another
             return
         try:
@@ -144,7 +144,7 @@ class HubLink:
             replica = self.ledger.replicas[(data["box"], data["battle"])]
         if applied:
             now_ns = time.monotonic_ns()
-            stages = _stages((message.headers or {}).get(protocol.STAGES_HEADER, ""))
+            stages = _stages((message.headers or {}).get(wire.STAGES_HEADER, ""))
             for seq, event in applied:
                 # For the bench only (boxes on one machine share CLOCK_MONOTONIC); no result depends on it.
                 if 0 < now_ns - event.at_ns < 60 * 10**9:
@@ -184,7 +184,7 @@ class HubLink:
 
     async def _put(self, box: str, key: str, value: str) -> None:
         try:
-            kv = await self.js.key_value(protocol.room_bucket(box))
+            kv = await self.js.key_value(wire.room_bucket(box))
             await kv.put(key, value.encode())
         except Exception as error:
             log.warning("KV %s/%s: %r", box, key, error)
@@ -228,8 +228,8 @@ class HubLink:
     async def _on_beat(self, message) -> None:
         box = self._box_of(message.subject)
         try:
-            data = protocol.decode(message.data, "beat")
-        except protocol.MessageError:
+            data = wire.decode(message.data, "beat")
+        except wire.MessageError:
             self.bad_messages += 1
             return
         now = time.monotonic()
@@ -270,14 +270,14 @@ class HubLink:
         retry by itself, but only after its own wait (about 30 s, nats-server issue 6454); a source added again
         resumes after the last message DESK holds from it (anything repeated is dropped by the ledger)."""
         try:
-            info = await self.js.stream_info(protocol.DESK_STREAM)
+            info = await self.js.stream_info(wire.DESK_STREAM)
             for source in info.sources or []:
-                if source.name == protocol.box_stream(box):  # what the server knew of the stalled source
+                if source.name == wire.box_stream(box):  # what the server knew of the stalled source
                     self.stalls.append({"box": box, "lag": source.lag, "active_ns": source.active,
                                         "error": str(source.error or "")})
             config = info.config
             everyone = list(config.sources or [])
-            others = [source for source in everyone if source.name != protocol.box_stream(box)]
+            others = [source for source in everyone if source.name != wire.box_stream(box)]
             if len(others) == len(everyone):
                 return
             config.sources = others or None
@@ -291,12 +291,12 @@ class HubLink:
     async def _on_claim(self, message) -> None:
         box = self._box_of(message.subject)
         try:
-            data = protocol.decode(message.data, "claim")
+            data = wire.decode(message.data, "claim")
             answer = await asyncio.get_running_loop().run_in_executor(
                 None, self.results.claim, box, str(data["tournament"]), str(data["battle"]))
-        except (protocol.MessageError, KeyError) as error:
+        except (wire.MessageError, KeyError) as error:
             answer = {"ok": False, "error": str(error)}
-        await message.respond(protocol.encode("claimed", **answer))
+        await message.respond(wire.encode("claimed", **answer))
         self.publish_assignments()
 
     # --- what the pages show ---------------------------------------------------------------------------------------

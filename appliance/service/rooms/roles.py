@@ -15,8 +15,8 @@ import threading
 import time
 from pathlib import Path
 
-from appliance.service.rooms import protocol
-from appliance.service.rooms.protocol import PairingError, RoomsError
+from appliance.service.rooms import wire
+from appliance.service.rooms.wire import PairingError, RoomsError
 
 ROLES = ("standalone", "hub", "station")
 PAIRING_CODE_DIGITS = 6
@@ -97,7 +97,7 @@ class Roles:
             if name.strip():
                 self.data["name"] = name.strip()[:40]
             if box_id:
-                self.data["box_id"] = protocol.check_box_id(box_id)
+                self.data["box_id"] = wire.check_box_id(box_id)
             if not self.data["box_id"]:
                 self.data["box_id"] = "box-" + secrets.token_hex(3)
             if not self.data["app_password"]:
@@ -133,7 +133,7 @@ class Roles:
         """
         import hmac
 
-        protocol.check_box_id(box_id)
+        wire.check_box_id(box_id)
         with self._lock:
             if self.data["role"] != "hub":
                 raise PairingError("this box is not a hub")

@@ -230,7 +230,7 @@ def test_the_board_record_is_the_host_view_but_its_host_keys():
 def test_the_public_papers_print_an_answer_once_the_board_showed_it(tmp_path, memory_battles, board_answer):
     """``/battles/<id>/protocol`` needs no login and the battle's id is on the board: its "answer" note follows
     the board (issue 18: the listener read the answer of the question in play there)."""
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.rules.battle.papers import protocol_rows
 
     packages = QuestionPackages.in_folder(tmp_path / "packages", memory_battles)
     package_id = packages.add("кубок.siq", sport_siq(6))["id"]

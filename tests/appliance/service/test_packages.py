@@ -172,7 +172,7 @@ def test_the_board_never_shows_an_answer_with_board_answer_never(tmp_path, memor
 
 
 def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp_path, memory_battles):
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.rules.battle.papers import protocol_rows
     from appliance.service.papers import protocol_csv, protocol_html
 
     session, packages, package_id, clock = sport_session(tmp_path, memory_battles)
@@ -344,7 +344,7 @@ def test_a_final_round_theme_chosen_as_an_ordinary_one_is_refused_and_may_be_a_s
 
 @pytest.mark.parametrize("version", [4, 5])
 def test_theme_authors_reach_the_reading_view_and_the_protocol(tmp_path, memory_battles, version):
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.rules.battle.papers import protocol_rows
     from appliance.service.papers import protocol_html
 
     session, packages, package_id, clock = final_round_session(tmp_path, memory_battles, version)

@@ -15,8 +15,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from appliance.service.rooms import natsconf, protocol
-from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
+from appliance.service.rooms import natsconf, wire
+from appliance.service.rooms.wire import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
                                               SlotTakenError)
 from appliance.service.rooms.roles import RoleError, Roles
 
@@ -239,7 +239,7 @@ class Rooms:
             if answer.get("holder"):
                 raise SlotTakenError(f"battle {battle_id}: held by {answer['holder']}", answer["holder"])
             why = str(answer.get("error") or "")
-            raise ClaimRefusedError(f"battle {battle_id}: the hub refused: {why}", protocol.CLAIM_REASONS.get(why, ""))
+            raise ClaimRefusedError(f"battle {battle_id}: the hub refused: {why}", wire.CLAIM_REASONS.get(why, ""))
         args = {key: chosen[key] for key in ("profile", "players", "themes", "slot", "run", "runs", "cuts")}
         args["mode"] = "buttons"
         self.session.command("setup", args, command_id)
