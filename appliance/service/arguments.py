@@ -12,7 +12,7 @@ its profile; only what no rule can accept (a name that is not text, a negative c
 >>> check_arguments("pick", {"player": "2"})
 Traceback (most recent call last):
 ...
-appliance.service.arguments.ArgumentRejected: error.argument_type: player must be a whole number, not '2'
+appliance.errors.ArgumentRejected: error.argument_type: player must be a whole number, not '2'
 """
 
 from __future__ import annotations
