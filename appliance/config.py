@@ -124,6 +124,12 @@ SETTINGS: tuple[Setting, ...] = (
             "so the web worker's threads stay with the host, the director and the buttons"),
     Setting("spectators_snapshot_ms", int, 3000, "ms",
             "how often the board's snapshot is published for viewers who joined late (online viewers)"),
+    Setting("spectators_nice", int, 10, "",
+            "the spectators' nats-server runs this much nicer than the game (0-19): when the CPU is short, the "
+            "host's commands and the buttons go first and the fan-out to a hall's phones waits"),
+    Setting("spectators_cpus", str, "auto", "",
+            "the cores the spectators' nats-server runs on, apart from the game's: auto (the upper half on 4 or "
+            "more cores, a Pi 3's 2 and 3; all on fewer), all, or a list like 2,3"),
 )
 # When the board shows the right answer (setting board_answer).
 BOARD_ANSWER_MODES = ("announced", "over", "never")
@@ -196,6 +202,8 @@ class Settings:
     spectators_uplink: str
     spectators_socket_cap: int
     spectators_snapshot_ms: int
+    spectators_nice: int
+    spectators_cpus: str
 
     def replace(self, **changes: Any) -> "Settings":
         """Return a copy with ``changes`` applied and validated."""
@@ -286,6 +294,10 @@ def _validate(values: dict[str, Any]) -> None:
     for name in ("rooms_client_port", "rooms_leaf_port"):
         if not 0 <= values[name] < 65536:
             raise ConfigError(f"{name} {values[name]} is outside 0-65535")
+    if not re.fullmatch(r"auto|all|[0-9]{1,3}(,[0-9]{1,3})*", values["spectators_cpus"]):
+        raise ConfigError(f"spectators_cpus {values['spectators_cpus']!r} must be auto, all or cores like 2,3")
+    if not 0 <= values["spectators_nice"] <= 19:
+        raise ConfigError(f"spectators_nice {values['spectators_nice']} is outside 0-19")
     password = values["hotspot_password"]
     if password and not 8 <= len(password) <= 63:
         raise ConfigError("hotspot_password must be 8-63 characters (WPA2)")

@@ -24,7 +24,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, redirect, render
 
 from appliance.errors import (BoxBusyError, CommandRejected, DeskInputError, PackageError, SvoyakError,
                               UnknownTournamentError)
-from appliance.service import papers
+from appliance.service import audience, papers
 from appliance.service.tournament_refusals import word
 from appliance.service.tournaments import TournamentDesk
 from web import auth
@@ -416,8 +416,10 @@ def _box_status(view: dict) -> dict:
     return status
 
 
-def _page(template: str, tid: str, **extra):
+def _page(template: str, tid: str, public: bool = False, **extra):
     view = desk().page(tid)
+    if public:  # the hall's table: theme names wait until their battles are played (audience.withhold_theme_names)
+        audience.withhold_theme_names(view)
     fmt = view["rules"]
     if template in ("director/bracket.html", "director/overview.html"):
         extra.setdefault("box_status", _box_status(view))
@@ -697,10 +699,10 @@ def printable(tid):
 @blueprint.route("/table/<tid>")
 def table(tid):
     """The public table for the scoreboard and watchers' phones: read-only, refreshes itself."""
-    return _page("director/table.html", tid)
+    return _page("director/table.html", tid, public=True)
 
 
 @blueprint.route("/table/<tid>.json")
 def table_json(tid):
-    view = desk().view(tid)
-    return jsonify({key: view[key] for key in ("tournament", "title", "format", "stages", "standings", "next")})
+    """The public table as a typed record (``appliance.service.audience.TableView``, docs/socketio-events.md)."""
+    return jsonify(audience.table(desk().view(tid)))
