@@ -170,16 +170,24 @@ def desk_rooms_json():
 
 @blueprint.route("/director/rooms/lags.json", methods=["POST"])
 def take_lags():
-    """Bench only: how long each station event took from its box's commit stamp to the hub's copy (ns), since
-    the last call. Meaningful only when the boxes share one clock (one machine, network namespaces)."""
-    hub = getattr(rooms(), "hub", None)
-    lags, stages = [], []
+    """Bench only: how long each station event took from its stamp to the hub's copy (ns) and in which stages,
+    since the last call (a station: its publishes' acknowledgements). Figures are kept from the first call on,
+    until a call with ``stop=1``.
+    Meaningful only when the boxes share one clock (one machine, network namespaces)."""
+    hub, station = getattr(rooms(), "hub", None), getattr(rooms(), "station", None)
+    lags, stages, acks = [], [], []
+    measuring = request.form.get("stop") != "1"  # stop=1: drained, and no more kept (the bench's memory figures)
     if hub is not None:
+        hub.measuring = measuring  # from the first call on: a hub never measured keeps no figures
         while hub.lags_ns:
             lags.append(hub.lags_ns.popleft())
         while hub.stages_ns:
             stages.append(hub.stages_ns.popleft())
-    return jsonify({"lags_ns": lags, "stages_ns": stages})
+    if station is not None:  # a station: publish -> its own stream's acknowledgement (its JetStream store)
+        station.measuring = measuring
+        while station.acks_ns:
+            acks.append(station.acks_ns.popleft())
+    return jsonify({"lags_ns": lags, "stages_ns": stages, "acks_ns": acks})
 
 
 @blueprint.post("/director/rooms/role")

@@ -59,8 +59,11 @@ class ResultEntry:
         return self.book.open()
 
     # --- claims ----------------------------------------------------------------------------------------------------
-    def claim(self, box: str, tournament_id: str, battle_id: str) -> dict:
-        """Give the slot to ``box`` unless another box has it: ``{"ok": True}`` or ``{"ok": False, "holder"}``."""
+    def claim(self, box: str, tournament_id: str, battle_id: str, assign: bool = False) -> dict:
+        """A station starts a battle: ``{"ok": True}`` if the slot is assigned to ``box``, else ``{"ok": False,
+        "holder"}`` (another box has it) or ``{"ok": False, "error"}``. Only the director assigns (``assign``:
+        :meth:`check_free`, the slot is given to ``box`` when free); a station's claim of a battle nobody gave it
+        changes nothing at the desk (issue 22: it used to take the slot)."""
         desk = self.desk()
         with self._lock:
             try:
@@ -75,12 +78,15 @@ class ResultEntry:
             if holder and holder != box:
                 names = self.station_names()
                 return {"ok": False, "holder": names.get(holder, holder), "holder_id": holder}
+            if holder != box and not assign:
+                return {"ok": False, "error": "not assigned"}
             if holder != box:
                 desk.assign(tournament_id, battle_id, self.station_names().get(box, box), box)
         return {"ok": True}
 
     def check_free(self, box: str, tournament_id: str, battle_id: str) -> None:
-        answer = self.claim(box, tournament_id, battle_id)
+        """The director gives the slot to ``box``: refused (SlotTakenError, ClaimRefusedError) unless free."""
+        answer = self.claim(box, tournament_id, battle_id, assign=True)
         if not answer["ok"] and answer.get("holder"):
             raise SlotTakenError(f"battle {battle_id} is held by {answer['holder']}", answer["holder"])
         if not answer["ok"]:

@@ -239,6 +239,8 @@ class Rooms:
             if answer.get("holder"):
                 raise SlotTakenError(f"battle {battle_id}: held by {answer['holder']}", answer["holder"])
             why = str(answer.get("error") or "")
+            if wire.CLAIM_REASONS.get(why) == "not_assigned":  # the desk took it back since this box's copy
+                raise NotAssignedError(f"battle {battle_id} of {tournament_id} is no longer assigned to this box")
             raise ClaimRefusedError(f"battle {battle_id}: the hub refused: {why}", wire.CLAIM_REASONS.get(why, ""))
         args = {key: chosen[key] for key in ("profile", "players", "themes", "slot", "run", "runs", "cuts")}
         args["mode"] = "buttons"

@@ -53,7 +53,8 @@ class NotAssignedError(RoomsError, LookupError):
 
 
 CLAIM_REASONS = {"unknown tournament": "unknown_tournament", "unknown battle": "unknown_battle",
-                 "the battle already has a result": "has_result"}  # the hub's words (results.py) -> a code
+                 "the battle already has a result": "has_result",
+                 "not assigned": "not_assigned"}  # the hub's words (results.py) -> a code
 
 
 class ClaimRefusedError(RoomsError, LookupError):

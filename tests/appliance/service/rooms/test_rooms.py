@@ -200,7 +200,8 @@ def _finished_battle(desk, battle_id: str):
 def test_a_station_result_enters_once_and_a_hand_typed_one_is_never_overwritten(desk):
     entry = ResultEntry(lambda: desk, lambda: {"room2": "Комната 2", "room3": "Комната 3"})
     first, second = sorted(desk.state("t1").battles)[:2]
-    # claims: the first box to ask gets the slot; a second is told who has it
+    # claims: the director gives the slot to a box, which may then start it; a second is told who has it
+    entry.check_free("room2", "t1", first)
     assert entry.claim("room2", "t1", first) == {"ok": True}
     assert entry.claim("room3", "t1", first)["holder"] == "Комната 2"
     assert [a["battle"] for a in entry.assignments_for("room2")] == [first]
