@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from bench import median, percentile
-from tests.rooms import netns
+from tests.support import netns
 
 ROOT = Path(__file__).resolve().parents[1]
 
