@@ -109,6 +109,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
     Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
     Setting("rooms_hub", str, "", "", "a station's hub address (host or host:port) the pairing form starts with"),
+    Setting("rooms_spare_themes", int, 1, "",
+            "spare themes each theme pack played in a room carries from its package (youth-cup 2.7; both runs of "
+            "a youth-cup 2.4 slot share them); 0-6"),
     # --- spectators: the audience's fan-out (docs/spectators.md), apart from the threads that serve the game
     Setting("spectators", bool, True, "",
             "serve /watch phones from the spectators' nats-server (svoyak-spectators.service; svoyak run starts it)"),
@@ -196,6 +199,7 @@ class Settings:
     rooms_client_port: int
     rooms_leaf_port: int
     rooms_hub: str
+    rooms_spare_themes: int
     spectators: bool
     spectators_ws_port: int
     spectators_client_port: int
@@ -291,6 +295,8 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"package_upload_mb {values['package_upload_mb']} is outside 1-1024")
     if values["board_answer"] not in BOARD_ANSWER_MODES:
         raise ConfigError(f"board_answer {values['board_answer']!r} must be one of {', '.join(BOARD_ANSWER_MODES)}")
+    if not 0 <= values["rooms_spare_themes"] <= 6:
+        raise ConfigError(f"rooms_spare_themes {values['rooms_spare_themes']} is outside 0-6")
     for name in ("rooms_client_port", "rooms_leaf_port"):
         if not 0 <= values[name] < 65536:
             raise ConfigError(f"{name} {values[name]} is outside 0-65535")

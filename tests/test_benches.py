@@ -17,12 +17,12 @@ from tests.support.serving import ROOT
 # Run in their short form by a test of their own, which also checks what they measured.
 SHORT_ELSEWHERE = {"spectators": "tests/web/test_bench_spectators.py"}
 # Those that take more than a few seconds even when short (boxes as processes, Chromium, network namespaces).
-SLOW = {"chaos", "guesses", "online", "rooms", "rooms_day", "rooms_outage", "web"}
+SLOW = {"chaos", "guesses", "online", "rooms", "rooms_day", "rooms_outage", "rooms_wifi_day", "web"}
 # The start of a figure's name that must not be 0 even in the short form: it was, silently (bench guesses posted the director's login
 # with a box that had no director PIN, so nothing was judged and the target was "met").
 NOT_ZERO = {"guesses": "PIN guesses judged in", "web": "press -> board DOM, median",
             "capture": "sustained presses per second"}
-ROOT_ONLY = {"online", "rooms", "rooms_day", "rooms_outage"}  # network namespaces: they say "skipped" otherwise
+ROOT_ONLY = {"online", "rooms", "rooms_day", "rooms_outage", "rooms_wifi_day"}  # network namespaces: they say "skipped" otherwise
 
 
 def test_the_lists_here_name_real_benchmarks_and_tests():

@@ -14,8 +14,8 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect,
 
 from appliance.errors import SvoyakError
 from appliance.service import audience
-from appliance.service.rooms.wire import (ClaimRefusedError, NotAssignedError, PairingError, RoomsError,
-                                              SlotTakenError)
+from appliance.service.rooms.wire import (ClaimRefusedError, NotAssignedError, PackageNotArrivedError,
+                                              PairingError, RoomsError, SlotTakenError)
 
 blueprint = Blueprint("rooms", __name__, template_folder="templates")
 LOBBY_STANDINGS = 16  # lines of each tournament's table on the hall's board
@@ -29,6 +29,19 @@ STRINGS = {
     "rooms.role.standalone": ("Один бокс", "Standalone"),
     "rooms.role.hub": ("Стол (хаб)", "Desk (hub)"),
     "rooms.role.station": ("Комната (станция)", "Room (station)"),
+    "rooms.role.standby": ("Запасной стол", "Standby desk"),
+    "rooms.pair_as_standby": ("подключиться как запасной стол (копия стола, без своей комнаты)",
+                              "pair as the standby desk (a copy of the desk, no room of its own)"),
+    "rooms.standby_mirror": ("Копия стола: событий комнат — {desk}, записей стола — {log}, не дошло — {lag}.",
+                             "The desk's copy: rooms' events {desk}, desk records {log}, not yet here {lag}."),
+    "rooms.standby_unknown": ("Копию стола сейчас не прочитать.", "The desk's copy cannot be read now."),
+    "rooms.take_over": ("Стать столом", "Become the desk"),
+    "rooms.take_over_sure": ("основной стол потерян: этот бокс станет столом, станции перейдут к нему",
+                             "the desk is lost: this box becomes the desk and the stations move to it"),
+    "rooms.took_over": ("Этот бокс теперь стол. Перенесено турниров: {tournaments}, записей: {rows}, пакетов: "
+                        "{packages}.", "This box is the desk now. Moved: {tournaments} tournaments, {rows} records, "
+                        "{packages} packages."),
+    "rooms.standby_of_desk": ("Запасной стол", "Standby desk"),
     "rooms.name": ("Название бокса", "The box's name"),
     "rooms.save_role": ("Сменить роль", "Change role"),
     "rooms.pair": ("Подключить станцию", "Pair a station"),
@@ -49,6 +62,13 @@ STRINGS = {
     "rooms.assign": ("Отдать бой станции", "Give a battle to a station"),
     "rooms.battle": ("Бой", "Battle"),
     "rooms.give": ("Отдать", "Give"),
+    "rooms.package": ("Вопросы из пакета", "Questions from the package"),
+    "rooms.package_none": ("— темы уже названы или без пакета —", "— themes named already, or no package —"),
+    "rooms.carried": ("Вопросы пришли со стола: пакет «{title}», {themes}", "The questions came from the desk: "
+                      "package «{title}», {themes}"),
+    "rooms.carried_waiting": ("Вопросы ещё идут со стола: пакет «{title}»",
+                              "The questions are still coming from the desk: package «{title}»"),
+    "rooms.spares": ("запасных тем: {count}", "spare themes: {count}"),
     "rooms.conflicts": ("Два результата одного боя", "Two results for one battle"),
     "rooms.conflict_hint": ("Станция сыграла бой, у которого на столе уже есть результат. Выберите, какой оставить.",
                             "A station played a battle that already has a result on the desk. Choose which stays."),
@@ -99,10 +119,15 @@ STRINGS = {
                        "as a new one."),
     "rooms.not_assigned": ("Этот бой не дан этой комнате: начните один из боёв, которые ей дал стол.",
                            "This battle is not assigned to this room: start one of the battles the desk gave it."),
+    "rooms.not_arrived": ("Вопросы этого боя ещё не пришли со стола: подождите несколько секунд и нажмите ещё раз.",
+                          "This battle's questions have not arrived from the desk yet: wait a few seconds and try "
+                          "again."),
     "rooms.claim_refused": ("Стол не отдал этот бой: {why}", "The desk did not give this battle: {why}"),
     "rooms.claim.unknown_tournament": ("на столе нет такого турнира", "the desk has no such tournament"),
     "rooms.claim.unknown_battle": ("в турнире нет такого боя", "the tournament has no such battle"),
     "rooms.claim.has_result": ("у боя уже есть результат", "the battle already has a result"),
+    "rooms.claim.not_assigned": ("стол не давал этот бой этой комнате",
+                                 "the desk did not give this battle to this room"),
 }
 
 
@@ -130,6 +155,8 @@ def _refusal(error: SvoyakError) -> str:
         return _word("rooms.taken", holder=error.holder)
     if isinstance(error, NotAssignedError):
         return _word("rooms.not_assigned")
+    if isinstance(error, PackageNotArrivedError):
+        return _word("rooms.not_arrived")
     if isinstance(error, ClaimRefusedError):
         return _word("rooms.claim_refused",
                      why=_word(f"rooms.claim.{error.reason}") if error.reason else str(error))
@@ -151,7 +178,10 @@ def desk_rooms():
                     if not battle.get("lines"):
                         waiting.append({"tournament": item["id"], "title": item["title"], "battle": battle["id"],
                                         "room": battle.get("room", "")})
+    packages = getattr(getattr(service, "session", None), "adapter", None)
+    packages = getattr(packages, "packages", None) if service is not None and service.role == "hub" else None
     return render_template("rooms/desk.html", service=service, waiting=waiting,
+                           packages=packages.library.entries() if packages is not None else [],
                            code=service.roles.current_code() if service else None,
                            address=request.host, note=request.args.get("note", ""))
 
@@ -280,9 +310,13 @@ def assign():
         return redirect(url_for("rooms.desk_rooms", note=_refusal(RoomsError("this box is not the hub"))))
     box = request.form.get("box", "")
     tournament, _, battle = request.form.get("battle_key", "").partition("|")
+    tournament, battle = request.form.get("tournament", tournament), request.form.get("battle", battle)
+    package = request.form.get("package", "")
+    carrier = service.hub.carrier if package and service.hub is not None else None
     try:
-        service.results.check_free(box, request.form.get("tournament", tournament),
-                                   request.form.get("battle", battle))
+        # the themes are named first (they travel with the assignment: carried.py), once the slot is free
+        service.results.check_free(box, tournament, battle, before=None if carrier is None else
+                                   lambda: carrier.give_package(tournament, battle, package))
         service.hub.publish_assignments()
     except SvoyakError as error:
         return redirect(url_for("rooms.desk_rooms", note=_refusal(error)))
@@ -306,9 +340,17 @@ def settle():
 def pair_api():
     """A station pairs: ``{code, box_id, name}`` in, its leaf URL and credentials out (the code is the key)."""
     data = request.get_json(silent=True) or {}
+    standby = data.get("standby")
+    if isinstance(standby, dict):  # a standby desk: its leaf port, at the address it asked from
+        port = standby.get("leaf_port")
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+            return jsonify({"ok": False, "error": "a standby names its leaf port (1-65535)"}), 403
+        standby = {"address": request.remote_addr, "leaf_port": port}
+    else:
+        standby = None
     try:
         answer = rooms().pair_station(str(data.get("code", "")), str(data.get("box_id", "")),
-                                      str(data.get("name", "")), request.host.split(":")[0])
+                                      str(data.get("name", "")), request.host.split(":")[0], standby=standby)
     except (PairingError, RoomsError, AttributeError) as error:
         return jsonify({"ok": False, "error": str(error)}), 403
     return jsonify({"ok": True, **answer})
@@ -319,7 +361,8 @@ def pair_api():
 def station():
     service = rooms()
     return render_template("rooms/station.html", service=service, note=request.args.get("note", ""),
-                           assignments=service.assignments() if service else [])
+                           assignments=service.assignments() if service else [],
+                           mirror=service.standby_status() if service and service.role == "standby" else None)
 
 
 @blueprint.route("/room.json")
@@ -327,14 +370,46 @@ def station_json():
     service = rooms()
     return jsonify({"role": service.role, "assignments": service.assignments(), "error": service.error,
                     "backlog": service.station.backlog() if service.station else 0,
-                    "ready": bool(service.station and service.station.ready)})
+                    "ready": bool(service.station and service.station.ready),
+                    **({"mirror": service.standby_status()} if service.role == "standby" else {})})
+
+
+@blueprint.route("/room/media/<package_id>/<path:path>")
+def station_media(package_id, path):
+    """A picture of a question the desk's assignment carried to this station (the host's, behind the PIN)."""
+    from flask import send_file
+
+    from appliance.errors import PackageError
+
+    service = rooms()
+    packages = getattr(getattr(getattr(service, "session", None), "adapter", None), "packages", None)
+    if packages is None:
+        abort(404)
+    try:
+        file = packages.library.media_path(package_id, path)
+    except PackageError:
+        abort(404)
+    return send_file(file, as_attachment=False, max_age=0, download_name=path.rsplit("/", 1)[-1])
+
+
+@blueprint.post("/room/take-over")
+def take_over():
+    """The director's one tap on the standby desk (the tick box says the desk is lost)."""
+    service = rooms()
+    if request.form.get("sure") != "1":
+        return redirect(url_for("rooms.station", note=_word("rooms.take_over_sure")))
+    try:
+        counts = service.take_over()
+    except SvoyakError as error:
+        return redirect(url_for("rooms.station", note=_refusal(error)))
+    return redirect(url_for("rooms.desk_rooms", note=_word("rooms.took_over", **counts)))
 
 
 @blueprint.post("/room/pair")
 def station_pair():
     try:
         rooms().pair_with_hub(request.form.get("hub", ""), request.form.get("code", ""),
-                              request.form.get("name", ""))
+                              request.form.get("name", ""), standby=request.form.get("standby") == "1")
     except SvoyakError as error:
         return redirect(url_for("rooms.station", note=_refusal(error)))
     return redirect(url_for("rooms.station"))

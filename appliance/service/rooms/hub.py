@@ -76,6 +76,9 @@ class HubLink:
         self.bad_messages = 0
         self.listeners: list = []
         self._assignments: dict[str, str] = {}   # box -> the value last written (touched on the loop only)
+        self.carrier = None   # a carried.DeskCarrier: the themes an assignment plays travel with it (docs/rooms.md)
+        self._entries: dict[str, dict] = {}      # box -> the carried KV entries each assignment needs now
+        self._written: dict[str, set] = {}       # box -> carried keys written to its bucket (content-addressed)
         self._assignments_due = asyncio.Event()
         self._subscribed: set[str] = set()
         self._confirm_due: set[str] = set()
@@ -321,12 +324,39 @@ class HubLink:
                 continue
             for box, value in values.items():
                 if self._assignments.get(box) != value:
+                    # the themes first: a station that sees its assignment finds what it carries
+                    if not await self._put_carried(box, self._entries.get(box, {})):
+                        continue  # retried on the next round
                     self._assignments[box] = value
                     await self._put(box, "assignments", value)
 
     def _assignments_now(self) -> dict[str, str]:
-        return {box: json.dumps(self.results.assignments_for(box), ensure_ascii=False, sort_keys=True)
-                for box in self.stations()}
+        values = {}
+        for box in self.stations():
+            items = self.results.assignments_for(box)
+            if self.carrier is not None:
+                self._entries[box] = self.carrier.attach(items)
+            values[box] = json.dumps(items, ensure_ascii=False, sort_keys=True)
+        return values
+
+    async def _put_carried(self, box: str, entries: dict) -> bool:
+        """Write the carried entries the station's bucket lacks (each key names its content: written once)."""
+        from appliance.service.rooms.carried import entry_bytes
+
+        written = self._written.setdefault(box, set())
+        if all(key in written for key in entries):
+            return True
+        try:
+            kv = await self.js.key_value(protocol.room_bucket(box))
+            for key, value in entries.items():
+                if key not in written:
+                    content = await asyncio.get_running_loop().run_in_executor(None, entry_bytes, value)
+                    await kv.put(key, content)
+                    written.add(key)
+        except Exception as error:  # the bucket is away (a restarting server): the next round writes them
+            log.warning("KV %s carried: %r", box, error)
+            return False
+        return True
 
     # --- requests from the stations ------------------------------------------------------------------------------
     def _box_of(self, subject: str) -> str:
@@ -442,6 +472,7 @@ class HubLink:
         self._closing = True
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)  # ended, not left pending in a closed loop
         desk_sub = getattr(self, "desk_sub", None)
         if desk_sub is not None:
             try:
@@ -450,6 +481,9 @@ class HubLink:
                 log.debug("DESK unsubscribe: %r", error)
         if self.nc is not None:
             try:
-                await self.nc.drain()
+                if self.nc.is_connected:
+                    await self.nc.drain()
+                else:  # the server is gone (a dead box): nothing to drain, and a drain would wait on the reconnect
+                    await self.nc.close()
             except Exception:
                 pass

@@ -59,11 +59,13 @@ class ResultEntry:
         return self.book.open()
 
     # --- claims ----------------------------------------------------------------------------------------------------
-    def claim(self, box: str, tournament_id: str, battle_id: str, assign: bool = False) -> dict:
-        """A station starts a battle: ``{"ok": True}`` if the slot is assigned to ``box``, else ``{"ok": False,
-        "holder"}`` (another box has it) or ``{"ok": False, "error"}``. Only the director assigns (``assign``:
-        :meth:`check_free`, the slot is given to ``box`` when free); a station's claim of a battle nobody gave it
-        changes nothing at the desk (issue 22: it used to take the slot)."""
+    def claim(self, box: str, tournament_id: str, battle_id: str, assign: bool = False, before=None) -> dict:
+        """``box`` asks for the slot: ``{"ok": True}`` or ``{"ok": False, "holder"}`` / ``{"ok": False, "error"}``.
+
+        A station's claim over NATS (``assign`` False) only confirms a slot the desk already gave ``box``: a battle
+        given to nobody is refused ("not assigned to this box") and stays unassigned, so a station, hostile or
+        wrong, cannot take a battle the director did not give it. The director's «Отдать бой станции»
+        (:meth:`check_free`) assigns it (``assign`` True)."""
         desk = self.desk()
         with self._lock:
             try:
@@ -79,14 +81,17 @@ class ResultEntry:
                 names = self.station_names()
                 return {"ok": False, "holder": names.get(holder, holder), "holder_id": holder}
             if holder != box and not assign:
-                return {"ok": False, "error": "not assigned"}
+                return {"ok": False, "error": "not assigned to this box"}
             if holder != box:
+                if before is not None:  # what goes with the assignment (its themes), once the slot is free
+                    before()
                 desk.assign(tournament_id, battle_id, self.station_names().get(box, box), box)
         return {"ok": True}
 
-    def check_free(self, box: str, tournament_id: str, battle_id: str) -> None:
-        """The director gives the slot to ``box``: refused (SlotTakenError, ClaimRefusedError) unless free."""
-        answer = self.claim(box, tournament_id, battle_id, assign=True)
+    def check_free(self, box: str, tournament_id: str, battle_id: str, before=None) -> None:
+        """The director gives the slot to ``box``: SlotTakenError / ClaimRefusedError, or it is assigned.
+        ``before()`` runs first, once the slot is known to be free (its error leaves the slot unassigned)."""
+        answer = self.claim(box, tournament_id, battle_id, assign=True, before=before)
         if not answer["ok"] and answer.get("holder"):
             raise SlotTakenError(f"battle {battle_id} is held by {answer['holder']}", answer["holder"])
         if not answer["ok"]:

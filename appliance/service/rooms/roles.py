@@ -18,7 +18,7 @@ from pathlib import Path
 from appliance.service.rooms import wire
 from appliance.service.rooms.wire import PairingError, RoomsError
 
-ROLES = ("standalone", "hub", "station")
+ROLES = ("standalone", "hub", "station", "standby")  # standby: the desk's twin (standby.py)
 PAIRING_CODE_DIGITS = 6
 PAIRING_CODE_TTL_S = 600
 PAIRING_TRIES = 10  # wrong codes before the code is void (a stranger cannot try them all)
@@ -77,7 +77,25 @@ class Roles:
         return self.data["name"] or self.data["box_id"]
 
     def stations(self) -> dict[str, Station]:
-        return {box: Station(box, info["name"], info["password"]) for box, info in self.data["stations"].items()}
+        """The paired rooms (a standby desk is not one: :meth:`standbys`)."""
+        return {box: Station(box, info["name"], info["password"]) for box, info in self.data["stations"].items()
+                if not info.get("standby")}
+
+    def standbys(self) -> dict[str, dict]:
+        """The paired standby desks: ``{box: {"name", "password", "address", "leaf_port"}}``."""
+        return {box: dict(info) for box, info in self.data["stations"].items() if info.get("standby")}
+
+    def take_over(self, stations: dict[str, dict]) -> None:
+        """This standby becomes the desk: role ``hub`` with the stations the desk had (same names, same
+        passwords, so their leaves connect here as they did there)."""
+        with self._lock:
+            self.data["role"] = "hub"
+            self.data["stations"] = {protocol.check_box_id(box): {"name": str(info["name"])[:40],
+                                                                  "password": str(info["password"])}
+                                     for box, info in stations.items()}
+            self.data["took_over"] = dict(self.data.get("hub") or {})
+            self.data["hub"] = {}
+            self._save()
 
     def _save(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -124,7 +142,7 @@ class Roles:
                 return self._code[0], self._code[1] - self.clock()
         return None
 
-    def pair(self, code: str, box_id: str, name: str) -> Station:
+    def pair(self, code: str, box_id: str, name: str, standby: dict | None = None) -> Station:
         """A box that gives the current code gets its own user and password; the code is then used up (one code,
         one box). A box id already paired is refused (box ids are public, on ``/lobby.json``): only a station the
         director re-paired on the desk (:meth:`repair`) takes its new credential, and its name, with a code.
@@ -149,6 +167,9 @@ class Roles:
                 stations[box_id] = {"name": name.strip()[:40] or box_id, "password": stations[box_id]["password"]}
             else:
                 stations[box_id] = {"name": name.strip()[:40] or box_id, "password": secrets.token_hex(16)}
+            if standby is not None:  # a standby desk: where its leaf port will listen once it is the desk
+                stations[box_id].update(standby=True, address=str(standby["address"]),
+                                        leaf_port=int(standby["leaf_port"]))
             self._code = None  # used up: the next box needs the next code
             self._save()
             info = stations[box_id]

@@ -29,6 +29,7 @@ REQUEST_TIMEOUT_S = 2.0
 MARKS_IN_BEAT = 4  # battles whose published seq a heartbeat carries (the newest)
 FRESH_MAX = 10_000  # events handed over and not yet published, kept in memory (beyond: read from the store)
 PUBLISH_TIMEOUT_S = 5.0
+DESK_POLL_ROUNDS = 5  # the desk's ``desk`` key (the standby desks' addresses) is read every 5th poll
 
 
 class StationLink:
@@ -44,6 +45,9 @@ class StationLink:
         self.published: dict[str, int] = {}
         self.wanted: dict[str, int] = {}
         self.assignments: list[dict] = self._load_cache()
+        self.carried = None  # a carried.CarriedStore: the themes the desk's assignments carry arrive there
+        self.on_desk = None  # called with the desk's ``desk`` key when it changes (where the standby desks are)
+        self._desk_info = None
         self.hub_seen_s: float | None = None  # this box's monotonic seconds of the last answer from the hub
         self.errors = 0
         self._kick: asyncio.Event | None = None
@@ -213,12 +217,38 @@ class StationLink:
         return str((getattr(self.nc, "_server_info", None) or {}).get("server_id") or "")
 
     async def _assignment_poll(self) -> None:
+        rounds = 0
         while not self._closing:
+            if rounds % DESK_POLL_ROUNDS == 0 and self.on_desk is not None:
+                info = await self._hub_get("desk")
+                if isinstance(info, dict) and info != self._desk_info:
+                    self._desk_info = info
+                    self.on_desk(info)
+            rounds += 1
             data = await self._hub_get("assignments")
             if isinstance(data, list) and data != self.assignments:
                 self.assignments = data
                 await asyncio.get_running_loop().run_in_executor(None, self._save_cache, data)
+            if isinstance(data, list) and self.carried is not None:
+                await self._fetch_carried(data)
             await asyncio.sleep(ASSIGNMENT_POLL_S)
+
+    async def _fetch_carried(self, assignments: list) -> None:
+        """Read from this station's bucket the themes (and pictures) its assignments carry and it lacks."""
+        for item in assignments:
+            ref = item.get("package") if isinstance(item, dict) else None
+            key = ref.get("key") if isinstance(ref, dict) else None
+            if not isinstance(key, str) or self.carried.has(key):
+                continue
+            try:
+                kv = await self._kv()
+                body = (await kv.get(key)).value
+                media = {}
+                for picture in protocol.decode(body, "carried").get("media", ()):
+                    media[picture["sha256"]] = b"".join([(await kv.get(chunk)).value for chunk in picture["chunks"]])
+                await asyncio.get_running_loop().run_in_executor(None, self.carried.keep, key, body, media)
+            except Exception as error:  # the hub is away or the entry is not written yet: the next poll again
+                log.debug("carried %s: %r", key, error)
 
     def _save_cache(self, data) -> None:
         self.cache_path.parent.mkdir(parents=True, exist_ok=True)

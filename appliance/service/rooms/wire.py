@@ -52,9 +52,12 @@ class NotAssignedError(RoomsError, LookupError):
     """A station asked to start a battle that is not among the desk's assignments to it (nothing is claimed)."""
 
 
+class PackageNotArrivedError(RoomsError, LookupError):
+    """An assigned battle whose themes (carried from the desk's package) have not reached this station yet."""
+
+
 CLAIM_REASONS = {"unknown tournament": "unknown_tournament", "unknown battle": "unknown_battle",
-                 "the battle already has a result": "has_result",
-                 "not assigned": "not_assigned"}  # the hub's words (results.py) -> a code
+                 "the battle already has a result": "has_result", "not assigned to this box": "not_assigned"}  # the hub's words (results.py) -> a code
 
 
 class ClaimRefusedError(RoomsError, LookupError):

@@ -19,7 +19,7 @@ NAMES = {"room2": "Комната 2", "room3": "Комната 3"}
 def test_a_claim_for_a_battle_nobody_gave_the_station_is_refused_and_assigns_nothing(desk):  # noqa: F811
     entry = ResultEntry(lambda: desk, lambda: NAMES)
     battle = sorted(desk.state("t1").battles)[0]
-    assert entry.claim("room2", "t1", battle) == {"ok": False, "error": "not assigned"}
+    assert entry.claim("room2", "t1", battle) == {"ok": False, "error": "not assigned to this box"}
     assert desk.state("t1").assignments.get(battle, ("", ""))[1] == ""  # still nobody's
     assert entry.assignments_for("room2") == []
     entry.check_free("room3", "t1", battle)  # the director gives it to room3
@@ -72,7 +72,7 @@ def test_a_station_refuses_a_battle_not_in_its_assignments_before_asking_the_hub
 
 
 def test_a_battle_the_desk_took_back_is_refused_as_not_assigned_and_nothing_is_set_up(tmp_path):
-    station = _Station([ASSIGNED], {"ok": False, "error": "not assigned"})  # the hub's answer
+    station = _Station([ASSIGNED], {"ok": False, "error": "not assigned to this box"})  # the hub's answer
     rooms = _rooms(tmp_path, station)
     with pytest.raises(NotAssignedError, match="no longer assigned"):
         rooms.start_assigned("t1", "1-1", "c1")
