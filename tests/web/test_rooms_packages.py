@@ -14,7 +14,7 @@ import pytest
 
 from appliance.service.rooms import wire
 from appliance.service.rooms.carried import CarriedStore
-from tests.appliance.packages.conftest import NS, make_zip
+from tests.support.packages import NS, make_zip
 from tests.web.rooms_boxes import Box, pair, until
 
 PICTURE = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 3000  # 768 KB: two KV chunks
