@@ -3,6 +3,9 @@
 Each ``bench/bench_*.py`` module defines ``run(report)``; it measures and calls
 ``report.figure(name, value, unit, target=..., better="lower"|"higher")`` or ``report.ratio(...)``.
 ``python -m bench`` (``./dev bench``) runs them all, or those named: ``./dev bench engine capture``.
+
+``./dev bench --short`` runs each in its short form (``report.short``: tiny counts, targets not judged), as
+``./dev test`` does (tests/test_benches.py), so that a benchmark cannot break without a red test.
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ class Report:
     """Collects and prints one benchmark module's figures."""
 
     section: str
+    short: bool = False  # the short form: tiny counts, so no figure is judged against its target
     rows: list = dataclasses.field(default_factory=list)
 
     def figure(self, name: str, value: float, unit: str, target: float | None = None, better: str = "lower") -> None:
-        """One measured figure; with a target, say whether it is met."""
+        """One measured figure; with a target, say whether it is met (not in the short form)."""
         verdict = ""
-        if target is not None:
+        if target is not None and self.short:
+            verdict = "short form: not judged"
+        elif target is not None:
             met = value <= target if better == "lower" else value >= target
             verdict = f"target {'<=' if better == 'lower' else '>='} {target:g} {unit}: {'met' if met else 'MISSED'}"
         self.rows.append((name, value, unit, verdict))

@@ -10,8 +10,16 @@ import time
 import bench
 
 
+def bench_names() -> list[str]:
+    """The names ``./dev bench`` knows: ``bench/bench_NAME.py``."""
+    return sorted(info.name.removeprefix("bench_") for info in pkgutil.iter_modules(bench.__path__)
+                  if info.name.startswith("bench_"))
+
+
 def main(argv: list[str]) -> int:
-    names = sorted(info.name for info in pkgutil.iter_modules(bench.__path__) if info.name.startswith("bench_"))
+    short = "--short" in argv
+    argv = [arg for arg in argv if arg != "--short"]
+    names = [f"bench_{name}" for name in bench_names()]
     wanted = [f"bench_{name.removeprefix('bench_')}" for name in argv]
     unknown = sorted(set(wanted) - set(names))
     if unknown:
@@ -21,7 +29,7 @@ def main(argv: list[str]) -> int:
     for name in wanted or names:
         print(f"== {name[6:]}", flush=True)
         started = time.perf_counter()
-        report = bench.Report(name[6:])
+        report = bench.Report(name[6:], short=short)
         importlib.import_module(f"bench.{name}").run(report)
         missed += sum("MISSED" in row[3] for row in report.rows)
         print(f"  ({time.perf_counter() - started:.1f} s)")

@@ -45,7 +45,7 @@ import urllib.parse
 from pathlib import Path
 
 from bench.chaos import ROOT, Box
-from bench.sockets import close, connect
+from tests.support.sockets import close, connect
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -98,7 +98,7 @@ class Figures:
 # ---------------------------------------------------------------------------------------------- packages
 def package_files() -> dict[str, tuple[str, bytes]]:
     """The package fixtures of the import tests, one per format: kind -> (file name, bytes)."""
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
 
     folder = ROOT / "tests" / "appliance" / "packages"
     csv_rows = ["тема,цена,вопрос,ответ"]

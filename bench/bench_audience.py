@@ -28,7 +28,7 @@ def _battle():
     from appliance.service.packages import QuestionPackages
     from appliance.service.session import Session
     from appliance.store import EventStore
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
 
     folder = tempfile.mkdtemp()
     battles = Battles(EventStore(":memory:"), new_id=(f"b{n}" for n in itertools.count(1)).__next__)
@@ -68,9 +68,9 @@ def _battle():
     return updates, snapshot
 
 
-def _timed(function, argument) -> float:
+def _timed(function, argument, rounds: int = ROUNDS) -> float:
     times = []
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         started = time.perf_counter_ns()
         function(argument)
         times.append(time.perf_counter_ns() - started)
@@ -81,22 +81,23 @@ def run(report) -> None:
     from appliance.service.audience import BOARD
 
     updates, snapshot = _battle()
+    rounds = 2 if report.short else ROUNDS
 
     def old(update):
         return {**update, "changes": {k: v for k, v in update["changes"].items() if k not in OLD_HOST_ONLY}}
 
     presses = [u for u in updates if (u["event"] or {}).get("type") == "ButtonPressed"]
-    new_press = [_timed(BOARD.update, u) for u in presses]
-    old_press = [_timed(old, u) for u in presses]
-    new_all = [_timed(BOARD.update, u) for u in updates]
-    old_all = [_timed(old, u) for u in updates]
+    new_press = [_timed(BOARD.update, u, rounds) for u in presses]
+    old_press = [_timed(old, u, rounds) for u in presses]
+    new_all = [_timed(BOARD.update, u, rounds) for u in updates]
+    old_all = [_timed(old, u, rounds) for u in updates]
     report.figure(f"board payload of a press's update, p50 ({len(presses)} presses)", median(new_press), "µs")
     report.figure("board payload of a press's update, p99", percentile(new_press, 0.99), "µs", target=50)
     report.ratio("  against the version-1 deny-list filter (p50)", median(new_press), median(old_press))
     report.figure(f"board payload of any update, p50 ({len(updates)} updates)", median(new_all), "µs")
     report.figure("board payload of any update, p99", percentile(new_all, 0.99), "µs")
     report.ratio("  against the version-1 deny-list filter (p50)", median(new_all), median(old_all))
-    report.figure("board snapshot (connect, resync)", _timed(BOARD.snapshot, snapshot), "µs")
+    report.figure("board snapshot (connect, resync)", _timed(BOARD.snapshot, snapshot, rounds), "µs")
     setup = updates[0]
     size = lambda payload: len(json.dumps(payload, ensure_ascii=False).encode())  # noqa: E731
     report.figure("the setup's update to a board, version 1 (texts and answers)", size(old(setup)), "bytes")

@@ -196,6 +196,7 @@ def sustained(service: CaptureService, appliance: Appliance, presses: int) -> tu
 
 
 def run(report) -> None:
+    rounds, presses, burst = (30, 20, 200) if report.short else (ROUNDS, 1000, 20_000)
     gc.disable()  # measure the code, not the collector's pauses
     try:
         with tempfile.TemporaryDirectory(prefix="svoyak-bench-") as directory:
@@ -204,7 +205,7 @@ def run(report) -> None:
             service.start()
             appliance = Appliance(service.settings.capture_socket)
             try:
-                bare, ours, floor = press_to_led(service, ROUNDS)
+                bare, ours, floor = press_to_led(service, rounds)
                 report.figure("press to LED, bare gpiozero callback + LED.on(), median", median(bare) / 1000, "µs")
                 report.figure("press to LED, bare callback writing the pin (floor), median", median(floor) / 1000,
                               "µs")
@@ -213,14 +214,14 @@ def run(report) -> None:
                 report.ratio("press to LED overhead vs bare callback (median)", median(ours), median(bare),
                              target=2.0)
                 report.ratio("press to LED vs the floor (no target: information)", median(ours), median(floor))
-                correction = correction_to_led(service, ROUNDS // 3)
+                correction = correction_to_led(service, rounds // 3)
                 report.figure("earlier-stamped late press to LED switch, median", median(correction) / 1000, "µs")
-                engine = press_to_engine(service, appliance, 1000)
+                engine = press_to_engine(service, appliance, presses)
                 report.figure("press to engine over the socket, median", median(engine) / 1e6, "ms", target=1.0)
                 report.figure("press to engine over the socket, p99", percentile(engine, 0.99) / 1e6, "ms")
-                rate, sent, received = sustained(service, appliance, 20_000)
+                rate, sent, received = sustained(service, appliance, burst)
                 report.figure("sustained presses per second (linked, all reported)", rate, "/s")
-                report.figure("presses lost or doubled of 20000", sent - received, "", target=0)
+                report.figure(f"presses lost or doubled of {burst}", sent - received, "", target=0)
             finally:
                 appliance.close()
                 service.close()

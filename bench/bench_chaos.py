@@ -25,6 +25,10 @@ STATEFUL_S = 1800.0
 
 
 def run(report: Report) -> None:
+    if report.short:  # a few commands and kills; one box of the stateful adversary, a few steps
+        run_scripted(report, commands=10, kills=1)
+        run_stateful(report, 1.0, steps=4)
+        return
     mode = os.environ.get("SVOYAK_BENCH_CHAOS_MODE", "both")
     if mode not in ("scripted", "stateful", "both"):
         raise SystemExit(f"SVOYAK_BENCH_CHAOS_MODE is scripted, stateful or both, not {mode!r}")
@@ -34,12 +38,12 @@ def run(report: Report) -> None:
         run_stateful(report, float(os.environ.get("SVOYAK_BENCH_CHAOS_S", STATEFUL_S)))
 
 
-def run_stateful(report: Report, seconds: float) -> None:
+def run_stateful(report: Report, seconds: float, steps: int = 40) -> None:
     from bench.adversary import run_for
 
     print(f"  the stateful adversary, for {seconds:.0f} s", flush=True)
     started = time.perf_counter()
-    figures = run_for(seconds, log=lambda line: print(line, flush=True))
+    figures = run_for(seconds, steps_per_example=steps, log=lambda line: print(line, flush=True))
     report.figure("stateful: boxes (hypothesis examples)", figures.examples, "boxes")
     report.figure("stateful: steps checked (every promise after each)", figures.steps, "steps")
     report.figure("stateful: host taps on the page", figures.taps, "taps")
@@ -63,10 +67,10 @@ def run_stateful(report: Report, seconds: float) -> None:
     report.figure("stateful: wall time", time.perf_counter() - started, "s")
 
 
-def run_scripted(report: Report) -> None:
+def run_scripted(report: Report, commands: int = COMMANDS, kills: int = KILLS) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=Path.cwd()) as folder:
-        figures = play(Path(folder), commands=COMMANDS, kills=KILLS, seed=SEED)
+        figures = play(Path(folder), commands=commands, kills=kills, seed=SEED)
     report.figure("kills (server, capture or both)", figures.server_kills + figures.capture_kills, "kills")
     report.figure("  of them the web server", figures.server_kills, "kills")
     report.figure("  of them the capture process", figures.capture_kills, "kills")

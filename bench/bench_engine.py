@@ -13,9 +13,9 @@ from bench import Report, median, percentile
 
 def battle_events(themes: int, presses_per_question: int = 6):
     """A realistic eurocup final: presses (some during answers, some late), wrong and right answers."""
-    from appliance.rules.battle import (AnswererPointed, AnswerJudged, BattleSetUp, ButtonPressed,
-                                        PressWindowExpired, PriceAnnounced, ReadingFinished, ReadingStarted,
-                                        ThemeStarted, apply, load_profile)
+    from appliance.rules.battle import (AnswererPointed, AnswerJudged, BattleSetUp, ButtonPressed, PressWindowExpired,
+                                        PriceAnnounced, ReadingFinished, ReadingStarted, ThemeStarted, apply)
+    from appliance.service.presets import load_profile
 
     import dataclasses
 
@@ -60,13 +60,14 @@ def run(report: Report) -> None:
     from appliance.store import BATTLE, EventStore, dump_log
     from appliance.store.jsonl import iter_log
 
+    seconds, long_count, appends = (0.1, 500, 20) if report.short else (2.0, 10_000, 600)
     events, final = battle_events(themes=12)
     # events applied per second: the whole final battle, applied again and again. Measured in CPU time of this
     # process (time.process_time) as well as wall time: on a shared machine the wall figure measures the
     # scheduler's share as much as the engine.
     rounds, applied = 0, 0
     wall_started, cpu_started = time.perf_counter(), time.process_time()
-    while time.perf_counter() - wall_started < 2.0:
+    while time.perf_counter() - wall_started < seconds:
         state = None
         for event in events:
             state = apply(state, event)
@@ -80,8 +81,8 @@ def run(report: Report) -> None:
 
     # replay of a 10,000-event log from its JSON Lines text: a long battle (presses, rulings, expiries)
     long_events, _ = battle_events(themes=200)
-    long_events = long_events[:10_000]
-    assert len(long_events) == 10_000
+    long_events = long_events[:long_count]
+    assert len(long_events) == long_count
     text = dump_log("bench", long_events)
     samples = []
     for _ in range(5):
@@ -91,17 +92,17 @@ def run(report: Report) -> None:
         state = replay(event for _, event in rows)
         samples.append(time.perf_counter() - started)
     assert state.seq == len(long_events)
-    report.figure("replay of a 10,000-event JSONL log (parse + apply), median", median(samples) * 1000, "ms",
+    report.figure(f"replay of a {long_count:,}-event JSONL log (parse + apply), median", median(samples) * 1000, "ms",
                   target=1000)
     started = time.perf_counter()
     replay(long_events)
-    report.figure("replay of 10,000 events (apply only)", (time.perf_counter() - started) * 1000, "ms")
+    report.figure(f"replay of {long_count:,} events (apply only)", (time.perf_counter() - started) * 1000, "ms")
 
     # one durable append (WAL, synchronous=FULL): median and p99
     with tempfile.TemporaryDirectory(dir=Path.cwd()) as folder:
         with EventStore(Path(folder) / "events.sqlite") as store:
             latencies = []
-            for index, event in enumerate(events[:600]):
+            for index, event in enumerate(events[:appends]):
                 started = time.perf_counter()
                 store.append(BATTLE, "bench", [event], command_id=f"c{index}")
                 latencies.append(time.perf_counter() - started)

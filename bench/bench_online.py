@@ -1,9 +1,9 @@
-"""Online viewers through the organiser's cluster (root; tests/rooms/online.py): a three-node nats-server cluster
+"""Online viewers through the organiser's cluster (root; tests/support/online.py): a three-node nats-server cluster
 in network namespaces, the hub's spectators' nats-server leaf-connected to it publishing a battle's updates with
 the box's own Publisher (one every ``SVOYAK_BENCH_ONLINE_MS``, default 250 ms; a snapshot every second), and
 ``SVOYAK_BENCH_VIEWERS`` (default 2,000) viewers spread over the nodes (raw WebSocket NATS subscribers, 250 a
 process). The servers and the publisher run on the first core, the viewers on the other under SCHED_IDLE (the
-probes at the bench's priority), each arrival the kernel's receive time of its bytes (tests/crowd.py), so the
+probes at the bench's priority), each arrival the kernel's receive time of its bytes (tests/support/crowd.py), so the
 viewers' simulator neither eats the servers' CPU nor makes them look late; the load average is printed beside
 each run (the machine is shared).
 
@@ -20,9 +20,9 @@ import os
 import time
 
 from bench import median, percentile
-from tests.rooms import netns
+from tests.support import netns
 from bench.spectators import load
-from tests.rooms.online import NODES, OnlineVenue, stop_viewers
+from tests.support.online import NODES, OnlineVenue, stop_viewers
 
 VIEWERS = int(os.environ.get("SVOYAK_BENCH_VIEWERS", "2000"))
 EVERY_MS = int(os.environ.get("SVOYAK_BENCH_ONLINE_MS", "250"))
@@ -30,19 +30,20 @@ UPDATES = 160
 PROBES = 12  # viewers in a process of their own at normal priority: a viewer's own device
 
 
-def once(report, label: str, kill: bool) -> None:
+def once(report, label: str, kill: bool, viewers_count: int = VIEWERS, updates: int = UPDATES,
+         every_ms: int = EVERY_MS) -> None:
     started_load = load()
     venue = OnlineVenue(pinned=True)
     print(f"  {label}: servers and publisher on core {sorted(venue.server_cpus or [])}, viewers on "
           f"{sorted(venue.viewer_cpus or [])}; {started_load} at the start", flush=True)
     try:
-        viewers = venue.viewers(VIEWERS, seconds=300, probes=PROBES)
+        viewers = venue.viewers(viewers_count, seconds=300, probes=PROBES)
         before = {node: venue.monitor(node, "varz") for node in NODES}
         out = venue.folder / "published.json"
-        publisher = venue.publish(UPDATES, EVERY_MS, out)
+        publisher = venue.publish(updates, every_ms, out)
         killed = None
         if kill:
-            time.sleep(UPDATES * EVERY_MS / 1000 / 2)
+            time.sleep(updates * every_ms / 1000 / 2)
             killed = next(node for node in NODES if venue.monitor(node, "leafz").get("leafs"))
             venue.kill_node(killed)
         publisher.wait(timeout=600)
@@ -56,7 +57,7 @@ def once(report, label: str, kill: bool) -> None:
     published = sent["updates"] + sent["snapshots"]
     delays = [(at - merged["sent_ns"][seq]) / 1e6 for seq, times in merged["arrivals"].items() for at in times]
     probes = [(at - merged["sent_ns"][seq]) / 1e6 for seq, times in merged["probes"].items() for at in times]
-    total = VIEWERS + PROBES
+    total = viewers_count + PROBES
     report.figure(f"{label}: viewers connected", merged["connected"], "", target=total, better="higher")
     report.figure(f"{label}: update p50, every delivery (kernel receive time)", median(delays), "ms")
     report.figure(f"{label}: update p99, every delivery (kernel receive time)", percentile(delays, 0.99), "ms")
@@ -64,7 +65,7 @@ def once(report, label: str, kill: bool) -> None:
     report.figure(f"{label}: a viewer's update p99 (probes)", percentile(probes, 0.99), "ms", target=250)
     report.figure(f"{label}: uplink messages per published message", hub["out_msgs"] / published, "", target=1.0)
     report.figure(f"{label}: uplink bytes per published byte", hub["out_bytes"] / sent["bytes"], "")
-    whole = sum(1 for viewer in merged["viewers"] if viewer["seq"] == UPDATES)
+    whole = sum(1 for viewer in merged["viewers"] if viewer["seq"] == updates)
     report.figure(f"{label}: viewers whole at the end", whole, "", target=total, better="higher")
     if kill:
         report.figure(f"{label}: viewers that resynced after {killed} died", sum(
@@ -79,5 +80,7 @@ def run(report) -> None:
     if why:
         print(f"  skipped: {why}")
         return
-    once(report, f"{VIEWERS} viewers", kill=False)
-    once(report, f"{VIEWERS} viewers, a node killed", kill=True)
+    viewers, updates, every_ms = (20, 8, 100) if report.short else (VIEWERS, UPDATES, EVERY_MS)
+    once(report, f"{viewers} viewers", False, viewers, updates, every_ms)
+    if not report.short:  # the short form starts the cluster once
+        once(report, f"{viewers} viewers, a node killed", True, viewers, updates, every_ms)

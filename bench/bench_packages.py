@@ -1,5 +1,5 @@
 """Question packages: importing a 500-question SIGame package (read, validated, stored), and a db.chgk tour;
-every hostile file of tests/appliance/packages/hostile.py refused, with its peak memory and time.
+every hostile file of tests/support/hostile.py refused, with its peak memory and time.
 
 Hostile files: each is written to a file and uploaded to the library (``Library.add``: what the web worker does
 with an upload) in a child process of its own; the figure is the child's peak RSS during the upload (VmHWM, reset
@@ -27,6 +27,7 @@ from pathlib import Path
 from appliance.packages.formats import read_package
 from appliance.packages.library import Library
 from bench import median
+from appliance.service import presets
 
 
 def siq(themes: int, per_theme: int, pictures: int) -> bytes:
@@ -66,17 +67,18 @@ def _best(runs: int, work) -> float:
 
 
 def imports(report) -> None:
-    data = siq(themes=100, per_theme=5, pictures=50)
-    report.figure(f"500-question .siq ({len(data) // 1024} KB zipped, 50 pictures of 51 KB): read and validated",
-                  _best(5, lambda: read_package("bench.siq", data)) * 1000, "ms")
+    themes, pictures, runs = (4, 2, 1) if report.short else (100, 50, 5)
+    data = siq(themes=themes, per_theme=5, pictures=pictures)
+    report.figure(f"{themes * 5}-question .siq ({len(data) // 1024} KB zipped, {pictures} pictures of 51 KB): read "
+                  "and validated", _best(runs, lambda: read_package("bench.siq", data)) * 1000, "ms")
     with tempfile.TemporaryDirectory() as folder:
         def add():
             library = Library(Path(folder) / str(time.perf_counter_ns()))
             library.add("bench.siq", data)
-        report.figure("the same, stored in the library (fsync'd, renamed into place)", _best(5, add) * 1000, "ms")
-    text_only = siq(themes=100, per_theme=5, pictures=0)
-    report.figure("500-question .siq, text only: read and validated",
-                  _best(5, lambda: read_package("bench.siq", text_only)) * 1000, "ms")
+        report.figure("the same, stored in the library (fsync'd, renamed into place)", _best(runs, add) * 1000, "ms")
+    text_only = siq(themes=themes, per_theme=5, pictures=0)
+    report.figure(f"{themes * 5}-question .siq, text only: read and validated",
+                  _best(runs, lambda: read_package("bench.siq", text_only)) * 1000, "ms")
 
 
 def _view_after_press_us(adapter, setup, presses: int = 400) -> tuple[float, float]:
@@ -107,6 +109,7 @@ def _view_after_press_us(adapter, setup, presses: int = 400) -> tuple[float, flo
 
 
 def reading_view(report) -> None:
+    presses = 8 if report.short else 400
     from appliance.rules import battle as engine
     from appliance.rules.battle import events as ev
     from appliance.service.battle_adapter import BattleAdapter
@@ -116,15 +119,15 @@ def reading_view(report) -> None:
         packages = QuestionPackages.in_folder(Path(folder))
         package_id = packages.add("bench.siq", siq(themes=100, per_theme=5, pictures=0))["id"]
         parts = packages.battle_themes(package_id, count=4, spare=[99], questions_per_theme=5)
-        profile = engine.load_profile("eurocup")
+        profile = presets.load_profile("eurocup")
         players = ("Аня", "Борис", "Вера")
         from_package = ev.BattleSetUp(
             at_ns=0, profile=profile, players=players, themes=4, theme_names=tuple(parts["theme_names"]),
             questions=tuple(tuple(tuple(q) for q in theme) for theme in parts["questions"]),
             sources=tuple(tuple(source) for source in parts["sources"]))
         typed = ev.BattleSetUp(at_ns=0, profile=profile, players=players, themes=4)
-        plain_us, _ = _view_after_press_us(BattleAdapter(), typed)
-        package_us, fresh_us = _view_after_press_us(BattleAdapter(packages=packages), from_package)
+        plain_us, _ = _view_after_press_us(BattleAdapter(), typed, presses)
+        package_us, fresh_us = _view_after_press_us(BattleAdapter(packages=packages), from_package, presses)
     report.figure("host view after a press, themes typed by hand (median)", plain_us, "µs")
     report.figure("the same, themes and texts from a package: reading view included (median)", package_us, "µs")
     report.ratio("view after a press: from a package / typed by hand", package_us, plain_us)
@@ -163,7 +166,7 @@ print(json.dumps({"code": code, "kb": status("VmHWM") - before, "s": elapsed, "b
 
 def _large_media() -> bytes:
     """Not hostile, only large: 40 pictures of 2 MB (not compressible), 80 MB in all, under the upload limit."""
-    from tests.appliance.packages.hostile import content, deflated, zip_of
+    from tests.support.hostile import content, deflated, zip_of
 
     pictures = [deflated(f"Images/p{number}.png", os.urandom(2 * 2**20)) for number in range(40)]
     return zip_of([content(40)] + pictures)
@@ -171,19 +174,20 @@ def _large_media() -> bytes:
 
 def _at_the_entry_limit() -> bytes:
     """As many entries as a package may have: names are looked up in a dict, never compared pairwise."""
-    from tests.appliance.packages.hostile import content, stored, zip_of
+    from tests.support.hostile import content, stored, zip_of
 
     return zip_of([content(0)] + [stored(f"Images/{number}.png", b"x") for number in range(9_999)])
 
 
 def hostile(report) -> None:
-    from tests.appliance.packages.hostile import HOSTILE, Hostile
+    from tests.support.hostile import HOSTILE, Hostile
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     large = (Hostile("a large package: 40 pictures of 2 MB, kept", "large.siq", _large_media, "accepted"),
              Hostile("10,000 entries (the limit), kept", "entries.siq", _at_the_entry_limit, "accepted"))
+    files = HOSTILE[:2] if report.short else (*HOSTILE, *large)  # the short form: two hostile files, each in a child
     with tempfile.TemporaryDirectory() as folder:
-        for number, item in enumerate((*HOSTILE, *large)):
+        for number, item in enumerate(files):
             path = Path(folder) / f"hostile-{number}"
             data = item.data()
             path.write_bytes(data)

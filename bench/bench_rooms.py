@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from bench import median, percentile
-from tests.rooms import netns
+from tests.support import netns
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,8 +124,12 @@ def report_memory(report, label: str, memory: dict) -> None:
 
 def run(report) -> None:
     print(f"  load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    figures = drive(6, parts=[p for p in os.environ.get("SVOYAK_BENCH_PARTS", "").split(",") if p],
-                    day_events=int(os.environ.get("SVOYAK_BENCH_DAY_EVENTS", "43200")))
+    parts = [p for p in os.environ.get("SVOYAK_BENCH_PARTS", "").split(",") if p]
+    if report.short:  # two stations, a few questions, two busy seconds, a small day, a two-second outage
+        figures = drive(2, parts=parts, latency_questions=20, bare_messages=10, busy_s=2, outage_s=2, day_events=200,
+                        day_max_s=5)
+    else:
+        figures = drive(6, parts=parts, day_events=int(os.environ.get("SVOYAK_BENCH_DAY_EVENTS", "43200")))
     if figures is None:
         return
     if "event_to_hub_ms" in figures:

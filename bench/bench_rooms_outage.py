@@ -11,7 +11,7 @@ from bench.bench_rooms import drive, report_catch_up
 
 
 def run(report) -> None:
-    outage_s = int(os.environ.get("SVOYAK_BENCH_OUTAGE_S", "600"))
+    outage_s = 2 if report.short else int(os.environ.get("SVOYAK_BENCH_OUTAGE_S", "600"))
     figures = drive(1, parts=["catch_up"], outage_s=outage_s, outage_question_s=0.05)
     if figures is None:
         return

@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.rooms import netns
+from tests.support import netns
 
 
 def run(report) -> None:
@@ -16,11 +16,16 @@ def run(report) -> None:
     if why:
         print(f"  skipped: {why}")
         return
-    from tests.rooms.test_rooms_wifi import long_wifi_day
+    from tests.support.wifi_netns_day import check_wifi_day, long_wifi_day, run_wifi_day
 
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="svoyak-rooms-wifi-") as folder:
-        day = long_wifi_day(Path(folder))
+        if report.short:  # the short day of the test: two rooms, two 1/16 battles, the desk moved during them
+            day = run_wifi_day(Path(folder), ["s1", "s2"], [{"preset": "youth-cup", "players": 48, "rounds": 1,
+                                                              "battles": 2}], {"desk_to_standby": {"round": 0}})
+            check_wifi_day(day)
+        else:
+            day = long_wifi_day(Path(folder))
     counts = day["counts"]
     links = day["wifi"]["links"]
     frames = sum(link["passed"] + link["lost"] for link in links.values())

@@ -4,7 +4,7 @@ On a real box (``svoyak run --simulator``: gunicorn gthread, 100 threads; the ca
 spectators' nats-server; bench/spectators.py), for each audience, with the host and the first board timed as
 bench/spectators.py says:
 
-- the fast path: 0, 100 and 1,000 spectators on nats-server's WebSocket port (tests/crowd.py, 250 a process),
+- the fast path: 0, 100 and 1,000 spectators on nats-server's WebSocket port (tests/support/crowd.py, 250 a process),
   in ``SVOYAK_BENCH_ROUNDS`` (3) rounds of the three on one box: host command -> ack and press -> first board
   p50/p99 as ratios to the same round's 0 spectators (target <= 1.5x), the last spectator's update p50/p99 (the
   kernel's receive time of its bytes minus the update's ``server_now_ns``; target p99 <= 250 ms), the box's
@@ -124,6 +124,7 @@ def summary(report, label: str, runs: list[dict], count: int) -> None:
 
 
 def run(report, tiny: bool = False) -> dict:
+    tiny = tiny or report.short
     presses = 4 if tiny else PRESSES
     counts = (0, 20) if tiny else (0, 100, 1000)
     rounds = 1 if tiny else max(1, ROUNDS)

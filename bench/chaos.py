@@ -27,7 +27,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench.sockets import close, connect
+from tests.support.sockets import close, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
@@ -85,7 +85,7 @@ class Box:
         self.server: subprocess.Popen | None = None
 
     def _spawn(self, *argv: str) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "appliance.cli", *argv], env=self.env, cwd=ROOT,
+        return subprocess.Popen([sys.executable, "-m", "svoyak.cli", *argv], env=self.env, cwd=ROOT,
                                 stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def start_capture(self) -> None:

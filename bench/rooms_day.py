@@ -11,8 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-from tests.rooms.boxes import Host
-from tests.rooms.scenario import Day, _python_in
+from tests.support.boxes import Host
+from tests.support.scenario import Day, _python_in
 
 EVENTS_PER_QUESTION = 5  # next (price + reading), press, point, judged
 

@@ -10,7 +10,7 @@ board clients on :data:`BOX_CPUS` (the first core); the spectators' nats-server 
 measures (the machine's other users can: :func:`load` is printed beside every figure). :func:`play` drives the
 host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins' path) and times, with a python
 Socket.IO ``/board`` client as the first board: command -> ack, and press sent -> that board's update with the
-press. :class:`Crowd` starts light spectators (``tests/crowd.py``) in a few processes.
+press. :class:`Crowd` starts light spectators (``tests/support/crowd.py``) in a few processes.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class Box:
             if procs is not None:
                 procs.write_text(str(os.getpid()))
             os.sched_setaffinity(0, BOX_CPUS)
-        self.process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port",
+        self.process = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "run", "--simulator", "--port",
                                          str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True, cwd=ROOT, preexec_fn=preexec)
         self._wait(self.url + "/board")
@@ -222,7 +222,7 @@ class Crowd:
     """``count`` spectators of ``kind`` (nats, socketio, poll) in processes of :data:`PER_PROCESS` on
     :data:`CLIENT_CPUS` under SCHED_IDLE (they stand for phones, which do not share the box's CPU), then ``probes`` more
     in a process of their own at the bench's own priority, connected last. A nats spectator's arrival is the
-    kernel's receive time of the bytes (tests/crowd.py), so it is the box's, however late its process reads."""
+    kernel's receive time of the bytes (tests/support/crowd.py), so it is the box's, however late its process reads."""
 
     def __init__(self, box: Box, kind: str, count: int, seconds: float = 600, probes: int = 0) -> None:
         self.outs: list[Path] = []
@@ -246,7 +246,7 @@ class Crowd:
 
     def _start(self, box, kind, url, size, seconds, out, nice: bool) -> None:
         self.outs.append(out)
-        command = [sys.executable, "-m", "tests.crowd", kind, url, box.update_subject, str(size), str(seconds),
+        command = [sys.executable, "-m", "tests.support.crowd", kind, url, box.update_subject, str(size), str(seconds),
                    str(out)]
         self.processes.append(subprocess.Popen((["chrt", "--idle", "0"] if nice else []) + command, cwd=ROOT,
                                                preexec_fn=lambda: os.sched_setaffinity(0, CLIENT_CPUS)))

@@ -14,7 +14,7 @@ import time
 from typing import Callable
 
 from gpio.arbiter import Arbiter, Outcome
-from gpio.protocol import CommandError
+from appliance.errors import CaptureCommandError
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ class Capture:
 
     # ------------------------------------------------------------------ commands (server thread)
     def execute(self, op: str, args: dict) -> dict:
-        """Apply one validated command; return the reply's ``result``. Raises :class:`CommandError`."""
+        """Apply one validated command; return the reply's ``result``. Raises :class:`CaptureCommandError`."""
         if op in ("sim_press", "sim_release"):
             return self._simulate(op, args["player"], args.get("hold_ms"))
         with self.lock:
@@ -187,11 +187,11 @@ class Capture:
                 return {}
             if op == "status":
                 return self.status()
-        raise CommandError("bad-op", f"unknown op {op!r}")
+        raise CaptureCommandError("bad-op", f"unknown op {op!r}")
 
     def _simulate(self, op: str, player: int, hold_ms: int | None = None) -> dict:
         if not self.backend.is_mock or self.hardware is None:
-            raise CommandError("not-simulator", f"{op}: the service runs on real pins ({self.backend.name})")
+            raise CaptureCommandError("not-simulator", f"{op}: the service runs on real pins ({self.backend.name})")
         pin = self.hardware.reset.pin if player == 0 else self.hardware.buttons[player - 1].pin
         # Outside the lock: the mock pin calls back into on_player_edge in this thread, as lgpio's thread would.
         if op == "sim_press":

@@ -20,8 +20,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from appliance.errors import CaptureError
-from gpio.protocol import MAX_LINE_BYTES, PROTOCOL_VERSION, CommandError, decode, encode, parse_command
+from appliance.errors import CaptureCommandError, CaptureError
+from appliance.capture_wire import (MAX_LINE_BYTES, PROTOCOL_VERSION, Error, Heartbeat, Lines, Reply, Waker, Welcome,
+                                    decode, encode)
+from gpio.commands import parse_command
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ class SocketInUse(CaptureError, OSError):
 class _Connection:
     def __init__(self, sock: socket.socket):
         self.sock = sock
-        self.rbuf = b""
+        self.lines = Lines()
         self.wbuf = bytearray()
         self.welcomed = False
         self.last_received = time.monotonic()
@@ -48,7 +50,7 @@ class _Connection:
 class Server:
     """Serve the capture link on ``socket_path``.
 
-    ``execute(op, args) -> result`` applies a validated command (may raise :class:`CommandError`);
+    ``execute(op, args) -> result`` applies a validated command (may raise :class:`CaptureCommandError`);
     ``players()`` gives the number of players (for validation); ``on_link(up: bool)`` is told when an appliance
     is welcomed or lost; ``welcome_info()`` adds the factory, precision and players to ``welcome``.
     """
@@ -78,9 +80,7 @@ class Server:
         self._connections: list[_Connection] = []
         self._listener: socket.socket | None = None
         self._selector = selectors.DefaultSelector()
-        self._wake_r, self._wake_w = socket.socketpair()
-        self._wake_r.setblocking(False)
-        self._wake_w.setblocking(False)
+        self._waker = Waker()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         # Link changes are reported after the lock is released: the capture core takes its own lock and then
@@ -111,7 +111,7 @@ class Server:
         listener.setblocking(False)
         self._listener = listener
         self._selector.register(listener, selectors.EVENT_READ, "listen")
-        self._selector.register(self._wake_r, selectors.EVENT_READ, "wake")
+        self._selector.register(self._waker.reader, selectors.EVENT_READ, "wake")
 
     def start(self) -> None:
         if self._listener is None:
@@ -134,8 +134,7 @@ class Server:
             except FileNotFoundError:
                 pass
         self._selector.close()
-        self._wake_r.close()
-        self._wake_w.close()
+        self._waker.close()
 
     @property
     def running(self) -> bool:
@@ -171,10 +170,7 @@ class Server:
 
     # ------------------------------------------------------------------ socket thread
     def _wake(self) -> None:
-        try:
-            self._wake_w.send(b"x")
-        except OSError:
-            pass
+        self._waker.wake()
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -182,10 +178,7 @@ class Server:
                 if key.data == "listen":
                     self._accept()
                 elif key.data == "wake":
-                    try:
-                        self._wake_r.recv(4096)
-                    except BlockingIOError:
-                        pass
+                    self._waker.drain()
                 else:
                     connection = key.data
                     if events & selectors.EVENT_WRITE:
@@ -223,7 +216,7 @@ class Server:
                                       "detail": f"no message from the appliance for {self.timeout_ms} ms"})
                     self._close(connection)
                 elif connection.welcomed and now - connection.last_sent >= self.heartbeat_s:
-                    self._write(connection, encode({"type": "heartbeat", "t_ns": time.monotonic_ns()}))
+                    self._write(connection, encode(Heartbeat(time.monotonic_ns())))
 
     def _read(self, connection: _Connection) -> None:
         try:
@@ -237,8 +230,7 @@ class Server:
             return
         # Handled without the lock held: commands call into the capture core (see _link_changes).
         connection.last_received = time.monotonic()
-        *lines, connection.rbuf = (connection.rbuf + chunk).split(b"\n")
-        for line in lines:
+        for line in connection.lines.feed(chunk):
             if connection.closed:
                 return
             if len(line) > MAX_LINE_BYTES:  # whole or in pieces, a line over the cap is never handled
@@ -246,26 +238,24 @@ class Server:
                 return
             if line.strip():
                 self._handle(connection, line)
-        if len(connection.rbuf) > MAX_LINE_BYTES:
+        if connection.lines.overflowing:
             self._refuse_line(connection)
 
     def _refuse_line(self, connection: _Connection) -> None:
-        self._write(connection, encode({"type": "error", "code": "too-long",
-                                        "message": f"a line is at most {MAX_LINE_BYTES} bytes"}))
+        self._write(connection, encode(Error("too-long", f"a line is at most {MAX_LINE_BYTES} bytes")))
         self._close(connection)
 
     def _handle(self, connection: _Connection, line: bytes) -> None:
         try:
             message = decode(line)
-        except CommandError as error:
-            self._write(connection, encode({"type": "error", "code": error.code, "message": error.message}))
+        except CaptureCommandError as error:
+            self._write(connection, encode(Error(error.code, error.message)))
             return
         kind = message["type"]
         if kind == "hello":
             self._hello(connection, message)
         elif not connection.welcomed:
-            self._write(connection, encode({"type": "error", "code": "bad-request",
-                                            "message": "send hello first"}))
+            self._write(connection, encode(Error("bad-request", "send hello first")))
             self._close(connection)
         elif kind == "ack":
             seq = message.get("seq")
@@ -276,13 +266,11 @@ class Server:
         elif kind == "cmd":
             self._command(connection, message)
         elif kind != "heartbeat":
-            self._write(connection, encode({"type": "error", "code": "bad-request",
-                                            "message": f"unknown message type {kind!r}"}))
+            self._write(connection, encode(Error("bad-request", f"unknown message type {kind!r}")))
 
     def _hello(self, connection: _Connection, message: dict) -> None:
         if message.get("protocol") != PROTOCOL_VERSION:
-            self._write(connection, encode({"type": "error", "code": "protocol",
-                                            "message": f"this service speaks protocol {PROTOCOL_VERSION}"}))
+            self._write(connection, encode(Error("protocol", f"this service speaks protocol {PROTOCOL_VERSION}")))
             self._close(connection)
             return
         info = self._welcome_info()
@@ -292,8 +280,7 @@ class Server:
                 # A live link is never taken over: another local client must not receive (and ack away) the
                 # presses. A restarted appliance finds the old link gone (the kernel closes a dead process's
                 # socket; a hung one times out after timeout_ms) and its client retries until then.
-                self._write(connection, encode({"type": "error", "code": "busy",
-                                                "message": "another client holds the link"}))
+                self._write(connection, encode(Error("busy", "another client holds the link")))
                 self._close(connection, notify=False)
                 return
             last_seq = message.get("last_seq") if message.get("instance") == self.instance else 0
@@ -301,10 +288,8 @@ class Server:
             resend = [data for seq, data in self._outbox if seq > last_seq]
             connection.welcomed = True
             self._current = connection
-            self._write(connection, encode({
-                "type": "welcome", "protocol": PROTOCOL_VERSION, "instance": self.instance,
-                "next_seq": self._seq + 1, "resent": len(resend), "heartbeat_ms": self.heartbeat_ms,
-                "timeout_ms": self.timeout_ms, "dropped": self._dropped, **info}))
+            self._write(connection, encode(Welcome(self.instance, self._seq + 1, len(resend), self.heartbeat_ms,
+                                                   self.timeout_ms, self._dropped, info)))
             for data in resend:
                 self._write(connection, data)
             if self._dropped:
@@ -321,10 +306,9 @@ class Server:
             return
         try:
             command_id, op, args = parse_command(message, self._players)
-            reply = {"type": "reply", "id": command_id, "ok": True, "result": self._execute(op, args)}
-        except CommandError as error:
-            reply = {"type": "reply", "id": command_id, "ok": False,
-                     "error": {"code": error.code, "message": error.message}}
+            reply = Reply(command_id, True, result=self._execute(op, args))
+        except CaptureCommandError as error:
+            reply = Reply.refusing(command_id, error)
         data = encode(reply)
         if isinstance(command_id, str):
             with self._lock:

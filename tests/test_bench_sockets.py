@@ -1,4 +1,4 @@
-"""The harnesses' Socket.IO connect and close leave no socket open when the box dies under them (bench/sockets.py).
+"""The harnesses' Socket.IO connect and close leave no socket open when the box dies under them (tests/support/sockets.py).
 
 The servers below behave as a box restarted by the chaos bench does: silent after the WebSocket handshake (a
 worker still starting on a loaded machine), or resetting the connection after the client connected.
@@ -19,7 +19,7 @@ import time
 import pytest
 import socketio
 
-from bench.sockets import close, connect
+from tests.support.sockets import close, connect
 
 WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 

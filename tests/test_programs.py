@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Which `./dev` command runs which code: its programs must come from that command's need_debs (plus the ones
 # every command shares through setup_venv).
-PYTHON_CODE = {"test": ("tests", "appliance", "gpio", "web"), "bench": ("bench",)}
+PYTHON_CODE = {"test": ("tests", "appliance", "gpio", "svoyak", "web"), "bench": ("bench",)}
 HOST_SCRIPTS = {
     "test": (".ci/run", "image/release.sh"),  # release.sh: the image's fast checks make a small release
     "image": ("image/image.sh", "image/image-test.sh", "image/bundle.sh", "image/add-data-partition.sh",

@@ -80,7 +80,7 @@ def test_the_plural_rule_is_cldrs(language):
 def source_literals() -> str:
     """Every string literal of the code, templates and scripts (the catalogue's own folder left out)."""
     text = []
-    for folder in ("appliance", "web", "gpio"):
+    for folder in ("appliance", "web", "gpio", "svoyak"):
         for path in (ROOT / folder).rglob("*"):
             if path.suffix in (".py", ".html", ".js") and "locale" not in path.parts:
                 text.append(path.read_text(encoding="utf-8"))

@@ -1,44 +1,35 @@
 """The web layer: one Flask-SocketIO application serving the host page, the scoreboard, phones and directors.
 
-:func:`create_app` is the composition root of the serving process. Each screen is a module listed in
-:data:`SCREENS` that may define:
+:func:`create_app` builds the serving process: the services come from the one composition root
+(:func:`web.sync.build_services`), and each screen is a module imported here and listed in :data:`SCREENS`, which
+may define:
 
 - ``blueprint``: a Flask blueprint with its pages (templates extend ``base.html``);
 - ``register(socketio, hub)``: its Socket.IO namespace class(es), given the shared :class:`web.sync.Hub`.
 
-Add a screen (the tournament director's ``web/director.py``) by adding its module name to :data:`SCREENS`.
+Add a screen (the tournament director's ``web/director.py``) by importing it here and adding it to
+:data:`SCREENS`. Registering a blueprint starts nothing: what runs (the session, the capture link, the rooms) is
+started by :func:`web.sync.build_services`.
 No rules live here: pages show what ``appliance.service`` derives from the engine and send commands back.
 """
 
 from __future__ import annotations
 
-import importlib
+from types import ModuleType
 
 from flask import Flask, g, request
 
 from appliance.config import Settings
 import appliance.words as words
-from web import edge, events, names, wire
+from web import (auth, board, captive, director, edge, events, host, index, names, overlay, packages, papers, player,
+                 rooms, simulator, spectators, wire)
 from web.strings import default_catalogue
-from web.sync import Hub, Services
+from web.sync import Hub, Services, build_services
 
 # One module per screen or role, in the order their blueprints register. The captive portal goes first:
 # its before_request redirect must see every request.
-SCREENS: tuple[str, ...] = (
-    "web.captive",
-    "web.index",
-    "web.auth",
-    "web.host",
-    "web.board",
-    "web.overlay",
-    "web.player",
-    "web.simulator",
-    "web.director",
-    "web.packages",
-    "web.papers",
-    "web.rooms",
-    "web.spectators",
-)
+SCREENS: tuple[ModuleType, ...] = (captive, index, auth, host, board, overlay, player, simulator, director, packages,
+                                   papers, rooms, spectators)
 
 LANGUAGE_COOKIE = "svoyak_lang"
 
@@ -52,12 +43,7 @@ def create_app(settings: Settings, services: Services | None = None):
     """
     from flask_socketio import SocketIO
 
-    if services is None:
-        from web.sync import build_services
-        services = build_services(settings)
-    else:
-        from web.sync import complete
-        complete(services, settings)
+    services = build_services(settings, services)
 
     app = Flask(__name__)
     identity = getattr(services, "identity", None)
@@ -75,13 +61,14 @@ def create_app(settings: Settings, services: Services | None = None):
     socketio = SocketIO(app, async_mode="threading", ping_interval=5, ping_timeout=5, json=_json_module(),
                         serializer=wire.JsonPacket)
     wire.install(socketio.server.eio)  # frames written by the emitting thread when a connection is idle
-    modules = [importlib.import_module(name) for name in SCREENS]
-    catalogue = default_catalogue(edge, *modules)
+    catalogue = default_catalogue(edge, *SCREENS)
     edge.install(app, catalogue)  # first: the caps and the Origin check run before any screen's hooks
     hub = Hub(socketio, services, settings, catalogue)
     app.extensions["svoyak.hub"] = hub
     app.extensions["svoyak.catalogue"] = catalogue
     app.extensions["svoyak.tournaments"] = services.desk
+    if services.rooms is not None:
+        app.extensions["svoyak.rooms"] = services.rooms
 
     @app.before_request
     def pick_language():
@@ -115,7 +102,7 @@ def create_app(settings: Settings, services: Services | None = None):
             **names.TEMPLATE_NAMES,
         }
 
-    for module in modules:
+    for module in SCREENS:
         if hasattr(module, "blueprint"):
             app.register_blueprint(module.blueprint)
         if hasattr(module, "register"):

@@ -23,11 +23,11 @@ import secrets
 from flask import Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, url_for
 
 import appliance.words as words
-from appliance.errors import PackageError, SvoyakError
+from appliance.errors import (BoxBusyError, CommandRejected, DeskInputError, PackageError, SvoyakError,
+                              UnknownTournamentError)
 from appliance.service import audience, papers
-from appliance.service.session import CommandRejected
 from appliance.service.tournament_refusals import word
-from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
+from appliance.service.tournaments import TournamentDesk
 from web import auth
 from web.guard import PinGuard
 from web.package_refusals import word_package_error

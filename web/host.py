@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template
 
-from appliance.service.session import CommandRejected
+from appliance.errors import CommandRejected
 from web import auth as login
 from web import events, payloads
 from web.guard import Passes, PinGuard

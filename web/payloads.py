@@ -25,7 +25,7 @@ import math
 from typing import Any, Callable
 
 from appliance.config import QUESTION_TEXT_CHARS
-from appliance.service.session import CommandRejected
+from appliance.errors import CommandRejected
 
 REFUSAL = "error.bad_command"  # worded "unknown or incomplete command"; the detail names the field
 

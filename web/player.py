@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
+from appliance.errors import CommandRejected
 from appliance.service import audience as audience_records
-from appliance.service.session import SEAT_CODE_DIGITS, CommandRejected
+from appliance.service.session import SEAT_CODE_DIGITS
 from web import events, payloads
 from web.guard import Passes, PinGuard
 from web.sync import SyncNamespace

@@ -1,7 +1,7 @@
 """The rooms' pages: the hub's rooms view and pairing, the station's assigned battle, the hall's lobby board.
 
-The rooms service (``appliance.service.rooms.service.Rooms``) is started when the app is built, with the app's
-tournament desk and live session; a standalone box starts nothing. Pages refresh themselves every few
+The rooms service (``appliance.service.rooms.runner.Rooms``) is built and started by the composition root
+(``web.sync.build_services``) with the app's tournament desk and live session; a standalone box starts nothing. Pages refresh themselves every few
 seconds (no script needed); the director's pages take the director's login (the box's PIN).
 """
 
@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect,
 import appliance.words as words
 from appliance.errors import SvoyakError
 from appliance.service import audience
-from appliance.service.rooms.protocol import ClaimRefusedError, PairingError, RoomsError, SlotTakenError
+from appliance.service.rooms.wire import ClaimRefusedError, PairingError, RoomsError, SlotTakenError
 
 blueprint = Blueprint("rooms", __name__, template_folder="templates")
 log = logging.getLogger(__name__)
@@ -27,30 +27,6 @@ CODE = re.compile(r"^[0-9]{6}$")
 
 def rooms():
     return current_app.extensions.get("svoyak.rooms")
-
-
-@blueprint.record_once
-def _start(state) -> None:
-    """Build and start the rooms service with the app's session and desk (a standalone box starts nothing).
-
-    Started with the app, not on a first request: a station that reboots republishes before anyone looks.
-    """
-    app = state.app
-    hub = app.extensions.get("svoyak.hub")
-    session = getattr(hub, "session", None)
-    if session is None or not hasattr(session, "battles"):
-        return
-    from appliance.service.rooms.service import Rooms
-
-    def desk():
-        from web import director
-
-        with app.app_context():
-            return director.desk()
-
-    service = Rooms(app.config["SVOYAK_SETTINGS"], session, desk)
-    app.extensions["svoyak.rooms"] = service
-    service.start()
 
 
 @blueprint.before_request

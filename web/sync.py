@@ -16,10 +16,9 @@ from flask import request
 from flask_socketio import ConnectionRefusedError, Namespace, emit
 
 from appliance.config import Settings
-from appliance.errors import PackageError, RulesError, StoreError, SvoyakError
+from appliance.errors import CommandRejected, PackageError, RulesError, StoreError, SvoyakError
 from appliance.service import audience as audience_records
 from appliance.service.audience import Audience
-from appliance.service.session import CommandRejected
 from web import events, payloads, wire
 from web.guard import Passes, PinGuard, pin_space
 
@@ -32,8 +31,8 @@ class Services:
     the one guard of the host PIN (shared by ``/host`` and the director's login), and the question packages
     (:class:`appliance.service.packages.QuestionPackages`; None: the package pages say so).
 
-    ``desk`` and ``pin_guard`` left ``None`` (tests that bring only a session) are completed by
-    :func:`complete`, so every app has exactly one of each.
+    ``desk``, ``pin_guard`` and ``rooms`` left ``None`` (tests that bring only a session) are built by
+    :func:`build_services`, so every app has exactly one of each.
     """
 
     session: Any
@@ -41,35 +40,59 @@ class Services:
     desk: Any = None
     pin_guard: PinGuard | None = None
     packages: Any = None
+    rooms: Any = None  # appliance.service.rooms.runner.Rooms, started; None on an app without battles
 
 
-def build_services(settings: Settings) -> Services:
-    """The box's own services: event store, battles, capture link, session (started), tournament desk, PIN guard."""
-    from appliance.service.identity import load_or_create
-    from appliance.service.wiring import build_desk, build_session, link_theme_names
+def build_services(settings: Settings, given: Services | None = None) -> Services:
+    """The serving process's whole object graph, built here and nowhere else (the composition root), each link
+    passed to the constructor that needs it: the box's one store (battles and tournaments), the tournament desk
+    listening to the battles, the question packages (their themes played per tournament through the desk's
+    links), the adapter, the capture link and the live session (started), the identity and the host PIN's
+    guard, and the rooms service (started when the session plays battles: a station republishes at once).
 
-    identity = load_or_create(settings)
-    session = build_session(settings)
-    desk = build_desk(settings, session.battles)
-    link_theme_names(session, desk)
-    packages = session.adapter.packages
-    packages.tournament_of = desk.box_battles  # a package's themes played per tournament, through the desk's links
-    return Services(session=session, identity=identity, desk=desk,
-                    pin_guard=PinGuard(space=pin_space(identity.host_pin)), packages=packages)
+    ``given``: what a test brings (a session, an identity...); what it lacks is built around it the same way.
+    Called once, by :func:`web.create_app`, in the process that serves (the gunicorn worker: threads are never
+    started before a fork).
+    """
+    from appliance.service.wiring import build_battles, build_desk, build_packages, build_rooms
 
+    if given is None:
+        from appliance.service.battle_adapter import BattleAdapter
+        from appliance.service.capture_link import CaptureLink
+        from appliance.service.identity import load_or_create
+        from appliance.service.session import Session
+        from appliance.service.timeline import current_boot_id
 
-def complete(services: Services, settings: Settings) -> Services:
-    """Fill in what ``services`` lacks: the desk over ``data_dir`` (linked to the session's battles, if it has
-    any) and the PIN guard."""
-    from appliance.service.wiring import build_desk, link_theme_names
-
-    if services.desk is None:
-        services.desk = build_desk(settings, getattr(services.session, "battles", None))
-        link_theme_names(services.session, services.desk)
-    if services.pin_guard is None:
-        services.pin_guard = PinGuard(space=pin_space(getattr(services.identity, "host_pin", "") or settings.host_pin))
-    if services.packages is not None and getattr(services.desk, "box_battles", None) is not None:
-        services.packages.tournament_of = services.desk.box_battles  # played per tournament (desk's links)
+        identity = load_or_create(settings)
+        battles = build_battles(settings)
+        desk = build_desk(settings, battles)
+        packages = build_packages(settings, battles, tournament_of=desk.box_battles)
+        adapter = BattleAdapter(packages=packages, board_answer=settings.board_answer)
+        # The link calls the session back once started (below, after the session is built); until it connects,
+        # the pages show "buttons not connected" and the host may play "on claps" or with phones.
+        link = CaptureLink(settings.capture_socket, on_event=lambda event: session.on_capture_event(event),
+                           heartbeat_ms=settings.capture_heartbeat_ms, timeout_ms=settings.capture_link_timeout_ms,
+                           on_connection=lambda up: session.on_capture_connection(up), client_name="appliance")
+        # the boot tells a restart of this process (the same offset) from a power cut (the timeline goes on)
+        session = Session(battles, adapter, capture=link, simulator=settings.simulator, boot_id=current_boot_id(),
+                          theme_names_for=desk.box_battle_theme_names)
+        session.start()
+        link.start()
+        services = Services(session=session, identity=identity, desk=desk,
+                            pin_guard=PinGuard(space=pin_space(identity.host_pin)), packages=packages)
+    else:
+        services = given
+        if services.desk is None:
+            services.desk = build_desk(settings, getattr(services.session, "battles", None))
+            if hasattr(services.session, "command"):  # a real session: its battles' themes named at the desk
+                services.session.theme_names_for = services.desk.box_battle_theme_names
+        if services.pin_guard is None:
+            services.pin_guard = PinGuard(space=pin_space(getattr(services.identity, "host_pin", "")
+                                                          or settings.host_pin))
+        if services.packages is not None and getattr(services.desk, "box_battles", None) is not None:
+            services.packages.tournament_of = services.desk.box_battles  # played per tournament (desk's links)
+    if services.rooms is None and hasattr(services.session, "battles"):
+        services.rooms = build_rooms(settings, services.session, lambda: services.desk)
     return services
 
 

@@ -49,7 +49,7 @@ class Limits:
     """What one package file may hold. The service takes the upload limit from the settings (appliance/config.py).
 
     Peak memory while reading stays within a few tens of MB over the file itself whatever the file
-    (``./dev bench packages`` measures every hostile file of tests/appliance/packages/hostile.py)."""
+    (``./dev bench packages`` measures every hostile file of tests/support/hostile.py)."""
 
     upload_bytes: int = 100 * MB  # the file as uploaded
     unpacked_bytes: int = 300 * MB  # all entries, inflated (declared, and as counted)

@@ -12,7 +12,7 @@ its profile; only what no rule can accept (a name that is not text, a negative c
 >>> check_arguments("pick", {"player": "2"})
 Traceback (most recent call last):
 ...
-appliance.service.arguments.ArgumentRejected: error.argument_type: player must be a whole number, not '2'
+appliance.errors.ArgumentRejected: error.argument_type: player must be a whole number, not '2'
 """
 
 from __future__ import annotations
@@ -21,25 +21,12 @@ import math
 from typing import Any
 
 from appliance.config import SETUP_LIST_ITEMS, SETUP_TEXT_CHARS
-from appliance.errors import WebError
+from appliance.errors import ArgumentRejected
 from appliance.service.battle_adapter import HostCommand
 
 MAX_TEXT_CHARS = SETUP_TEXT_CHARS  # a name, a theme, a reason or a claim: a line of text, not a document
 MAX_LIST_ITEMS = SETUP_LIST_ITEMS  # players or themes in a setup: a battle has a handful
 MAX_WHOLE = 10**12          # far above any seat, question or millisecond count, far below what breaks a timer
-
-
-class ArgumentRejected(WebError, ValueError):
-    """A host command the session refuses for its arguments: ``code`` words it, ``params`` name the argument.
-
-    The session raises it as its ``CommandRejected`` (a subclass there keeps one refusal type for the web).
-    """
-
-    def __init__(self, code: str, detail: str, params: dict | None = None) -> None:
-        super().__init__(f"{code}: {detail}")
-        self.code = code
-        self.detail = detail
-        self.params = params or {}
 
 
 # The kinds an argument may be (checked by _check below)

@@ -29,9 +29,7 @@ import typing
 from collections.abc import Callable
 from typing import NotRequired, TypedDict
 
-
-class NotOnTheAllowList(TypeError):
-    """A value of a shape its record does not declare (a mapping where plain data was declared)."""
+from appliance.errors import NotOnTheAllowList
 
 
 # ------------------------------------------------------------------ the board and /watch
@@ -613,7 +611,7 @@ def public_battle(state, board_answer: str):
     """``state`` as the public papers may print it (``/battles/<id>/protocol``: the battle's id is on the board):
     its setup keeps the answers the board has shown, as ``board_answer`` says (``BattleAdapter._board_answer``:
     a question over, and announced under ``announced``; none under ``never``), and no question's text. The
-    protocol keys its texts by the question's theme and number (``appliance.rules.battle.protocol``)."""
+    protocol keys its texts by the question's theme and number (``appliance.service.protocol_paper``)."""
     setup = state.setup
     if not setup.questions:
         return state

@@ -11,9 +11,11 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from appliance.errors import CommandError
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
 import appliance.words as words
+from appliance.service import presets
 
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
@@ -145,19 +147,6 @@ def _section(citation: str) -> str | None:
     return tail if tail[:1].isdigit() else None
 
 
-class CommandError(ValueError):
-    """Arguments a command cannot be built from; ``code`` words it (the session refuses it with that code).
-
-    The session checks every argument's presence and type first (``appliance/service/arguments.py``); what is
-    left here is what only the engine's data can tell (no such regulation profile).
-    """
-
-    def __init__(self, message: str, code: str = "error.bad_command", argument: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = {"argument": argument} if argument else {}
-
-
 def _int(args: dict, key: str, default: int | None = None) -> int:
     """``args[key]`` as a whole number (a JSON 3.0 too); ``default`` if absent. Any size passes here: the engine
     bounds every figure by the profile and refuses by code; only what is no whole number at all (Infinity, NaN,
@@ -268,8 +257,8 @@ class BattleAdapter:
     def profiles(self) -> list[dict]:
         """Every regulation profile the setup form offers."""
         out = []
-        for name in engine.profile_names():
-            profile = engine.load_profile(name)
+        for name in presets.profile_names():
+            profile = presets.load_profile(name)
             title_ru, _, title_en = profile.title.partition(" / ")
             out.append({"name": name, "title_ru": title_ru, "title_en": title_en or title_ru,
                         "min_players": profile.players_min, "max_players": profile.players_max,
@@ -299,7 +288,7 @@ class BattleAdapter:
         from appliance.rules.battle.errors import ProfileError
 
         try:
-            profile = engine.load_profile(str(args.get("profile", "")))
+            profile = presets.load_profile(str(args.get("profile", "")))
         except ProfileError as error:
             raise CommandError(str(error), "error.unknown_profile", "profile") from None
         players = args.get("players")

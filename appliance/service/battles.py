@@ -9,7 +9,8 @@ looks one up first. Opening the desk on an existing store replays every battle.
 
 >>> import tempfile, pathlib
 >>> from appliance.store import EventStore
->>> from appliance.rules.battle import BattleSetUp, ThemeStarted, load_profile
+>>> from appliance.rules.battle import BattleSetUp, ThemeStarted
+>>> from appliance.service.presets import load_profile
 >>> folder = tempfile.TemporaryDirectory()
 >>> desk = Battles(EventStore(pathlib.Path(folder.name) / "events.sqlite"))
 >>> battle = desk.create(BattleSetUp(at_ns=0, profile=load_profile("irkutsk"), players=("A", "B", "C"), themes=6))
@@ -26,16 +27,12 @@ import threading
 import uuid
 from typing import Callable, Sequence
 
-from appliance.errors import StoreError
+from appliance.errors import StoreError, UnknownBattleError
 from appliance.rules.battle import (ActionUndone, BattleRuleError, BattleSetUp, BattleState, Event, apply,
                                     event_to_dict, next_run, standings)
 from appliance.store import BATTLE, DuplicateCommandError, EventStore, StoredCommand, dump_log, read_log
 
 Listener = Callable[[str, Event, BattleState], None]
-
-
-class UnknownBattleError(StoreError, LookupError):
-    """No battle with that id in the store."""
 
 
 class Battles:

@@ -18,10 +18,10 @@ Each event dict is the protocol's event with ``"event"`` (press, lockout, fault,
 and ``"instance"``. A ``welcome`` from a new ``instance`` (see :attr:`welcome`, ``on_connection``) means the
 capture process restarted in standalone mode: re-send the current ``arm``/``disarm``.
 Commands never block: each returns a :class:`concurrent.futures.Future` that resolves to the reply's ``result``
-dict or fails with :class:`CaptureCommandRejected` (the service refused it, nothing changed) or
+dict or fails with :class:`CaptureCommandError` (the service refused it, nothing changed) or
 :class:`CaptureLinkDown` (a momentary command while the link is down, or the link was closed).
-The wire format is duplicated on purpose from ``gpio/server.py``: the capture process is reached over its socket,
-never by import; the round-trip tests keep both ends honest.
+The wire format is ``appliance/capture_wire.py``, shared with the capture process's end (``gpio/server.py``): the
+capture process is reached over its socket, never by import; the round-trip tests keep both ends honest.
 """
 
 from __future__ import annotations
@@ -39,26 +39,11 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from appliance.errors import CaptureError
-
-PROTOCOL_VERSION = 1
-MAX_LINE_BYTES = 64 * 1024
-# Momentary commands make no sense late: they are not resent after a reconnect (capture-protocol.md).
-MOMENTARY_OPS = frozenset({"beep", "sim_press", "sim_release"})
+from appliance.capture_wire import (MOMENTARY_OPS, PROTOCOL_VERSION, Ack, Command, Heartbeat, Hello, Lines, Reply,
+                                    Waker, encode)
+from appliance.errors import CaptureLinkDown
 
 log = logging.getLogger(__name__)
-
-
-class CaptureLinkDown(CaptureError, ConnectionError):
-    """The capture service is not connected (momentary command) or the link was closed."""
-
-
-class CaptureCommandRejected(CaptureError, ValueError):
-    """The capture service refused a command; nothing changed. ``code`` is the protocol's error code."""
-
-    def __init__(self, op: str, code: str, message: str):
-        super().__init__(f"capture service refused {op!r}: {message} ({code})")
-        self.op, self.code, self.message = op, code, message
 
 
 class _Command:
@@ -105,7 +90,7 @@ class CaptureLink:
         self._sock: socket.socket | None = None
         self._connected = False
         self._closing = threading.Event()
-        self._wake_r, self._wake_w = socket.socketpair()
+        self._waker = Waker()
         self._thread: threading.Thread | None = None
         self._last_sent = 0.0
         self._acked_through: int | None = None
@@ -132,8 +117,7 @@ class CaptureLink:
             for command in self._pending.values():
                 command.future.set_exception(CaptureLinkDown("the capture link was closed"))
             self._pending.clear()
-        self._wake_r.close()
-        self._wake_w.close()
+        self._waker.close()
 
     def __enter__(self) -> "CaptureLink":
         return self.start()
@@ -214,7 +198,7 @@ class CaptureLink:
     def _command(self, op: str, **fields: Any) -> Future:
         future: Future = Future()
         command_id = f"{self._id_prefix}-{next(self._ids)}"
-        command = _Command(command_id, {"type": "cmd", "id": command_id, "op": op, **fields}, future)
+        command = _Command(command_id, Command(command_id, op, fields).to_wire(), future)
         with self._lock:
             if self._closing.is_set():
                 future.set_exception(CaptureLinkDown("the capture link was closed"))
@@ -229,10 +213,7 @@ class CaptureLink:
 
     # ----------------------------------------------------------------- I/O thread
     def _wake(self) -> None:
-        try:
-            self._wake_w.send(b"x")
-        except OSError:
-            pass
+        self._waker.wake()
 
     def _run(self) -> None:
         backoff = 0.0
@@ -280,10 +261,10 @@ class CaptureLink:
             except Exception:  # the I/O thread is a process edge: log, keep serving
                 log.exception("on_connection handler failed")
 
-    def _send_locked(self, message: dict) -> None:
+    def _send_locked(self, message) -> None:  # a record of appliance.capture_wire, or a command's dict
         if self._sock is None:
             return
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        data = encode(message)
         try:
             self._sock.sendall(data)
             self._last_sent = time.monotonic()
@@ -295,12 +276,11 @@ class CaptureLink:
     def _serve(self, sock: socket.socket) -> None:
         with self._lock:
             self._sock = sock
-            self._send_locked({"type": "hello", "protocol": PROTOCOL_VERSION, "client": self._client_name,
-                               "instance": self._instance, "last_seq": self._last_seq})
+            self._send_locked(Hello(self._client_name, self._instance, self._last_seq))
         selector = selectors.DefaultSelector()
         selector.register(sock, selectors.EVENT_READ, "sock")
-        selector.register(self._wake_r, selectors.EVENT_READ, "wake")
-        buffer = b""
+        selector.register(self._waker.reader, selectors.EVENT_READ, "wake")
+        lines = Lines()
         last_received = time.monotonic()
         try:
             while not self._closing.is_set():
@@ -312,25 +292,24 @@ class CaptureLink:
                     raise OSError(f"no message from the capture service for {self._timeout_s:g} s")
                 if self._connected and now - self._last_sent >= self._heartbeat_s:
                     with self._lock:
-                        self._send_locked({"type": "heartbeat", "t_ns": time.monotonic_ns()})
+                        self._send_locked(Heartbeat(time.monotonic_ns()))
                 for key, _ in selector.select(self._heartbeat_s / 2):
                     if key.data == "wake":
-                        self._wake_r.recv(4096)
+                        self._waker.drain()
                         continue
                     chunk = sock.recv(65536)
                     if not chunk:
                         raise OSError("the capture service closed the connection")
                     last_received = time.monotonic()
-                    *lines, buffer = (buffer + chunk).split(b"\n")
                     self._acked_through = None
-                    for line in lines:
+                    for line in lines.feed(chunk):
                         if line.strip():
                             self._handle(json.loads(line))
                     if self._acked_through is not None:
                         # One cumulative ack for every event handled from this read (capture-protocol.md).
                         with self._lock:
-                            self._send_locked({"type": "ack", "seq": self._acked_through})
-                    if len(buffer) > MAX_LINE_BYTES:
+                            self._send_locked(Ack(self._acked_through))
+                    if lines.overflowing:
                         raise ValueError("line too long from the capture service")
         finally:
             selector.close()
@@ -345,12 +324,11 @@ class CaptureLink:
             with self._lock:
                 command = self._pending.pop(str(message.get("id")), None)
             if command is not None and not command.future.done():
-                if message.get("ok"):
-                    command.future.set_result(message.get("result") or {})
+                reply = Reply.from_wire(message)
+                if reply.ok:
+                    command.future.set_result(reply.result)
                 else:
-                    error = message.get("error") or {}
-                    command.future.set_exception(CaptureCommandRejected(
-                        command.op, str(error.get("code", "error")), str(error.get("message", ""))))
+                    command.future.set_exception(reply.failure(command.op))
         elif kind == "error":
             raise ValueError(f"capture service error: {message.get('code')}: {message.get('message')}")
         # heartbeats only refresh last_received; unknown types are ignored (forward compatibility)

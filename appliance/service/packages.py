@@ -29,12 +29,12 @@ class PackageChoiceError(PackageFileError):
 class QuestionPackages:
     """The packages of this box, with what its battles played of them."""
 
-    def __init__(self, library: Library, battles=None):
+    def __init__(self, library: Library, battles=None, tournament_of=None):
         self.library = library
         self.battles = battles
         # box battle id → tournament id, for battles linked to a tournament without a slot (the director's «play
         # on this box»): the tournament desk's ``box_battles``, given where both are built
-        self.tournament_of = None
+        self.tournament_of = tournament_of
         # A package's id is the hash of its file, so what is read under an id never changes: kept once read
         # (the host's reading view asks for a question's comment on every view).
         self._read: dict[str, Package] = {}
@@ -60,8 +60,8 @@ class QuestionPackages:
             return None
 
     @classmethod
-    def in_folder(cls, folder, battles=None, limits: Limits = Limits()) -> QuestionPackages:
-        return cls(Library(folder, limits), battles)
+    def in_folder(cls, folder, battles=None, limits: Limits = Limits(), tournament_of=None) -> QuestionPackages:
+        return cls(Library(folder, limits), battles, tournament_of)
 
     # ----------------------------------------------------------------- library
     def add(self, filename: str, data: bytes) -> dict:

@@ -1,9 +1,9 @@
 """The day's papers for a battle: its protocol as printable HTML (A4 landscape) and as CSV, with a title that
 names the tournament, stage, battle, room, host and date (from the battle's setup), never a hex id.
 
-One renderer for every way in: ``svoyak protocol`` (appliance/commands/protocol.py), the host's end-of-battle
+One renderer for every way in: ``svoyak protocol`` (svoyak/commands/protocol.py), the host's end-of-battle
 screen and the director's battle card (web/papers.py). The rows themselves are the rules' own
-(:mod:`appliance.rules.battle.protocol`): who pressed in what order with time gaps, who answered, the ruling,
+(:mod:`appliance.service.protocol_paper`): who pressed in what order with time gaps, who answered, the ruling,
 the running scores, and any correction.
 """
 
@@ -13,7 +13,7 @@ import io
 from html import escape
 
 import appliance.words as words
-from appliance.rules.battle.protocol import package_name, protocol_notes, protocol_rows
+from appliance.service.protocol_paper import package_name, protocol_notes, protocol_rows
 from appliance.store import csv_cells
 
 # A paper speaks one language, the one its screen was in (a Russian page never shows English): the catalogue's

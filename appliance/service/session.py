@@ -28,14 +28,12 @@ import hmac
 import json
 import logging
 import secrets
-import sqlite3
 import threading
 import time
 from typing import Any, Callable
 
-from appliance.errors import CaptureError, RulesError, StoreError, WebError
-from appliance.service.arguments import ArgumentRejected, check_arguments
-from appliance.service.battle_adapter import CommandError
+from appliance.errors import ArgumentRejected, CaptureError, CommandError, CommandRejected, RulesError, StoreError
+from appliance.service.arguments import check_arguments
 from appliance.service.timeline import STORE_KEY, Timeline, choose
 from appliance.service.timers import Deadlines
 from appliance.store import DuplicateCommandError
@@ -49,22 +47,6 @@ PHONES_KEY = "phones"       # the store's meta: phones on or off and the seats' 
 ANNOUNCEMENT_KEY = "announcement"  # the store's meta: what the hall is told now (a restart tells it the same)
 # Capture event fields that are instants of the capture's clock (the others named *_ns are durations: gap_ns).
 CAPTURE_INSTANTS = ("t_ns", "arrival_ns", "armed_at_ns")
-
-
-class CommandRejected(WebError, ValueError):
-    """A command the session refuses before it reaches the engine: ``code`` names the string that words it.
-
-    Rule rejections from the engine keep their own class (``BattleRuleError``); this one covers the session's
-    own reasons: no battle, phones off, unknown command, missing argument.
-    """
-
-    def __init__(self, code: str, detail: str = "", command: str | None = None, params: dict | None = None
-                 ) -> None:
-        super().__init__(f"{code}: {detail}" if detail else code)
-        self.code = code
-        self.detail = detail
-        self.command = command
-        self.params = params or {}
 
 
 def diff(old: dict, new: dict) -> tuple[dict, list]:
@@ -118,10 +100,12 @@ class Session:
     """
 
     def __init__(self, battles, adapter, capture=None, clock: Callable[[], int] = time.monotonic_ns,
-                 deadlines: Deadlines | None = None, simulator: bool = False, boot_id: str | None = None) -> None:
+                 deadlines: Deadlines | None = None, simulator: bool = False, boot_id: str | None = None,
+                 theme_names_for: Callable[[str, str], tuple] | None = None) -> None:
         self.battles = battles
         self.adapter = adapter
         self.capture = capture
+        self.theme_names_for = theme_names_for
         self._raw_clock = clock
         self._timeline = Timeline(boot_id)
         self._offset_ns = 0  # the timeline's, read on every stamp (one addition)
@@ -229,7 +213,7 @@ class Session:
         if timeline != stored:
             try:
                 self.battles.set_meta(STORE_KEY, timeline.record())
-            except (StoreError, OSError, sqlite3.Error) as error:
+            except (StoreError, OSError) as error:
                 log.error("battle timeline not stored: %s", error)
 
     # ------------------------------------------------------------------ reads
@@ -306,7 +290,7 @@ class Session:
             return result
 
     # (battle id, its setup's slot) -> the names typed for its themes now ("" for one still unnamed): the tournament desk's, for a
-    # battle linked to a slot (appliance/service/wiring.py link_theme_names); None: a theme keeps its setup's name
+    # battle linked to a slot (given by the composition root, web.sync.build_services); None: a theme keeps its setup's name
     theme_names_for: Callable[[str, str], tuple] | None = None
 
     def _named_theme(self, args: dict) -> dict:
@@ -535,7 +519,7 @@ class Session:
         self._seat_codes = self._made_seat_codes()
         try:
             self._store_phones(True, self._seat_codes)
-        except (StoreError, OSError, sqlite3.Error) as error:
+        except (StoreError, OSError) as error:
             log.error("phones' codes not stored: %s", error)
 
     def _store_phones(self, enabled: bool, codes: tuple[str, ...]) -> None:
@@ -551,7 +535,7 @@ class Session:
             try:
                 self.battles.set_meta(ANNOUNCEMENT_KEY, json.dumps({"battle": self._battle_id, "told": told},
                                                                    ensure_ascii=False))
-            except (StoreError, OSError, sqlite3.Error) as error:
+            except (StoreError, OSError) as error:
                 log.error("the hall's announcement not stored: %s", error)
         self._announcement = told
 
@@ -559,7 +543,7 @@ class Session:
         """The announcement the last process left for the battle resumed; none for any other, or if unreadable."""
         try:
             record = json.loads(self.battles.meta(ANNOUNCEMENT_KEY) or "{}")
-        except (StoreError, sqlite3.Error, ValueError) as error:
+        except (StoreError, ValueError) as error:
             log.error("the hall's announcement not read back: %s", error)
             return
         if isinstance(record, dict) and record.get("battle") == self._battle_id and isinstance(record.get("told"), dict):
@@ -569,7 +553,7 @@ class Session:
         """Phones as the last process left them for the battle resumed; off for any other, or if unreadable."""
         try:
             record = json.loads(self.battles.meta(PHONES_KEY) or "{}")
-        except (StoreError, sqlite3.Error, ValueError) as error:
+        except (StoreError, ValueError) as error:
             log.error("phones' switch not read back, phones are off: %s", error)
             return
         codes = record.get("codes") if isinstance(record, dict) else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from appliance.rules import tournament as t
 from appliance.service.bracket_words import add_bracket_words
+from appliance.service import presets
 
 
 def report(state: t.TournamentState) -> dict:
@@ -121,7 +122,7 @@ def format_view(fmt: t.Format) -> dict:
 
 def presets_view() -> list[dict]:
     """Every shipped tournament preset, as :func:`format_view` dicts, for the new-tournament form."""
-    return [format_view(t.load_format(name)) for name in t.list_formats()]
+    return [format_view(presets.load_format(name)) for name in presets.list_formats()]
 
 
 def desk_view(state: t.TournamentState) -> dict:

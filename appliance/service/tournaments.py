@@ -27,11 +27,11 @@ from typing import Callable, Iterable
 
 import appliance.words as words
 from appliance.config import MAX_FIELD_CHARS
-from appliance.errors import StoreError, SvoyakError
+from appliance.errors import BoxBusyError, StoreError, UnknownTournamentError
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, ResultError, StageError, TournamentError
 from appliance.rules.tournament.formats import with_changes
-from appliance.service import tournament_view
+from appliance.service import presets, tournament_view
 from appliance.store import csv_cells
 from appliance.store import TOURNAMENT, DuplicateCommandError, EventStore, open_store
 
@@ -62,32 +62,6 @@ class BattleSlot:
 
     def __str__(self) -> str:
         return f"{SLOT_PREFIX}{self.tournament}:{self.battle}"
-
-
-class UnknownTournamentError(StoreError, LookupError):
-    """No tournament with this id in the log (``code`` ``tournament.unknown``, ``params`` ``{"tid"}``)."""
-
-    def __init__(self, message: str, *, code: str = "tournament.unknown", params: dict | None = None) -> None:
-        super().__init__(message)
-        self.code, self.params = code, dict(params or {})
-
-
-class DeskInputError(SvoyakError, ValueError):
-    """A field typed on a desk form that is not what it says (a seed that is not a whole number...): a refusal
-    with a ``code`` of :data:`appliance.service.tournament_refusals.DESK_CODES` and its ``params``."""
-
-    def __init__(self, message: str, *, code: str, params: dict | None = None) -> None:
-        super().__init__(message)
-        self.code, self.params = code, dict(params or {})
-
-
-class BoxBusyError(StoreError, RuntimeError):
-    """The box's live battle is not over: a tournament battle would replace it (``play_on_box``)."""
-
-    def __init__(self, live_battle_id: str, battle_id: str) -> None:
-        super().__init__(f"battle {live_battle_id} is not over on this box; set it aside to play {battle_id}")
-        self.live_battle_id = live_battle_id
-        self.battle_id = battle_id
 
 
 Listener = Callable[[str, object, t.TournamentState], None]
@@ -252,7 +226,7 @@ class TournamentDesk:
         first = self._stored_event(command_id)
         if first is not None:
             return first.tournament_id  # a resent form: the tournament it made the first time
-        fmt = t.load_format(preset)
+        fmt = presets.load_format(preset)
         if changes:
             fmt = with_changes(fmt, changes)
         tournament_id = tournament_id or f"t{len(self._states) + 1}-{secrets.token_hex(3)}"
@@ -474,7 +448,7 @@ class TournamentDesk:
         stage = state.fmt.stage(spec.stage)
         cuts = t.stage_cuts(state.fmt, stage)
         return engine.BattleSetUp(
-            at_ns=self.clock() if at_ns is None else at_ns, profile=engine.load_profile(state.fmt.profile_for(stage)),
+            at_ns=self.clock() if at_ns is None else at_ns, profile=presets.load_profile(state.fmt.profile_for(stage)),
             players=tuple(players), themes=len(spec.themes),
             red_themes=tuple(i for i, (colour, _v) in enumerate(spec.themes) if colour == "red"),
             cuts=tuple(c for c in cuts if c < len(players)) if cuts is not None else None,

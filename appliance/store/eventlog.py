@@ -18,17 +18,22 @@ at hundreds of random moments and check exactly that. Thread-safe: one connectio
 Schema version 2 (docs/battle-log.md). A file of schema 1 (``events`` of battles, or the old tournament file's
 ``tournament_events``) is migrated in place, in one transaction, when opened for writing; opened read-only it
 is read through temporary views and left untouched.
+
+Every error of the driver that leaves this module is a :class:`appliance.errors.StoreDriverError` (its cause the
+``sqlite3`` error), as eventsourcing's ``sqlite.py`` translates its driver's: no other layer imports ``sqlite3``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from appliance.errors import StoreDriverError
 from appliance.rules.battle.errors import BattleRuleError
 from appliance.rules.battle.events import event_from_dict, event_to_dict
 from appliance.rules.tournament import events as tournament_events
@@ -107,11 +112,25 @@ class StoredCommand:
     result: dict | None
 
 
+def _driver_errors(function: Callable) -> Callable:
+    """``function`` with every ``sqlite3`` error it lets out raised as :class:`StoreDriverError` instead."""
+
+    @functools.wraps(function)
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except sqlite3.Error as error:
+            raise StoreDriverError(str(error)) from error
+
+    return wrapped
+
+
 class EventStore:
     """Every stream of events in one SQLite file.
 
     >>> import tempfile, pathlib
-    >>> from appliance.rules.battle import BattleSetUp, ThemeStarted, load_profile
+    >>> from appliance.rules.battle import BattleSetUp, ThemeStarted
+    >>> from appliance.service.presets import load_profile
     >>> folder = tempfile.TemporaryDirectory()
     >>> store = EventStore(pathlib.Path(folder.name) / "events.sqlite")
     >>> store.append(BATTLE, "b1", [BattleSetUp(at_ns=0, profile=load_profile("mubc"), players=("A", "B"),
@@ -126,6 +145,7 @@ class EventStore:
     >>> store.close(); folder.cleanup()
     """
 
+    @_driver_errors
     def __init__(self, path: str | Path, read_only: bool = False) -> None:
         self.path = Path(path)
         self.read_only = read_only
@@ -136,6 +156,7 @@ class EventStore:
             self._connection = connect_durable(self.path, "")
             _migrate(self._connection, self.path)
 
+    @_driver_errors
     def close(self) -> None:
         with self._lock:
             self._connection.close()
@@ -147,6 +168,7 @@ class EventStore:
         self.close()
 
     # ------------------------------------------------------------------ the one way to write
+    @_driver_errors
     def append(self, kind: StreamKind, stream_id: str, events: Sequence[Any], command_id: str | None = None,
                result: dict | None = None, expected_seq: int | None = None) -> tuple[int, ...]:
         """Store ``events`` (one command's) at the end of the stream in ONE transaction; return their seqs.
@@ -192,6 +214,7 @@ class EventStore:
         return seqs
 
     # ------------------------------------------------------------------ reads
+    @_driver_errors
     def read(self, kind: StreamKind, stream_id: str, after_seq: int = 0, limit: int | None = None
              ) -> list[StoredEvent]:
         """The stream's events with ``seq > after_seq``, in order (at most ``limit``).
@@ -210,6 +233,7 @@ class EventStore:
         """The stream's events alone, in order."""
         return [row.event for row in self.read(kind, stream_id)]
 
+    @_driver_errors
     def last_seq(self, kind: StreamKind, stream_id: str) -> int:
         """The seq of the stream's last event (0: no such stream)."""
         with self._lock:
@@ -217,6 +241,7 @@ class EventStore:
                 "SELECT COALESCE(MAX(seq), 0) FROM stream_events WHERE kind=? AND stream_id=?",
                 (kind.name, stream_id)).fetchone()[0]
 
+    @_driver_errors
     def stream_ids(self, kind: StreamKind) -> list[str]:
         """Every stream of ``kind``, in order of creation."""
         with self._lock:
@@ -224,11 +249,13 @@ class EventStore:
                 "SELECT stream_id FROM stream_events WHERE kind=? AND seq=1 ORDER BY rowid", (kind.name,)).fetchall()
         return [row[0] for row in rows]
 
+    @_driver_errors
     def command(self, kind: StreamKind, command_id: str) -> StoredCommand | None:
         """The stored command ``command_id`` of ``kind`` (its events' place and first result), or None."""
         with self._lock:
             return _command_row(self._connection, kind.name, command_id)
 
+    @_driver_errors
     def count(self, kind: StreamKind | None = None, stream_id: str | None = None) -> int:
         """How many events: in the whole store, of a kind, or in one stream."""
         query, params = "SELECT COUNT(*) FROM stream_events", ()
@@ -239,11 +266,13 @@ class EventStore:
         with self._lock:
             return self._connection.execute(query, params).fetchone()[0]
 
+    @_driver_errors
     def schema_version(self) -> int:
         with self._lock:
             row = self._connection.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return int(row[0])
 
+    @_driver_errors
     def meta(self, key: str) -> str | None:
         """A value the box keeps beside its streams (table ``meta``), or None; e.g. the battle timeline's offset
         (docs/battle-log.md)."""
@@ -251,6 +280,7 @@ class EventStore:
             row = self._connection.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return None if row is None else row[0]
 
+    @_driver_errors
     def set_meta(self, key: str, value: str) -> None:
         """Store ``value`` under ``key`` durably (one transaction; returns once committed)."""
         if key == "schema_version":
@@ -265,6 +295,7 @@ class EventStore:
                 connection.execute("ROLLBACK")
                 raise
 
+    @_driver_errors
     def merge_file(self, path: str | Path) -> int:
         """Copy the streams of another store file (any schema; e.g. the old ``tournaments.sqlite``) that this
         store lacks, in one transaction; returns how many events were copied. Streams already here are kept
@@ -403,6 +434,7 @@ STORE_FILE = "events.sqlite"
 LEGACY_TOURNAMENT_FILE = "tournaments.sqlite"  # schema 1 kept tournaments in a second file
 
 
+@_driver_errors
 def open_store(data_dir: str | Path) -> EventStore:
     """The box's one store, ``data_dir/events.sqlite``; the old ``tournaments.sqlite`` beside it is merged in
     once (then renamed ``tournaments.sqlite.merged``, kept for the organiser)."""

@@ -8,6 +8,7 @@ import csv
 import io
 
 from appliance.rules import battle as engine
+from appliance.service import presets
 
 HOSTILE = ("=HYPERLINK(\"http://evil\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "\tTab", "\rReturn")
 
@@ -19,7 +20,7 @@ def cells(text: str) -> list[str]:
 def test_the_battle_protocol_marks_formula_text():
     from appliance.service.papers import protocol_csv
 
-    state = engine.apply(None, engine.BattleSetUp(at_ns=0, profile=engine.load_profile("mubc"),
+    state = engine.apply(None, engine.BattleSetUp(at_ns=0, profile=presets.load_profile("mubc"),
                                                   players=HOSTILE[:4], themes=1))
     state = engine.apply(state, engine.ThemeStarted(at_ns=1, name=HOSTILE[4]))
     written = cells(protocol_csv(state))

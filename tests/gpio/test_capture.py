@@ -8,7 +8,7 @@ import time
 import pytest
 
 from gpio.pins import Backend, TimedMockFactory, open_backend
-from gpio.protocol import CommandError
+from appliance.errors import CaptureCommandError
 from gpio.sdnotify import Notifier
 from gpio.service import CaptureService, wait_for
 
@@ -133,7 +133,7 @@ def test_simulated_press_is_refused_on_real_pins(capture_settings):
     backend = Backend(TimedMockFactory(), "lgpio", "kernel")
     service = CaptureService(capture_settings, backend=backend, notifier=Notifier(environ={}))
     try:
-        with pytest.raises(CommandError, match="not-simulator"):
+        with pytest.raises(CaptureCommandError, match="not-simulator"):
             service.capture.execute("sim_press", {"player": 1})
     finally:
         service.close()
@@ -227,11 +227,11 @@ def test_the_reset_button_held_asks_for_the_pin_once_and_a_tap_does_not(capture_
 
 
 def test_the_simulator_drives_the_host_reset_button_too(service, box):
-    from gpio.protocol import parse_command
+    from gpio.commands import parse_command
 
     assert parse_command({"type": "cmd", "id": "x", "op": "sim_press", "button": "reset"}, 4)[2] == \
         {"player": 0, "hold_ms": None}
-    with pytest.raises(CommandError):
+    with pytest.raises(CaptureCommandError):
         parse_command({"type": "cmd", "id": "x", "op": "sim_press", "button": "led"}, 4)
     service.capture.execute("sim_press", {"player": 0, "hold_ms": None})
     service.capture.execute("sim_release", {"player": 0})

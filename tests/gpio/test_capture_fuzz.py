@@ -10,7 +10,7 @@ import random
 import socket
 import time
 
-from gpio.protocol import MAX_LINE_BYTES
+from appliance.capture_wire import MAX_LINE_BYTES
 
 from .conftest import RawClient
 

@@ -9,7 +9,8 @@ import pytest
 
 from appliance.service.capture_link import CaptureLink
 from gpio.arbiter import PRESS_STATUSES
-from gpio.protocol import CommandError, parse_command
+from appliance.errors import CaptureCommandError
+from gpio.commands import parse_command
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "capture-protocol.md").read_text(encoding="utf-8")
 VALID_FIELDS = {"arm": {"eligible": [1, 2], "round_id": "q1"}, "eligible": {"eligible": [1]},
@@ -45,6 +46,6 @@ def test_documented_error_codes(code):
 
 
 def test_undocumented_op_is_refused():
-    with pytest.raises(CommandError) as caught:
+    with pytest.raises(CaptureCommandError) as caught:
         parse_command({"type": "cmd", "id": "x", "op": "self_destruct"}, 4)
     assert caught.value.code == "bad-op"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bench import median, percentile
-from tests.rooms import netns
-from tests.rooms.online import NODES, OnlineVenue, stop_viewers
+from tests.support import netns
+from tests.support.online import NODES, OnlineVenue, stop_viewers
 
 VIEWERS = 2000
 UPDATES = 120

@@ -10,7 +10,9 @@ import re
 
 import pytest
 
-from .conftest import ROOT, simulator_box, watch_csp
+from tests.support.serving import ROOT, simulator_box
+
+from .conftest import watch_csp
 
 pytestmark = pytest.mark.browser
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import simulator_box
+from tests.support.serving import simulator_box
 from .test_browser import STEP_MS
 from .test_desk_papers_browser import layout_problems, pdf_pages, pdf_text
 

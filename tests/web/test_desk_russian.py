@@ -14,7 +14,8 @@ import types
 import pytest
 
 from appliance.rules import tournament as t
-from appliance.rules.tournament.simulate import play_battle_outline, simulate
+from appliance.rules.tournament.simulate import play_battle_outline
+from appliance.service.presets import simulate
 from tests.web.test_strings import ALLOWED_LATIN, latin_words
 from web import create_app
 from web.sync import Services

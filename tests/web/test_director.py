@@ -109,7 +109,8 @@ def test_written_sheets_are_entered_by_number_and_marks(client):
                                              ("northern-owl", 36), ("mubc", 13)])
 def test_every_page_renders_a_whole_tournament_and_an_export_moves_it(client, preset, players):
     from appliance.rules import tournament as t
-    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+    from appliance.rules.tournament.simulate import play_battle_outline
+    from appliance.service.presets import simulate
 
     login(client)
     log, state = simulate(preset, players, 3, battle_player=play_battle_outline)
@@ -304,7 +305,7 @@ def test_the_director_plays_a_battle_on_this_box_with_themes_from_a_package(sett
     from appliance.service.packages import QuestionPackages
     from appliance.service.session import Session
     from appliance.store import EventStore
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
     from tests.web.conftest import DIRECTOR_PIN, IDENTITY, drawn_owl
 
     battles = Battles(EventStore(tmp_path / "battles.sqlite"))
@@ -337,7 +338,8 @@ def test_broken_imports_store_nothing_and_every_page_still_answers(client, setti
     # restart; a failed import left its first event. Each import below is validated whole and refused with its
     # code; the log holds exactly what it held before, and every page still answers.
     from appliance.rules import tournament as t
-    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+    from appliance.rules.tournament.simulate import play_battle_outline
+    from appliance.service.presets import simulate
 
     login(client)
     kept = new_tournament(client, "mubc", 8)
@@ -434,7 +436,7 @@ def test_the_director_gives_a_stage_its_themes_from_a_package_beforehand(setting
     from appliance.service.packages import QuestionPackages
     from appliance.service.session import Session
     from appliance.store import EventStore
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
     from tests.web.conftest import DIRECTOR_PIN, IDENTITY, drawn_owl
     from web.director import desk
 
@@ -487,7 +489,7 @@ def test_the_written_rounds_sheet_page_links_the_packages_answer_sheets_and_key(
     from appliance.service.packages import QuestionPackages
     from appliance.service.session import Session
     from appliance.store import EventStore
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
     from tests.web.conftest import DIRECTOR_PIN, IDENTITY
     from web.director import desk
 

@@ -86,7 +86,7 @@ def test_every_catalogue_line_formats_with_the_params_its_code_documents():
 
 
 def test_a_huge_field_is_refused_by_code_without_repeating_it(desk):
-    from appliance.service.tournaments import DeskInputError
+    from appliance.errors import DeskInputError
 
     words = word(DeskInputError("x", code="input.seed", params={"seed": "9" * 200_000 + "x"}))
     assert words["code"] == "input.seed" and len(words["ru"]) < 400

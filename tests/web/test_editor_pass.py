@@ -9,7 +9,8 @@ import appliance.words as words
 from appliance.rules import battle as engine
 from appliance.rules import tournament as t
 from appliance.rules.battle import events as ev
-from appliance.rules.tournament.simulate import play_battle_outline, simulate
+from appliance.rules.tournament.simulate import play_battle_outline
+from appliance.service.presets import simulate
 from appliance.service.battle_adapter import BattleAdapter
 from tests.web.test_desk_russian import client, desk, visible_text  # noqa: F401 (the desk's client fixture)
 
@@ -111,7 +112,7 @@ def test_the_button_test_lines_do_not_run_together(settings, memory_battles):
 
 def test_a_withdrawn_questions_result_is_withdrawn_not_taken():
     """The protocol said «взят» for a question withdrawn after a right answer."""
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.protocol_paper import protocol_rows
     from appliance.service import papers
 
     adapter, state = battle()

@@ -214,7 +214,8 @@ def test_the_tournament_import_has_its_own_limit_and_every_other_route_keeps_the
 
     from appliance.config import MAX_REQUEST_BYTES
     from appliance.rules import tournament as t
-    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+    from appliance.rules.tournament.simulate import play_battle_outline
+    from appliance.service.presets import simulate
 
     def export(players, seed):  # a real log, its real clock readings and seeds (past 2**53), padded as JSON allows
         log, state = simulate("mubc", players, seed, battle_player=play_battle_outline)

@@ -17,7 +17,7 @@ import pytest
 
 from appliance.store import BATTLE, EventStore
 from tests.web.conftest import watch_csp
-from tests.web.conftest import ROOT, free_port, wait_http
+from tests.support.serving import ROOT, free_port, wait_http
 from tests.web.test_browser import STEP_MS, shot
 
 pytestmark = pytest.mark.browser
@@ -39,7 +39,7 @@ class Box:
         env = {**os.environ, "SVOYAK_DATA_DIR": str(self.data_dir), "SVOYAK_CONFIG": str(self.data_dir / "none.toml")}
         log = open(self.data_dir / "run.log", "a")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(self.port)],
+            [sys.executable, "-m", "svoyak.cli", "run", "--simulator", "--port", str(self.port)],
             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
         log.close()
         wait_http(self.url + "/board", self.process)

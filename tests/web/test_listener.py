@@ -34,7 +34,7 @@ from appliance.service.packages import QuestionPackages
 from appliance.service.session import Session
 from appliance.store import EventStore
 from appliance.service import audience
-from tests.appliance.packages.conftest import sport_siq
+from tests.support.packages import sport_siq
 from tests.appliance.service.test_audience import undeclared, undeclared_update
 from web import create_app
 from web.sync import Services

@@ -16,7 +16,9 @@ import zlib
 
 import pytest
 
-from .conftest import PIN, ROOT
+from tests.support.serving import ROOT
+
+from .conftest import PIN
 
 ARTIFACTS = ROOT / "artifacts" / "web"
 STEP_MS = 10_000

@@ -11,7 +11,7 @@ import pytest
 from appliance.service.battle_adapter import BattleAdapter
 from appliance.service.packages import QuestionPackages
 from appliance.service.session import Session
-from tests.appliance.packages.conftest import V4_CONTENT, make_zip, sport_siq
+from tests.support.packages import V4_CONTENT, make_zip, sport_siq
 from web import create_app
 import appliance.words as words
 
@@ -194,7 +194,7 @@ def test_every_documented_refusal_is_worded_in_both_languages_and_no_other():
 def test_the_new_refusals_name_the_field_version_and_theme_in_words():
     from appliance.packages.errors import PackageFileError
     from appliance.packages.formats import read_package
-    from tests.appliance.packages.hostile import HOSTILE
+    from tests.support.hostile import HOSTILE
     from web.package_refusals import word_package_error
 
     def words(label: str) -> dict:

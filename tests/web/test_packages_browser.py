@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.appliance.packages.conftest import sport_siq
+from tests.support.packages import sport_siq
 from tests.web.test_browser import STEP_MS, shot
 from tests.web.test_held_taps_browser import box  # noqa: F401 (fixtures)
 
@@ -126,7 +126,7 @@ def test_a_final_round_is_marked_and_never_played_as_an_ordinary_theme_and_theme
     the theme's author is on the host's reading view (issue 19)."""
     from playwright.sync_api import expect
 
-    from tests.appliance.packages.conftest import final_round_siq
+    from tests.support.packages import final_round_siq
 
     errors = []
     siq = tmp_path / "финал.siq"

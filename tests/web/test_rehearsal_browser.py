@@ -14,7 +14,7 @@ text over text (a banner over the theme or the price: bounding boxes of visible 
 (``scrollWidth > clientWidth`` in a box that clips), on a control under 48 px and on a console error.
 
 The rooms part (:func:`test_a_round_in_two_rooms_with_every_screen_at_every_size`): a hub and two stations, each
-a ``svoyak run --simulator`` on loopback with its own nats-server (tests/rooms/boxes.py), paired and played through
+a ``svoyak run --simulator`` on loopback with its own nats-server (tests/support/boxes.py), paired and played through
 their pages, its screenshots ``artifacts/rehearsal/rooms-*.png``, checked the same way."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import simulator_box
+from tests.support.serving import simulator_box
 from .screens import console_errors, small_controls, text_problems
 from .test_browser import STEP_MS
 
@@ -314,11 +314,11 @@ class Room:
 
 @pytest.fixture(scope="module")
 def venue(tmp_path_factory):
-    """Two ``svoyak run --simulator`` stations and a hub on loopback, as tests/rooms/boxes.py starts them: each
+    """Two ``svoyak run --simulator`` stations and a hub on loopback, as tests/support/boxes.py starts them: each
     its own data directory, capture and nats-server (the hub's the leaf hub; leaf port 0: a free one)."""
-    from tests.rooms.boxes import Box
+    from tests.support.boxes import Box
 
-    from .conftest import free_port
+    from tests.support.serving import free_port
 
     folder = tmp_path_factory.mktemp("rooms")
     boxes = {name: Box(name, folder / name, free_port()) for name in ("hub", "room1", "room2")}
@@ -337,7 +337,7 @@ def test_a_round_in_two_rooms_with_every_screen_at_every_size(browser, venue):
     drawn and its two battles of round 1 given to the two rooms; each room's host starts the battle from the
     station's page and plays it on the host page, its board following; the results reach the desk, and the
     hall's lobby names both rooms. Every screen at every size, checked like the rest of the rehearsal."""
-    from tests.rooms.boxes import PIN, DIRECTOR_PIN, wait_for
+    from tests.support.boxes import PIN, DIRECTOR_PIN, wait_for
 
     hub, boxes = venue["hub"], {"room1": venue["room1"], "room2": venue["room2"]}
     own = {"desk": "tablet", "lobby": "board"}

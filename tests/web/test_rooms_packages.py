@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 from appliance.service.rooms.carried import CarriedStore
-from tests.appliance.packages.conftest import NS, make_zip
+from tests.support.packages import NS, make_zip
 from tests.web.rooms_boxes import Box, pair, until
 
 PICTURE = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 3000  # 768 KB: two KV chunks
@@ -143,11 +143,11 @@ def test_a_station_claiming_a_battle_the_desk_gave_nobody_is_refused_and_nothing
     async def claim() -> dict:
         import nats
 
-        nc = await nats.connect(room3.rooms.server.client_url(), inbox_prefix=protocol.inbox_prefix("room3"))
+        nc = await nats.connect(room3.rooms.server.client_url(), inbox_prefix=wire.inbox_prefix("room3"))
         try:
-            reply = await nc.request(protocol.desk_subject("room3", "claim"),
-                                     protocol.encode("claim", box="room3", tournament=tid, battle=battle), timeout=5)
-            return protocol.decode(reply.data, "claimed")
+            reply = await nc.request(wire.desk_subject("room3", "claim"),
+                                     wire.encode("claim", box="room3", tournament=tid, battle=battle), timeout=5)
+            return wire.decode(reply.data, "claimed")
         finally:
             await nc.close()
 
@@ -166,13 +166,13 @@ def _try(call):
 
 def test_a_carried_entry_with_a_damaged_picture_is_refused_and_nothing_is_kept(tmp_path):
     store = CarriedStore(tmp_path / "carried")
-    body = protocol.encode("carried", package="p1", title="Кубок", themes={"0": {
+    body = wire.encode("carried", package="p1", title="Кубок", themes={"0": {
         "name": "Реки", "questions": [{"price_points": 10, "text": "Вопрос", "answer": "Ответ"}]}},
         media=[{"path": "map.png", "sha256": "0" * 64, "bytes": 3, "chunks": ["media.x.0"]}])
     with pytest.raises(ValueError, match="damaged"):
         store.keep("carried.abc", body, {"0" * 64: b"PNG"})
     assert not store.has("carried.abc") and store.package("p1") is None
-    too_long = protocol.encode("carried", package="p1", title="К" * 501, themes={}, media=[])
+    too_long = wire.encode("carried", package="p1", title="К" * 501, themes={}, media=[])
     with pytest.raises(ValueError):
         store.keep("carried.def", too_long, {})
     assert not store.has("carried.def")

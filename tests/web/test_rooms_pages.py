@@ -165,7 +165,7 @@ async def _beats(hub_url: str, app_password: str, station_url: str, seconds: flo
     station's leaf is cut or refused)."""
     import nats
 
-    from appliance.service.rooms import natsconf, protocol
+    from appliance.service.rooms import natsconf, wire
 
     hub = await nats.connect(hub_url, user=natsconf.APP_USER, password=app_password)
     got: list[bytes] = []
@@ -173,12 +173,12 @@ async def _beats(hub_url: str, app_password: str, station_url: str, seconds: flo
     async def heard(message):
         got.append(message.data)
 
-    await hub.subscribe(protocol.desk_subject("room2", "beat"), cb=heard)
+    await hub.subscribe(wire.desk_subject("room2", "beat"), cb=heard)
     await hub.flush()
-    station = await nats.connect(station_url, inbox_prefix=protocol.inbox_prefix("room2"))
+    station = await nats.connect(station_url, inbox_prefix=wire.inbox_prefix("room2"))
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and not got:
-        await station.publish(protocol.desk_subject("room2", "beat"), b"beat")
+        await station.publish(wire.desk_subject("room2", "beat"), b"beat")
         await station.flush()
         await asyncio.sleep(0.2)
     await station.close()

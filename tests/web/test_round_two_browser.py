@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .conftest import simulator_box
+from tests.support.serving import simulator_box
 from .screens import console_errors, disjoint, small_controls, text_problems
 from .test_browser import STEP_MS, Stage, box, shot  # noqa: F401  (fixtures: a box of our own)
 from .test_host_browser import login, new_battle, set_up

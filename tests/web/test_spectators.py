@@ -20,8 +20,9 @@ import socketio
 
 from appliance.service.spectators import conf
 from appliance.service.spectators import server as spectators_server
-from tests.crowd import Record, nats_spectator
-from tests.web.conftest import IDENTITY, PIN, ROOT, Client, simulator_box
+from tests.support.crowd import Record, nats_spectator
+from tests.support.serving import ROOT, simulator_box
+from tests.web.conftest import IDENTITY, PIN, Client
 
 SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"], "themes": [{"name": "Реки"}, {"name": "Кино"}]}
 UPDATE = conf.subject(IDENTITY.box_name, conf.UPDATE)
@@ -198,10 +199,10 @@ def test_a_thousand_spectators_never_block_the_host(tmp_path, spectators):
         assert ports, "svoyak run did not start the spectators' nats-server"
         ws_url = ports["websocket"][0].replace("0.0.0.0", "127.0.0.1")
         out = tmp_path / "crowd.json"
-        crowd = subprocess.Popen([sys.executable, "-m", "tests.crowd", "nats", ws_url,
+        crowd = subprocess.Popen([sys.executable, "-m", "tests.support.crowd", "nats", ws_url,
                                   conf.subject(json.loads((tmp_path / "identity.json").read_text())["box_name"],
                                                conf.UPDATE), str(spectators), "60", str(out)], cwd=ROOT)
-        sockets = subprocess.Popen([sys.executable, "-m", "tests.crowd", "socketio", box["url"], "-", "150", "60",
+        sockets = subprocess.Popen([sys.executable, "-m", "tests.support.crowd", "socketio", box["url"], "-", "150", "60",
                                     str(tmp_path / "sockets.json")], cwd=ROOT)
         try:
             for ready in (Path(str(out) + ".ready"), tmp_path / "sockets.json.ready"):
@@ -276,7 +277,7 @@ def test_svoyak_spectators_runs_the_server_niced_on_its_cores(tmp_path):
            "SVOYAK_SPECTATORS_WS_PORT": "0", "SVOYAK_SPECTATORS_CLIENT_PORT": "0", "SVOYAK_SPECTATORS_NICE": "7",
            "SVOYAK_SPECTATORS_CPUS": str(cores[-1])}
     (tmp_path / "none.toml").write_text("")
-    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "spectators"], env=env, cwd=ROOT,
+    process = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "spectators"], env=env, cwd=ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20

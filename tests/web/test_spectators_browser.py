@@ -88,7 +88,7 @@ def test_the_online_viewer_page(browser, settings, spectators_server_process):
     from appliance.service.spectators import conf
     from appliance.service.spectators import server as spectators_server
     from appliance.service.spectators.publisher import Publisher
-    from tests.web.conftest import ROOT
+    from tests.support.serving import ROOT
 
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(ROOT / "web" / "static"))
     http_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

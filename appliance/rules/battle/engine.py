@@ -3,7 +3,7 @@
 Every rule the regulations state is a branch on a profile field, cited beside it. An event the rules refuse
 raises :class:`BattleRuleError` naming the rule; the state given is untouched (it is immutable).
 
->>> from appliance.rules.battle.profile import load_profile
+>>> from appliance.service.presets import load_profile
 >>> from appliance.rules.battle import events as e
 >>> s = apply(None, e.BattleSetUp(at_ns=0, profile=load_profile("eurocup"), players=("Аня", "Борис", "Вера"), themes=4))
 >>> for event in (e.ThemeStarted(at_ns=1, name="Реки"), e.PriceAnnounced(at_ns=2, value_points=10),

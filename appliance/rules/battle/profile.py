@@ -5,27 +5,24 @@ on its fields, never on its name. Each table of the TOML file maps to fields nam
 (``[answer] limit_ms`` is ``Profile.answer_limit_ms``). ``[sections]`` maps rule keys to the regulation's
 section numbers, so an error can name the rule (``"eurocup 2.8"``).
 
+The files are read by the service (``appliance.service.presets``); the rules take the data they hold.
+
+>>> from appliance.service.presets import load_profile
 >>> profile = load_profile("eurocup")
 >>> profile.answer_limit_ms, profile.presses_window_after_reading_ms, profile.presses_during_answer
 (3000, 7000, 'queue')
 >>> profile.cite("answer_limit")
 'eurocup 2.8'
->>> sorted(profile_names())[:3]
-['eurocup', 'eurocup-final', 'irkutsk']
 """
 
 from __future__ import annotations
 
 import dataclasses
-import tomllib
-from pathlib import Path
 from typing import Any, Mapping
 
 from appliance.rules.battle.choices import (SHOOTOUT_METHODS, Appeals, DuringAnswer, HostCorrections, OutsideWindow,
                                             PressesOpenAt, TieBreak)
 from appliance.rules.battle.errors import ProfileError
-
-PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 
 # (table, key, type, the choices (a StrEnum: the field holds its member) or None, default or REQUIRED)
 REQUIRED = object()
@@ -73,7 +70,8 @@ def _field_name(table: str, key: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Profile:
-    """One regulation's battle rules as data. Build with :func:`load_profile` or :func:`profile_from_dict`."""
+    """One regulation's battle rules as data. Build with :func:`profile_from_dict` (the service's
+    ``appliance.service.presets.load_profile`` reads a file into it)."""
 
     name: str
     title: str
@@ -220,28 +218,3 @@ def _check(profile: Profile, source: str) -> None:
         problems.append("[ranking] placement_points lists points for places 1-4")
     if problems:
         raise ProfileError(f"{source}: " + "; ".join(problems))
-
-
-def profile_names() -> list[str]:
-    """Names of the profiles shipped in ``profiles/``."""
-    return sorted(path.stem for path in PROFILES_DIR.glob("*.toml"))
-
-
-def load_profile(name_or_path: str | Path) -> Profile:
-    """A shipped profile by name (``"eurocup"``) or any profile file by path.
-
-    Raises :class:`ProfileError` if it does not exist or is not a valid profile.
-    """
-    path = Path(name_or_path)
-    if path.suffix != ".toml":
-        path = PROFILES_DIR / f"{name_or_path}.toml"
-        if not path.exists():
-            raise ProfileError(f"no rules profile {name_or_path!r}; shipped: {', '.join(profile_names())}")
-    try:
-        with path.open("rb") as file:
-            data = tomllib.load(file)
-    except OSError as error:
-        raise ProfileError(f"cannot read profile {path}: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ProfileError(f"profile {path} is not valid TOML: {error}") from None
-    return profile_from_dict(data, source=path.name)

@@ -4,6 +4,7 @@ Pure: no clock, no ``random``, no I/O. Time arrives as ``at_ns`` on events, rand
 (``appliance.service.tournaments``) stores the events and offers the director's commands.
 
 >>> from appliance.rules.tournament import *
+>>> from appliance.service.presets import load_format
 >>> fmt = load_format("northern-owl")
 >>> state = apply(TournamentState(), TournamentCreated(0, "t1", "Сова", fmt.source["data"], seed=7))
 >>> for n in range(38):
@@ -28,7 +29,7 @@ from appliance.rules.tournament.events import (EVENTS, BattleAssigned, BattleLin
                                                from_dict, to_dict)
 from appliance.rules.tournament.errors import (DrawError, FormatError, RegistrationError, ResultError, StageError,
                                                TournamentError)
-from appliance.rules.tournament.formats import Format, Stage, list_formats, load_format, parse_format
+from appliance.rules.tournament.formats import Format, Stage, parse_format
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.results import BattleResult, PlayerResult, Shootout, score_written
 from appliance.rules.tournament.state import TournamentState
@@ -41,7 +42,7 @@ __all__ = [
     "Stage", "StageClosed", "StageDrawn", "StageOutcome", "Standing", "Step", "StepKind", "ThemesNamed", "Tie",
     "TieBroken",
     "TournamentCreated", "TournamentState", "WrittenSheetEntered", "advancement_log", "apply", "battle_players",
-    "derive_seed", "field", "from_dict", "list_formats", "load_format", "next_step", "open_ties", "outcome",
+    "derive_seed", "field", "from_dict", "next_step", "open_ties", "outcome",
     "SeatRef", "TieId", "parse_format", "plan_draw", "playing_stages", "stage_cuts", "replay", "score_written", "stage_participants", "standings", "swiss_table",
     "to_dict",
 ]

@@ -26,10 +26,11 @@ def cuts_for(spec: BattleSpec, players: int, context: dict) -> tuple | None:
 
 
 def play(spec: BattleSpec, players: tuple, profile_name: str, rng, context: dict) -> BattleResult:
-    """Play ``spec`` with ``players`` (ids, also their names in the battle) under ``profile_name``."""
+    """Play ``spec`` with ``players`` (ids, also their names in the battle) under ``profile_name``, the profile
+    given by ``context["profile_of"]`` (the service reads the files: ``appliance.service.presets``)."""
     from appliance.rules import battle as engine
 
-    profile = engine.load_profile(profile_name)
+    profile = context["profile_of"](profile_name)
     absent = tuple(i for i, p in enumerate(players) if p in set(context.get("absent", ())))
     red = tuple(i for i, (colour, _values) in enumerate(spec.themes) if colour == "red")
     skills = context.get("skills", {})

@@ -4,25 +4,23 @@ A format is a registration policy and a sequence of stages. Each stage says how 
 how many players and themes a battle has, and which rules send players on (advance rules). The code branches
 on these fields, never on a regulation's name. Organisers copy a preset, edit it and load it by path.
 
+The preset files are read by the service (``appliance.service.presets``); the rules parse the data they hold.
+
+>>> from appliance.service.presets import load_format
 >>> eurocup = load_format("eurocup")
 >>> [stage.id for stage in eurocup.stages]
 ['qualifying', '1-27', '1-9', '1-3', 'final']
 >>> eurocup.stage("final").red_themes, eurocup.stage("final").red_values
 (6, (20, 40, 60, 80, 100))
->>> sorted(list_formats())
-['eurocup', 'irkutsk', 'mubc', 'northern-owl', 'youth-cup']
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import tomllib
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from appliance.rules.tournament.errors import FormatError, UnknownFormatError
+from appliance.rules.tournament.errors import FormatError
 
 DRAWS = ("random", "bracket", "group-place", "group", "swiss", "all")
 KINDS = ("battles", "written", "swiss")
@@ -174,42 +172,10 @@ class Format:
         return stage.battle_profile or self.battle_profile
 
 
-def _formats_dir():
-    return resources.files("appliance.rules.tournament") / "formats"
-
-
-def list_formats() -> list[str]:
-    """Names of the presets shipped with the box."""
-    return sorted(entry.name[:-5] for entry in _formats_dir().iterdir() if entry.name.endswith(".toml"))
-
-
-def load_format(name_or_path: str | Path) -> Format:
-    """Load a shipped preset by name (``"eurocup"``) or an organiser's copy by path; validate it fully.
-
-    Raises :class:`UnknownFormatError` for an unknown name and :class:`FormatError` naming the field at fault.
-    """
-    text_path = str(name_or_path)
-    if text_path.endswith(".toml") or "/" in text_path:
-        path = Path(text_path)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as error:
-            raise FormatError(f"cannot read format file {path}: {error.strerror}",
-                              code="format.read", params={"path": str(path), "reason": error.strerror or ""}) from None
-        except tomllib.TOMLDecodeError as error:
-            raise FormatError(f"format file {path} is not valid TOML: {error}",
-                              code="format.toml", params={"path": str(path), "error": str(error)}) from None
-        return parse_format(data, origin=str(path))
-    if text_path not in list_formats():
-        raise UnknownFormatError(f"no tournament preset {text_path!r}; presets: {', '.join(list_formats())}",
-                                 code="format.unknown", params={"name": text_path, "presets": list_formats()})
-    data = tomllib.loads((_formats_dir() / f"{text_path}.toml").read_text(encoding="utf-8"))
-    return parse_format(data, origin=f"{text_path}.toml")
-
-
 def with_changes(fmt: Format, changes: dict[str, Any]) -> Format:
     """A copy of ``fmt`` with stage fields changed by ``"stage.field"`` (``{"swiss.rounds": 7}``), validated.
 
+    >>> from appliance.service.presets import load_format
     >>> with_changes(load_format("mubc"), {"swiss.rounds": 7}).stage("swiss").rounds
     7
     """

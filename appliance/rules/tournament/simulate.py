@@ -21,7 +21,7 @@ from appliance.rules.tournament.outcomes import battle_players, stage_participan
 from appliance.rules.tournament.progress import next_step
 from appliance.rules.tournament.seats import stage_cuts
 from appliance.rules.tournament.errors import StageError
-from appliance.rules.tournament.formats import Format, load_format, with_changes
+from appliance.rules.tournament.formats import Format, with_changes
 from appliance.rules.tournament.prng import Rng, derive_seed
 from appliance.rules.tournament.results import BattleResult, PlayerResult, Shootout, places_from_scores
 from appliance.rules.tournament.state import TournamentState
@@ -143,12 +143,12 @@ def registrations(fmt: Format, players: int, rng: Rng) -> list[ev.PlayerRegister
     return entries
 
 
-def simulate(preset: str, players: int, seed: int, rooms: int = 3,
-             battle_player: BattlePlayer | None = None, changes: dict | None = None) -> tuple[list, TournamentState]:
-    """Play a whole tournament; return its event log and final state. Raises the engine's errors if the
-    format cannot be played with ``players`` entrants (the message names the rule). ``changes``: stage fields
-    the organisers set (``{"swiss.rounds": 7}``)."""
-    fmt = load_format(preset)
+def simulate(fmt: Format, players: int, seed: int, rooms: int = 3, battle_player: BattlePlayer | None = None,
+             changes: dict | None = None, profile_of: Callable | None = None) -> tuple[list, TournamentState]:
+    """Play a whole tournament of ``fmt``; return its event log and final state. Raises the engine's errors if
+    the format cannot be played with ``players`` entrants (the message names the rule). ``changes``: stage
+    fields the organisers set (``{"swiss.rounds": 7}``). ``profile_of(name) -> Profile``: the battles' profiles,
+    for the battle engine (``appliance.service.presets.simulate`` reads a preset and passes its loader)."""
     if changes:
         fmt = with_changes(fmt, changes)
     play = battle_player or play_battle_with_engine
@@ -200,7 +200,7 @@ def simulate(preset: str, players: int, seed: int, rooms: int = 3,
                 players_now = battle_players(state, battle_id)
                 stage = fmt.stage(spec.stage)
                 context = {"seed": seed, "skills": {p: _skill(seed, p) for p in players_now},
-                           "cuts": stage_cuts(fmt, stage), "runs": stage.runs}
+                           "cuts": stage_cuts(fmt, stage), "runs": stage.runs, "profile_of": profile_of}
                 if stage.kind == "swiss":
                     # mubc 3.5: now and then a player listed in the table is not there for a battle.
                     no_show = Rng(derive_seed(seed, "absent", battle_id))

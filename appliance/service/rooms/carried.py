@@ -37,7 +37,7 @@ from appliance.packages.errors import PackageError, PackageNotFound
 from appliance.packages.model import STANDARD, Package, Question, Theme, check_fields, media_markers
 from appliance.rules import tournament as t
 from appliance.service.packages import QuestionPackages
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 from appliance.store.eventlog import StreamKind
 
 log = logging.getLogger(__name__)
@@ -226,7 +226,7 @@ class DeskCarrier:
             except PackageError as error:  # the package left the desk: the names travel, the log says why
                 log.warning("assignment %s/%s carries no package: %s", item["tournament"], item["battle"], error)
                 continue
-            body = protocol.encode("carried", **carried)
+            body = wire.encode("carried", **carried)
             key = _key("carried", body)
             entries[key] = body
             entries.update(media)
@@ -315,7 +315,7 @@ class CarriedStore:
 
     def keep(self, key: str, body: bytes, media: dict[str, bytes]) -> None:
         """Check and keep one carried entry and its pictures (``{sha256: bytes}``); raises ValueError."""
-        data = protocol.decode(body, "carried")
+        data = wire.decode(body, "carried")
         for item in data.get("media", ()):
             content = media.get(item["sha256"])
             if content is None or hashlib.sha256(content).hexdigest() != item["sha256"]:

@@ -30,7 +30,7 @@ import threading
 
 from appliance.rules.tournament import BattleResult
 from appliance.rules.tournament.errors import TournamentError
-from appliance.service.rooms.protocol import RoomsError
+from appliance.service.rooms.wire import RoomsError
 from appliance.store import DuplicateCommandError
 from appliance.store.eventlog import StreamKind
 

@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 from appliance.service.rooms.ledger import Ledger
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ class HubLink:
         # Everything DESK holds, from its first message: the desk is rebuilt on every start. No filter subject:
         # DESK holds only what its sources bring, and nats-server 2.9 refuses a filter on a stream with no
         # subjects and no sources yet (a hub before its first station's beat).
-        self.desk_sub = await self.js.subscribe("", stream=protocol.DESK_STREAM, ordered_consumer=True,
+        self.desk_sub = await self.js.subscribe("", stream=wire.DESK_STREAM, ordered_consumer=True,
                                                 cb=self._on_event, idle_heartbeat=2.0)
         self.ready = True
         self._tasks = [asyncio.ensure_future(self._confirmer()), asyncio.ensure_future(self._assigner())]
@@ -127,12 +127,12 @@ class HubLink:
         from nats.js.api import StorageType, StreamConfig
 
         try:
-            info = await self.js.stream_info(protocol.DESK_STREAM)
+            info = await self.js.stream_info(wire.DESK_STREAM)
             self.desk_last = info.state.last_seq
         except Exception as error:  # nats.js.errors.NotFoundError: the first start
             log.debug("DESK: %r", error)
-            await self.js.add_stream(StreamConfig(name=protocol.DESK_STREAM, storage=StorageType.FILE,
-                                                  duplicate_window=protocol.DUPLICATE_WINDOW_S))
+            await self.js.add_stream(StreamConfig(name=wire.DESK_STREAM, storage=StorageType.FILE,
+                                                  duplicate_window=wire.DUPLICATE_WINDOW_S))
 
     async def sync_stations(self) -> None:
         """Each paired station has its subscriptions (beats, claims) and its KV bucket; DESK drops the source of
@@ -145,14 +145,14 @@ class HubLink:
             if box not in self._subscribed:
                 # One subscription per station: the leaf forwards only subjects its user may publish, and a
                 # wildcard over every box is wider than any station's permissions.
-                await self.nc.subscribe(protocol.desk_subject(box, "beat"), cb=self._on_beat)
-                await self.nc.subscribe(protocol.desk_subject(box, "claim"), cb=self._on_claim)
+                await self.nc.subscribe(wire.desk_subject(box, "beat"), cb=self._on_beat)
+                await self.nc.subscribe(wire.desk_subject(box, "claim"), cb=self._on_claim)
                 self._subscribed.add(box)
-            await self.js.create_key_value(KeyValueConfig(bucket=protocol.room_bucket(box), history=1,
+            await self.js.create_key_value(KeyValueConfig(bucket=wire.room_bucket(box), history=1,
                                                           storage=StorageType.FILE, direct=True))
         async with self._desk_lock:
-            info = await self.js.stream_info(protocol.DESK_STREAM)
-            kept = [s for s in info.config.sources or [] if s.name in {protocol.box_stream(b) for b in boxes}]
+            info = await self.js.stream_info(wire.DESK_STREAM)
+            kept = [s for s in info.config.sources or [] if s.name in {wire.box_stream(b) for b in boxes}]
             if len(kept) != len(info.config.sources or []):
                 info.config.sources = kept or None
                 await self.js.update_stream(info.config)
@@ -162,9 +162,9 @@ class HubLink:
     def _source_config(self, box: str):
         from nats.js.api import ExternalStream, StreamSource
 
-        return StreamSource(name=protocol.box_stream(box),
-                            external=ExternalStream(api=f"$JS.{protocol.box_domain(box)}.API",
-                                                    deliver=protocol.source_deliver(box)))
+        return StreamSource(name=wire.box_stream(box),
+                            external=ExternalStream(api=f"$JS.{wire.box_domain(box)}.API",
+                                                    deliver=wire.source_deliver(box)))
 
     async def _source(self, box: str, restarted: bool = False) -> bool:
         """The station was just heard after a silence (its first beat since this hub started, its return after
@@ -184,8 +184,8 @@ class HubLink:
         A source DESK holds already is left alone while it is alive (its consumer's idle heartbeat comes every
         second; a late beat on a loaded machine must not restart a flowing source), else it is added again."""
         async with self._desk_lock:
-            info = await self.js.stream_info(protocol.DESK_STREAM)
-            name = protocol.box_stream(box)
+            info = await self.js.stream_info(wire.DESK_STREAM)
+            name = wire.box_stream(box)
             held = next((s for s in info.sources or [] if s.name == name), None)
             alive = held is not None and held.active is not None and 0 <= held.active < SILENT_S * 1e9
             if alive and not held.error and not restarted:
@@ -221,13 +221,13 @@ class HubLink:
     async def _on_event(self, message) -> None:
         arrived_ns, arrived_wall_ns = time.monotonic_ns(), time.time_ns()
         try:
-            data = protocol.decode_event(message.subject, message.data)
-        except protocol.MessageError as error:
+            data = wire.decode_event(message.subject, message.data)
+        except wire.MessageError as error:
             self.bad_messages += 1
             log.warning("DESK message dropped: %s", error)
             return
         source = (message.headers or {}).get("Nats-Stream-Source", "")
-        if source and not source.startswith(protocol.box_stream(data["box"]) + ":"):
+        if source and not source.startswith(wire.box_stream(data["box"]) + ":"):
             self.bad_messages += 1  # sourced from another box's stream: a station publishing as another
             return
         try:
@@ -244,7 +244,7 @@ class HubLink:
             replica = self.ledger.replicas[(data["box"], data["battle"])]
         if applied and self.measuring:
             now_ns = time.monotonic_ns()
-            stages = _stages((message.headers or {}).get(protocol.STAGES_HEADER, ""))
+            stages = _stages((message.headers or {}).get(wire.STAGES_HEADER, ""))
             stored_wall = _stored_wall_ns(message.reply)
             for seq, event in applied:
                 # For the bench only (boxes on one machine share their clocks); no result depends on it.
@@ -294,7 +294,7 @@ class HubLink:
 
     async def _put(self, box: str, key: str, value: str) -> None:
         try:
-            kv = await self.js.key_value(protocol.room_bucket(box))
+            kv = await self.js.key_value(wire.room_bucket(box))
             await kv.put(key, value.encode())
         except Exception as error:
             log.warning("KV %s/%s: %r", box, key, error)
@@ -347,7 +347,7 @@ class HubLink:
         if all(key in written for key in entries):
             return True
         try:
-            kv = await self.js.key_value(protocol.room_bucket(box))
+            kv = await self.js.key_value(wire.room_bucket(box))
             for key, value in entries.items():
                 if key not in written:
                     content = await asyncio.get_running_loop().run_in_executor(None, entry_bytes, value)
@@ -365,8 +365,8 @@ class HubLink:
     async def _on_beat(self, message) -> None:
         box = self._box_of(message.subject)
         try:
-            data = protocol.decode(message.data, "beat")
-        except protocol.MessageError:
+            data = wire.decode(message.data, "beat")
+        except wire.MessageError:
             self.bad_messages += 1
             return
         now = time.monotonic()
@@ -418,14 +418,14 @@ class HubLink:
         message DESK holds from it (anything repeated is dropped by the ledger)."""
         try:
             async with self._desk_lock:
-                info = await self.js.stream_info(protocol.DESK_STREAM)
+                info = await self.js.stream_info(wire.DESK_STREAM)
                 for source in info.sources or []:
-                    if source.name == protocol.box_stream(box):  # what the server knew of the stalled source
+                    if source.name == wire.box_stream(box):  # what the server knew of the stalled source
                         self.stalls.append({"box": box, "lag": source.lag, "active_ns": source.active,
                                             "error": str(source.error or "")})
                 config = info.config
                 everyone = list(config.sources or [])
-                others = [source for source in everyone if source.name != protocol.box_stream(box)]
+                others = [source for source in everyone if source.name != wire.box_stream(box)]
                 config.sources = others or None
                 if len(others) != len(everyone):
                     await self.js.update_stream(config)
@@ -438,12 +438,12 @@ class HubLink:
     async def _on_claim(self, message) -> None:
         box = self._box_of(message.subject)
         try:
-            data = protocol.decode(message.data, "claim")
+            data = wire.decode(message.data, "claim")
             answer = await asyncio.get_running_loop().run_in_executor(
                 None, self.results.claim, box, str(data["tournament"]), str(data["battle"]))
-        except (protocol.MessageError, KeyError) as error:
+        except (wire.MessageError, KeyError) as error:
             answer = {"ok": False, "error": str(error)}
-        await message.respond(protocol.encode("claimed", **answer))
+        await message.respond(wire.encode("claimed", **answer))
         self.publish_assignments()
 
     # --- what the pages show ---------------------------------------------------------------------------------------

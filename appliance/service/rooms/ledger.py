@@ -4,7 +4,9 @@ JetStream drops a resend inside the stream's duplicate window (``Nats-Msg-Id``);
 lost its stream and republished its whole log) reaches the hub again, and the ledger drops it by sequence number.
 An event that arrives ahead of a missing one waits until the gap fills.
 
->>> from appliance.rules.battle import BattleSetUp, ThemeStarted, load_profile, event_to_dict
+>>> from appliance.rules.battle import BattleSetUp, ThemeStarted, event_to_dict
+
+>>> from appliance.service.presets import load_profile
 >>> ledger = Ledger()
 >>> setup = event_to_dict(BattleSetUp(at_ns=0, profile=load_profile("mubc"), players=("А", "Б"), themes=1))
 >>> theme = event_to_dict(ThemeStarted(at_ns=5, name="Реки"))

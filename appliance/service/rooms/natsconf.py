@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 
 APP_USER = "app"
 
@@ -31,22 +31,22 @@ def station_permissions(box_id: str) -> dict:
     JetStream API requests (DESK creating its source consumer on the station) on ``$JSC.R.<random>``, a subject
     it chooses per request and that names no station; a paired station could only answer a request in flight,
     which the hub then checks (the consumer must be on the station's own stream)."""
-    bucket = protocol.room_bucket(box_id)
+    bucket = wire.room_bucket(box_id)
     return {
         "publish": {"allow": [
-            f"{protocol.source_deliver(box_id)}.>",     # the source consumer's deliveries, heartbeats, flow control
+            f"{wire.source_deliver(box_id)}.>",     # the source consumer's deliveries, heartbeats, flow control
             "$JSC.R.*",                                  # replies to the hub's JetStream requests on its domain
-            protocol.desk_subject(box_id, "beat"),
-            protocol.desk_subject(box_id, "claim"),
-            f"$JS.{protocol.HUB_DOMAIN}.API.STREAM.INFO.KV_{bucket}",
-            f"$JS.{protocol.HUB_DOMAIN}.API.DIRECT.GET.KV_{bucket}",
-            f"$JS.{protocol.HUB_DOMAIN}.API.DIRECT.GET.KV_{bucket}.>",
+            wire.desk_subject(box_id, "beat"),
+            wire.desk_subject(box_id, "claim"),
+            f"$JS.{wire.HUB_DOMAIN}.API.STREAM.INFO.KV_{bucket}",
+            f"$JS.{wire.HUB_DOMAIN}.API.DIRECT.GET.KV_{bucket}",
+            f"$JS.{wire.HUB_DOMAIN}.API.DIRECT.GET.KV_{bucket}.>",
         ]},
         "subscribe": {"allow": [
-            f"$JS.{protocol.box_domain(box_id)}.API.>",  # the hub's requests to its own domain (sourcing)
-            f"$JS.FC.{protocol.box_stream(box_id)}.>",   # flow-control answers to its stream's consumer
-            f"$JS.FC.{protocol.box_domain(box_id)}.>",   # the same in nats-server's v2 subject form
-            f"{protocol.inbox_prefix(box_id)}.>",        # replies to its own inboxes only
+            f"$JS.{wire.box_domain(box_id)}.API.>",  # the hub's requests to its own domain (sourcing)
+            f"$JS.FC.{wire.box_stream(box_id)}.>",   # flow-control answers to its stream's consumer
+            f"$JS.FC.{wire.box_domain(box_id)}.>",   # the same in nats-server's v2 subject form
+            f"{wire.inbox_prefix(box_id)}.>",        # replies to its own inboxes only
         ]},
     }
 
@@ -73,15 +73,15 @@ def hub_config(store_dir: str, stations: dict[str, str], client_port: int, leaf_
     narrowed permissions."""
     users = [{"user": APP_USER, "password": app_password}]
     for box_id, password in sorted(stations.items()):
-        users.append({"user": protocol.check_box_id(box_id), "password": password,
+        users.append({"user": wire.check_box_id(box_id), "password": password,
                       "permissions": station_permissions(box_id)})
     for box_id, password in sorted((standbys or {}).items()):
-        users.append({"user": protocol.check_box_id(box_id), "password": password})
+        users.append({"user": wire.check_box_id(box_id), "password": password})
     lines = [
         "server_name: hub\n",
         PINGS,
         f"listen: {_q(f'127.0.0.1:{client_port or -1}')}\n",
-        _jetstream(store_dir, protocol.HUB_DOMAIN, max_file_mb),
+        _jetstream(store_dir, wire.HUB_DOMAIN, max_file_mb),
         f"leafnodes {{ listen: {_q(f'{leaf_host}:{leaf_port or -1}')} }}\n",
         f"authorization {{ users: {json.dumps(users, ensure_ascii=False)} }}\n",
     ]
@@ -100,10 +100,10 @@ def station_config(box_id: str, store_dir: str, client_port: int, hub_leaf_url: 
     urls += [f"nats-leaf://{user}:{password}@{address.split('://', 1)[-1]}" for address in standby]
     remote = f"url: {_q(urls[0])}" if len(urls) == 1 else f"urls: {json.dumps(urls)}"
     lines = [
-        f"server_name: {_q(protocol.check_box_id(box_id))}\n",
+        f"server_name: {_q(wire.check_box_id(box_id))}\n",
         PINGS,
         f"listen: {_q(f'127.0.0.1:{client_port or -1}')}\n",
-        _jetstream(store_dir, protocol.box_domain(box_id), max_file_mb),
+        _jetstream(store_dir, wire.box_domain(box_id), max_file_mb),
         f"leafnodes {{ remotes: [ {{ {remote} }} ] }}\n",
     ]
     if ports_dir:

@@ -16,7 +16,7 @@ from appliance.rules import tournament as t
 from appliance.rules.tournament.battle_driver import result_from_battle
 from appliance.rules.tournament.errors import TournamentError
 from appliance.service.rooms.conflicts import ConflictBook, ConflictError
-from appliance.service.rooms.protocol import CLAIM_REASONS, ClaimRefusedError, SlotTakenError
+from appliance.service.rooms.wire import CLAIM_REASONS, ClaimRefusedError, SlotTakenError
 from appliance.service.tournaments import SLOT_PREFIX
 
 

@@ -15,8 +15,8 @@ import threading
 import time
 from pathlib import Path
 
-from appliance.service.rooms import protocol
-from appliance.service.rooms.protocol import PairingError, RoomsError
+from appliance.service.rooms import wire
+from appliance.service.rooms.wire import PairingError, RoomsError
 
 ROLES = ("standalone", "hub", "station", "standby")  # standby: the desk's twin (standby.py)
 PAIRING_CODE_DIGITS = 6
@@ -90,7 +90,7 @@ class Roles:
         passwords, so their leaves connect here as they did there)."""
         with self._lock:
             self.data["role"] = "hub"
-            self.data["stations"] = {protocol.check_box_id(box): {"name": str(info["name"])[:40],
+            self.data["stations"] = {wire.check_box_id(box): {"name": str(info["name"])[:40],
                                                                   "password": str(info["password"])}
                                      for box, info in stations.items()}
             self.data["took_over"] = dict(self.data.get("hub") or {})
@@ -115,7 +115,7 @@ class Roles:
             if name.strip():
                 self.data["name"] = name.strip()[:40]
             if box_id:
-                self.data["box_id"] = protocol.check_box_id(box_id)
+                self.data["box_id"] = wire.check_box_id(box_id)
             if not self.data["box_id"]:
                 self.data["box_id"] = "box-" + secrets.token_hex(3)
             if not self.data["app_password"]:
@@ -151,7 +151,7 @@ class Roles:
         """
         import hmac
 
-        protocol.check_box_id(box_id)
+        wire.check_box_id(box_id)
         with self._lock:
             if self.data["role"] != "hub":
                 raise PairingError("this box is not a hub", code="not_hub")
@@ -196,11 +196,6 @@ class Roles:
 
     def is_repairing(self, box_id: str) -> bool:
         return bool(self.data["stations"].get(box_id, {}).get("repairing"))
-
-    def forget(self, box_id: str) -> None:
-        with self._lock:
-            self.data["stations"].pop(box_id, None)
-            self._save()
 
     # --- the station side ----------------------------------------------------------------------------------------
     def paired(self, leaf_url: str, user: str, password: str, hub_web: str) -> None:

@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from appliance.service.rooms.protocol import RoomsError
+from appliance.service.rooms.wire import RoomsError
 from appliance.service.supervision import command_line, is_alive, spawn
 
 log = logging.getLogger(__name__)

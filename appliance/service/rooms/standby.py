@@ -32,7 +32,7 @@ import sqlite3
 import tarfile
 from pathlib import Path
 
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 from appliance.store.eventlog import StreamKind
 
 log = logging.getLogger(__name__)
@@ -40,15 +40,15 @@ log = logging.getLogger(__name__)
 DESKLOG_STREAM = "DESKLOG"
 DESK_MIRROR = "DESK_STANDBY"
 DESKLOG_MIRROR = "DESKLOG_STANDBY"
-ROWS_SUBJECT = f"{protocol.SUBJECT_ROOT}.desklog.row"
-ROLES_SUBJECT = f"{protocol.SUBJECT_ROOT}.desklog.roles"
-PACKAGE_SUBJECT = f"{protocol.SUBJECT_ROOT}.desklog.package"
+ROWS_SUBJECT = f"{wire.SUBJECT_ROOT}.desklog.row"
+ROLES_SUBJECT = f"{wire.SUBJECT_ROOT}.desklog.roles"
+PACKAGE_SUBJECT = f"{wire.SUBJECT_ROOT}.desklog.package"
 CHUNK_BYTES = 512 * 1024
 SHIP_EVERY_S = 0.3
 ROWS_AT_ONCE = 500
 
 
-class TakeOverError(protocol.RoomsError, RuntimeError):
+class TakeOverError(wire.RoomsError, RuntimeError):
     """The standby cannot become the desk now (not a standby, or its mirror is empty)."""
 
 
@@ -78,15 +78,15 @@ class DeskShipper:
         from nats.js.api import StorageType, StreamConfig
 
         js = self.hub.js
-        config = StreamConfig(name=DESKLOG_STREAM, subjects=[f"{protocol.SUBJECT_ROOT}.desklog.>"],
-                              storage=StorageType.FILE, duplicate_window=protocol.DUPLICATE_WINDOW_S)
+        config = StreamConfig(name=DESKLOG_STREAM, subjects=[f"{wire.SUBJECT_ROOT}.desklog.>"],
+                              storage=StorageType.FILE, duplicate_window=wire.DUPLICATE_WINDOW_S)
         try:
             await js.add_stream(config)
         except Exception as error:  # nats.js.errors.BadRequestError: it exists (a restart)
             log.debug("DESKLOG: %r", error)
         try:
             last = await js.get_last_msg(DESKLOG_STREAM, ROWS_SUBJECT)
-            self.rowid = int(protocol.decode(last.data, "row")["rowid"])
+            self.rowid = int(wire.decode(last.data, "row")["rowid"])
         except Exception as error:  # nothing shipped yet
             log.debug("DESKLOG last row: %r", error)
         try:
@@ -126,7 +126,7 @@ class DeskShipper:
     async def _ship_rows(self) -> int:
         rows = await asyncio.get_running_loop().run_in_executor(None, self._rows_after, self.rowid)
         for rowid, kind, stream_id, seq, at_ns, type_name, body, command_id in rows:
-            await self.hub.js.publish(ROWS_SUBJECT, protocol.encode(
+            await self.hub.js.publish(ROWS_SUBJECT, wire.encode(
                 "row", rowid=rowid, store_kind=kind, stream=stream_id, seq=seq, at_ns=at_ns, type=type_name, body=body,
                 command=command_id), headers={"Nats-Msg-Id": f"row:{kind}:{stream_id}:{seq}"})
             self.rowid = rowid
@@ -134,7 +134,7 @@ class DeskShipper:
         return len(rows)
 
     async def _ship_roles(self) -> None:
-        body = protocol.encode("roles", stations=self.stations())
+        body = wire.encode("roles", stations=self.stations())
         if body != self._roles:
             await self.hub.js.publish(ROLES_SUBJECT, body)
             self._roles = body
@@ -145,7 +145,7 @@ class DeskShipper:
         for folder in sorted(self.packages_folder.iterdir()):
             if folder.name.startswith(".") or folder.name in self._packages or not (folder / "package.json").exists():
                 continue
-            if not protocol.BATTLE_ID.match(folder.name):
+            if not wire.BATTLE_ID.match(folder.name):
                 continue  # not a package id (a NATS token): never one of ours
             content = await asyncio.get_running_loop().run_in_executor(None, _tar, folder)
             chunks = [content[i:i + CHUNK_BYTES] for i in range(0, len(content), CHUNK_BYTES)] or [b""]
@@ -158,7 +158,7 @@ class DeskShipper:
         value = json.dumps({"standby": sorted(self.standbys())})
         for box in self.stations():
             if self._desk_keys.get(box) != value:
-                kv = await self.hub.js.key_value(protocol.room_bucket(box))
+                kv = await self.hub.js.key_value(wire.room_bucket(box))
                 await kv.put("desk", value.encode())
                 self._desk_keys[box] = value
 
@@ -196,9 +196,9 @@ class StandbyLink:
         self.nc = await nats.connect(self.client_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
                                      name="svoyak-standby")
         self.js = self.nc.jetstream()
-        for name, source in ((DESK_MIRROR, protocol.DESK_STREAM), (DESKLOG_MIRROR, DESKLOG_STREAM)):
+        for name, source in ((DESK_MIRROR, wire.DESK_STREAM), (DESKLOG_MIRROR, DESKLOG_STREAM)):
             config = StreamConfig(name=name, storage=StorageType.FILE, mirror=StreamSource(
-                name=source, external=ExternalStream(api=f"$JS.{protocol.HUB_DOMAIN}.API")))
+                name=source, external=ExternalStream(api=f"$JS.{wire.HUB_DOMAIN}.API")))
             try:
                 await self.js.add_stream(config)
             except Exception as error:  # it exists (a restart): the mirror goes on from where it was
@@ -230,9 +230,9 @@ class StandbyLink:
                 log.debug("DESKLOG_STANDBY %d: %r", seq, error)
                 continue
             if message.subject == ROWS_SUBJECT:
-                rows.append(protocol.decode(message.data, "row"))
+                rows.append(wire.decode(message.data, "row"))
             elif message.subject == ROLES_SUBJECT:
-                stations = protocol.decode(message.data, "roles")["stations"]
+                stations = wire.decode(message.data, "roles")["stations"]
             elif message.subject.startswith(PACKAGE_SUBJECT + "."):
                 index, _, count = (message.headers or {}).get("Svoyak-Chunk", "0/1").partition("/")
                 parts = chunks.setdefault(message.subject.split(".")[3], {})
@@ -328,7 +328,7 @@ def apply_copy(copy: dict, desk, store, packages_folder: Path) -> dict:
         counts["streams"] += 1
     for package_id, content in copy["packages"].items():
         target = Path(packages_folder) / package_id
-        if target.exists() or not protocol.BATTLE_ID.match(package_id):
+        if target.exists() or not wire.BATTLE_ID.match(package_id):
             continue
         staging = Path(packages_folder) / f".standby-{package_id}"
         shutil.rmtree(staging, ignore_errors=True)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from appliance.rules.battle import event_to_dict
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 from appliance.store import BATTLE
 
 log = logging.getLogger(__name__)
@@ -87,16 +87,16 @@ class StationLink:
         import nats
 
         self._kick = asyncio.Event()
-        self.nc = await nats.connect(self.client_url, inbox_prefix=protocol.inbox_prefix(self.box_id),
+        self.nc = await nats.connect(self.client_url, inbox_prefix=wire.inbox_prefix(self.box_id),
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.5,
                                      error_cb=self._on_error, name=f"svoyak-station-{self.box_id}")
         self.js = self.nc.jetstream()
-        self.hub_js = self.nc.jetstream(domain=protocol.HUB_DOMAIN, timeout=REQUEST_TIMEOUT_S)
+        self.hub_js = self.nc.jetstream(domain=wire.HUB_DOMAIN, timeout=REQUEST_TIMEOUT_S)
         from nats.js.api import StorageType, StreamConfig
 
         await self.js.add_stream(StreamConfig(
-            name=protocol.box_stream(self.box_id), subjects=[protocol.box_subjects(self.box_id)],
-            storage=StorageType.FILE, duplicate_window=protocol.DUPLICATE_WINDOW_S))
+            name=wire.box_stream(self.box_id), subjects=[wire.box_subjects(self.box_id)],
+            storage=StorageType.FILE, duplicate_window=wire.DUPLICATE_WINDOW_S))
         await self._resume_marks()
         self.ready = True
         self._tasks = [asyncio.ensure_future(self._publisher()), asyncio.ensure_future(self._beats()),
@@ -113,9 +113,9 @@ class StationLink:
             battle_id, seq = row["battle_id"], row["seq"]
             local = 0
             try:
-                message = await self.js.get_last_msg(protocol.box_stream(self.box_id),
-                                                     protocol.event_subject(self.box_id, battle_id))
-                local = protocol.decode_event(message.subject, message.data)["seq"]
+                message = await self.js.get_last_msg(wire.box_stream(self.box_id),
+                                                     wire.event_subject(self.box_id, battle_id))
+                local = wire.decode_event(message.subject, message.data)["seq"]
             except Exception:  # nats.js.errors.NotFoundError: nothing of this battle in the stream yet
                 local = 0
             mark = min(local, confirmed.get(battle_id, local)) if confirmed is not None else local
@@ -123,7 +123,7 @@ class StationLink:
             self.wanted[battle_id] = max(seq, self.wanted.get(battle_id, 0))
 
     async def _kv(self):
-        return await self.hub_js.key_value(protocol.room_bucket(self.box_id))
+        return await self.hub_js.key_value(wire.room_bucket(self.box_id))
 
     async def _hub_get(self, key: str):
         try:
@@ -177,13 +177,13 @@ class StationLink:
         sent = []
         try:
             for seq, event, committed, noted in rows:
-                body = protocol.encode_event(self.box_id, battle_id, seq, event_to_dict(event))
+                body = wire.encode_event(self.box_id, battle_id, seq, event_to_dict(event))
                 published = time.monotonic_ns()
                 # Svoyak-Stages: this box's monotonic ns when the store committed the event, when the loop heard of
                 # it and when it published it. For the bench only (boxes on one machine share the clock).
-                headers = {"Nats-Msg-Id": protocol.message_id(battle_id, seq),
-                           protocol.STAGES_HEADER: f"{committed} {noted} {published}"}
-                future = await self.js.publish_async(protocol.event_subject(self.box_id, battle_id), body,
+                headers = {"Nats-Msg-Id": wire.message_id(battle_id, seq),
+                           wire.STAGES_HEADER: f"{committed} {noted} {published}"}
+                future = await self.js.publish_async(wire.event_subject(self.box_id, battle_id), body,
                                                      headers=headers, wait_stall=PUBLISH_TIMEOUT_S)
                 sent.append((seq, published, future))
             for seq, published, future in sent:
@@ -203,8 +203,8 @@ class StationLink:
             try:
                 # How far the newest battles are in this box's stream: the hub re-sources a stream it lags behind.
                 marks = dict(list(self.published.items())[-MARKS_IN_BEAT:])
-                await self.nc.publish(protocol.desk_subject(self.box_id, "beat"),
-                                      protocol.encode("beat", box=self.box_id, name=self.name,
+                await self.nc.publish(wire.desk_subject(self.box_id, "beat"),
+                                      wire.encode("beat", box=self.box_id, name=self.name,
                                                       battle=self.current_battle() or "", published=marks,
                                                       server=self._server_id()))
             except Exception as error:
@@ -244,7 +244,7 @@ class StationLink:
                 kv = await self._kv()
                 body = (await kv.get(key)).value
                 media = {}
-                for picture in protocol.decode(body, "carried").get("media", ()):
+                for picture in wire.decode(body, "carried").get("media", ()):
                     media[picture["sha256"]] = b"".join([(await kv.get(chunk)).value for chunk in picture["chunks"]])
                 await asyncio.get_running_loop().run_in_executor(None, self.carried.keep, key, body, media)
             except Exception as error:  # the hub is away or the entry is not written yet: the next poll again
@@ -260,12 +260,12 @@ class StationLink:
         """Ask the hub for the slot: ``{"ok": True}`` or ``{"ok": False, "holder": name}``; ``None`` if the
         hub cannot be reached."""
         try:
-            reply = await self.nc.request(protocol.desk_subject(self.box_id, "claim"),
-                                          protocol.encode("claim", box=self.box_id, tournament=tournament_id,
+            reply = await self.nc.request(wire.desk_subject(self.box_id, "claim"),
+                                          wire.encode("claim", box=self.box_id, tournament=tournament_id,
                                                           battle=battle_id), timeout=REQUEST_TIMEOUT_S)
             self.hub_seen_s = time.monotonic()
-            return protocol.decode(reply.data, "claimed")
-        except protocol.MessageError:
+            return wire.decode(reply.data, "claimed")
+        except wire.MessageError:
             raise
         except Exception as error:
             log.debug("claim: %r", error)

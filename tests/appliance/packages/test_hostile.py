@@ -1,4 +1,4 @@
-"""Hostile package files (tests/appliance/packages/hostile.py): each is refused with its own reason, and reading
+"""Hostile package files (tests/support/hostile.py): each is refused with its own reason, and reading
 it never takes more than a bounded amount of memory (tracemalloc's peak: every allocation of Python and of the
 codecs and expat, which allocate through it), whatever the codec and whatever the headers declare.
 
@@ -13,7 +13,7 @@ import pytest
 
 from appliance.packages.errors import PackageFileError
 from appliance.packages.formats import read_package
-from tests.appliance.packages.hostile import HOSTILE, MB
+from tests.support.hostile import HOSTILE, MB
 
 PEAK_BYTES = 40 * MB  # the issue's bound is +50 MB over the worker's baseline; the reader itself stays under 40
 

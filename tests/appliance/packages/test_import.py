@@ -125,7 +125,7 @@ def refusal(filename: str, data: bytes, limits: Limits = Limits()) -> PackageFil
 
 
 def test_entries_that_leave_the_package_are_refused():
-    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    from tests.support.packages import V4_CONTENT, make_zip
     for name in ("../evil.png", "/etc/passwd", "Images/../../x", "C:/x.png", "Images\\..\\x"):
         error = refusal("bad.siq", make_zip({"content.xml": V4_CONTENT, name: b"x"}, quote=False))
         assert error.code == "package.unsafe_entry", name
@@ -135,7 +135,7 @@ def test_entries_that_leave_the_package_are_refused():
 
 
 def test_an_entry_declared_over_the_budget_is_refused_before_it_is_inflated():
-    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    from tests.support.packages import V4_CONTENT, make_zip
     bomb = make_zip({"content.xml": V4_CONTENT, "Images/Карта реки.png": bytes(30 * 2**20)})
     error = refusal("bomb.siq", bomb, Limits(unpacked_bytes=8 * 2**20))
     assert (error.code, error.params["entry"]) == ("package.entry_too_large", "Images/Карта реки.png")
@@ -148,7 +148,7 @@ def test_every_codec_a_package_may_use_is_read_and_checked():
     import io
     import zipfile
 
-    from tests.appliance.packages.conftest import V4_CONTENT
+    from tests.support.packages import V4_CONTENT
     picture = bytes(range(256)) * 4000  # 1 MB, not compressible past the ratio
     for method in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
         buffer = io.BytesIO()
@@ -163,7 +163,7 @@ def test_every_codec_a_package_may_use_is_read_and_checked():
 
 
 def test_xml_entity_expansion_and_external_entities_are_refused():
-    from tests.appliance.packages.conftest import make_zip
+    from tests.support.packages import make_zip
     laughs = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>'
               '<package name="&lol2;"><rounds/></package>')
     external = '<?xml version="1.0"?><!DOCTYPE p [<!ENTITY x SYSTEM "file:///etc/passwd">]><package name="&x;"/>'
@@ -197,7 +197,7 @@ def test_an_upload_over_the_limit_is_refused_before_it_is_read():
     ("empty.csv", b"  \n", "package.empty", ""),
 ])
 def test_malformed_files_are_refused_naming_the_element_or_line(filename, data, code, where):
-    from tests.appliance.packages.conftest import make_zip
+    from tests.support.packages import make_zip
     if data is None:
         data = make_zip({"Images/x.png": b"x"})
     error = refusal(filename, data)
@@ -208,7 +208,7 @@ def test_malformed_files_are_refused_naming_the_element_or_line(filename, data, 
 
 
 def test_a_siq_question_with_a_bad_price_names_its_round_theme_and_number():
-    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    from tests.support.packages import V4_CONTENT, make_zip
     content = V4_CONTENT.replace('price="20"', 'price="двадцать"')
     error = refusal("bad.siq", make_zip({"content.xml": content}))
     assert (error.code, error.where) == ("package.bad_price", "round «1-й раунд» › theme «Реки» › question 2")
@@ -220,7 +220,7 @@ def test_a_siq_question_with_a_bad_price_names_its_round_theme_and_number():
 @pytest.mark.parametrize("version", [4, 5])
 def test_a_final_round_keeps_its_kind_and_theme_authors_are_kept(version):
     from appliance.packages.model import FINAL, STANDARD
-    from tests.appliance.packages.conftest import final_round_siq
+    from tests.support.packages import final_round_siq
     package = read_package("финал.siq", final_round_siq(version)).package
     assert [(theme.name, theme.kind) for theme in package.themes] == [
         ("Реки", STANDARD), ("Города", STANDARD), ("Числа", STANDARD), ("Космос", FINAL), ("Поэты", STANDARD),
@@ -248,7 +248,7 @@ def test_a_db_chgk_themes_authors_are_its_theme_authors():
 
 @pytest.mark.parametrize("version", ["6", "5.5", "abc", "-1"])
 def test_an_unknown_format_version_is_refused_naming_it(version):
-    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    from tests.support.packages import V4_CONTENT, make_zip
     error = refusal("v.siq", make_zip({"content.xml": V4_CONTENT.replace('version="4"', f'version="{version}"')}))
     assert (error.code, error.params["version"]) == ("package.unsupported_version", version)
     assert version in str(error)
@@ -256,7 +256,7 @@ def test_an_unknown_format_version_is_refused_naming_it(version):
 
 @pytest.mark.parametrize("version", ["4", "5", "5.0", "3"])
 def test_the_known_format_versions_are_read(version):
-    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    from tests.support.packages import V4_CONTENT, make_zip
     read_package("v.siq", make_zip({"content.xml": V4_CONTENT.replace('version="4"', f'version="{version}"')}))
 
 
@@ -266,7 +266,7 @@ def test_the_known_format_versions_are_read(version):
 def test_package_fields_are_capped_where_a_typed_setup_is():
     from appliance.config import QUESTION_TEXT_CHARS, SETUP_TEXT_CHARS
     from appliance.service.arguments import MAX_TEXT_CHARS
-    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    from tests.support.packages import V4_CONTENT, make_zip
     from web.payloads import MAX_TEXT_CHARS as MESSAGE_TEXT_CHARS
     assert (MAX_TEXT_CHARS, MESSAGE_TEXT_CHARS) == (SETUP_TEXT_CHARS, QUESTION_TEXT_CHARS)
 

@@ -36,7 +36,7 @@ def test_the_same_file_twice_is_one_package(tmp_path, siq_v4):
 
 
 def test_a_refused_file_leaves_nothing_behind(tmp_path):
-    from tests.appliance.packages.conftest import V4_CONTENT, make_zip
+    from tests.support.packages import V4_CONTENT, make_zip
     library = Library(tmp_path)
     with pytest.raises(PackageFileError):
         library.add("bad.siq", make_zip({"content.xml": V4_CONTENT.replace('price="10"', 'price="x"')}))
@@ -76,7 +76,7 @@ def test_a_package_kept_in_an_older_format_is_read_again_when_uploaded_again(tmp
     """A package imported before the final round was kept (format 1) learns it by being uploaded again."""
     import json
 
-    from tests.appliance.packages.conftest import final_round_siq
+    from tests.support.packages import final_round_siq
     library = Library(tmp_path)
     data = final_round_siq()
     entry, _ = library.add("финал.siq", data)

@@ -18,7 +18,7 @@ from appliance.service.audience import (BOARD, OVERLAY, PLAYER, SIMULATOR, Board
 from appliance.service.battle_adapter import BattleAdapter
 from appliance.service.packages import QuestionPackages
 from appliance.service.session import Session
-from tests.appliance.packages.conftest import sport_siq
+from tests.support.packages import sport_siq
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "socketio-events.md"
 ENVELOPE = {"seq", "server_now_ns", "event", "changes", "removed"}
@@ -236,7 +236,7 @@ def test_the_board_record_is_the_host_view_but_its_host_keys():
 def test_the_public_papers_print_an_answer_once_the_board_showed_it(tmp_path, memory_battles, board_answer):
     """``/battles/<id>/protocol`` needs no login and the battle's id is on the board: its "answer" note follows
     the board (issue 18: the listener read the answer of the question in play there)."""
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.protocol_paper import protocol_rows
 
     packages = QuestionPackages.in_folder(tmp_path / "packages", memory_battles)
     package_id = packages.add("кубок.siq", sport_siq(6))["id"]

@@ -15,6 +15,7 @@ from appliance.rules.battle import events as ev
 from appliance.rules.battle.errors import REFUSAL_CODES
 import appliance.words as words
 from appliance.service.battle_adapter import HOST_COMMANDS, BattleAdapter, CommandError, word_refusal
+from appliance.service import presets
 
 REFUSALS = words.pairs("refusal.battle.")  # code -> (ru, en): the catalogue's lines
 
@@ -261,13 +262,13 @@ STEP = st.tuples(st.sampled_from(["natural"] * 12 + ["press", "expire", "undo", 
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(profile=st.sampled_from(sorted(engine.profile_names())), players=st.integers(min_value=2, max_value=4),
+@given(profile=st.sampled_from(sorted(presets.profile_names())), players=st.integers(min_value=2, max_value=4),
        themes=st.integers(min_value=1, max_value=3), named=st.booleans(), red=st.booleans(),
        steps=st.lists(STEP, min_size=30, max_size=160))
 def test_the_view_and_its_verdicts_equal_the_plain_computation_at_every_step(profile, players, themes, named, red,
                                                                              steps):
     adapter = BattleAdapter()
-    loaded = engine.load_profile(profile)
+    loaded = presets.load_profile(profile)
     count = min(max(players, loaded.players_min), loaded.players_max)
     red = red and loaded.questions_red_theme_multiplier != 1
     state = engine.apply(None, adapter.setup_event({
@@ -330,7 +331,7 @@ def test_command_arguments_are_checked_explicitly_and_refused_as_a_bad_command(n
     """A bad argument is a CommandError ("bad command"), never a TypeError caught by luck nor a "false" taken
     as true: a bug stays a bug, and a refusal says which argument."""
     adapter = BattleAdapter()
-    state = engine.apply(None, ev.BattleSetUp(at_ns=0, profile=engine.load_profile("northern-owl"),
+    state = engine.apply(None, ev.BattleSetUp(at_ns=0, profile=presets.load_profile("northern-owl"),
                                               players=("А", "Б", "В"), themes=1))
     with pytest.raises(CommandError) as error:
         adapter.command_events(name, state, args, 1)

@@ -8,7 +8,8 @@ import threading
 import pytest
 
 from appliance.rules.battle import (AnswerJudged, BattleRuleError, BattleSetUp, ButtonPressed, PriceAnnounced,
-                                    ReadingStarted, ThemeStarted, load_profile)
+                                    ReadingStarted, ThemeStarted)
+from appliance.service.presets import load_profile
 from appliance.service.battles import Battles, UnknownBattleError
 from appliance.store import BATTLE, DuplicateCommandError, EventStore
 

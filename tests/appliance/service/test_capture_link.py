@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from appliance.service.capture_link import CaptureCommandRejected, CaptureLink, CaptureLinkDown
+from appliance.errors import CaptureCommandError, CaptureLinkDown
+from appliance.service.capture_link import CaptureLink
 from gpio.pins import open_backend
 from gpio.sdnotify import Notifier
 from gpio.service import CaptureService, wait_for
@@ -98,7 +99,7 @@ def test_arm_press_and_events(service, link_factory):
 def test_rejected_command_raises_with_the_protocol_code(service, link_factory):
     link = link_factory(Recorder())
     assert link.wait_connected(2)
-    with pytest.raises(CaptureCommandRejected) as caught:
+    with pytest.raises(CaptureCommandError) as caught:
         link.set_led(7, True).result(2)
     assert caught.value.code == "bad-player"
 

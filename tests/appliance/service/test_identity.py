@@ -67,7 +67,7 @@ def test_the_director_pin_is_its_own_made_once_and_added_to_an_older_file(settin
 
 
 def test_the_console_names_every_screen_and_both_pins(settings):
-    from appliance.commands.serve import describe
+    from svoyak.commands.serve import describe
 
     box = identity.load_or_create(settings)
     text = describe(settings)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from appliance.service.packages import PackageChoiceError, QuestionPackages
-from tests.appliance.packages.conftest import make_zip
+from tests.support.packages import make_zip
 
 
 def table(themes: int) -> bytes:
@@ -71,7 +71,7 @@ def test_a_choice_that_cannot_be_had_is_refused(tmp_path, choice, code):
 
 
 def test_media_are_listed_in_the_preview(tmp_path):
-    from tests.appliance.packages.conftest import V4_CONTENT
+    from tests.support.packages import V4_CONTENT
     packages = QuestionPackages.in_folder(tmp_path)
     package_id = packages.add("k.siq", make_zip({"content.xml": V4_CONTENT, "Images/Карта реки.png": b"p"}))["id"]
     question = packages.preview(package_id)["themes"][0]["questions"][1]
@@ -83,7 +83,7 @@ def test_media_are_listed_in_the_preview(tmp_path):
 def sport_session(tmp_path, memory_battles, board_answer="announced", themes=6):
     from appliance.service.battle_adapter import BattleAdapter
     from appliance.service.session import Session
-    from tests.appliance.packages.conftest import sport_siq
+    from tests.support.packages import sport_siq
     from tests.conftest import FakeClock
 
     packages = QuestionPackages.in_folder(tmp_path / "packages", memory_battles)
@@ -172,7 +172,7 @@ def test_the_board_never_shows_an_answer_with_board_answer_never(tmp_path, memor
 
 
 def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp_path, memory_battles):
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.protocol_paper import protocol_rows
     from appliance.service.papers import protocol_csv, protocol_html
 
     session, packages, package_id, clock = sport_session(tmp_path, memory_battles)
@@ -312,7 +312,7 @@ def test_the_next_unplayed_skip_the_themes_another_pack_of_the_tournament_holds(
 def final_round_session(tmp_path, memory_battles, version=4):
     from appliance.service.battle_adapter import BattleAdapter
     from appliance.service.session import Session
-    from tests.appliance.packages.conftest import final_round_siq
+    from tests.support.packages import final_round_siq
     from tests.conftest import FakeClock
 
     packages = QuestionPackages.in_folder(tmp_path / "packages", memory_battles)
@@ -351,7 +351,7 @@ def test_a_final_round_theme_chosen_as_an_ordinary_one_is_refused_and_may_be_a_s
 
 @pytest.mark.parametrize("version", [4, 5])
 def test_theme_authors_reach_the_reading_view_and_the_protocol(tmp_path, memory_battles, version):
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.protocol_paper import protocol_rows
     from appliance.service.papers import protocol_html
 
     session, packages, package_id, clock = final_round_session(tmp_path, memory_battles, version)

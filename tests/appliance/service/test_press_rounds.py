@@ -3,7 +3,7 @@ and the presses after it are a new list with gaps from its own first press; the 
 
 from __future__ import annotations
 
-from appliance.rules.battle.protocol import question_row
+from appliance.service.protocol_paper import question_row
 from appliance.service.battle_adapter import BattleAdapter
 
 from ..rules.battle.conftest import Game, ns

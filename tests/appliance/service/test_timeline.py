@@ -9,8 +9,8 @@ kernel-style timestamps of the boot they happen in.
 from __future__ import annotations
 
 import io
-import sqlite3
 
+from appliance.errors import StoreDriverError
 from appliance.service.battle_adapter import BattleAdapter
 from appliance.service.battles import Battles
 from appliance.service.session import Session
@@ -240,7 +240,7 @@ def test_a_store_that_cannot_keep_the_timeline_is_logged_and_the_battle_goes_on(
     play_into_a_question(box)
 
     def refuse(key, value):
-        raise sqlite3.OperationalError("disk I/O error")
+        raise StoreDriverError("disk I/O error")  # what the store makes of sqlite3's OperationalError
 
     monkeypatch.setattr(Battles, "set_meta", lambda self, key, value: refuse(key, value))
     box.boot(FakeClock(2 * S), boot_id="boot-2")

@@ -13,7 +13,7 @@ REFUSALS = words.pairs("refusal.tournament.")  # code -> (ru, en): the catalogue
 
 ROOT = Path(__file__).resolve().parents[3]
 RAISING = sorted((ROOT / "appliance/rules/tournament").glob("*.py")) + [
-    ROOT / "appliance/service/tournaments.py", ROOT / "web/director.py"]
+    ROOT / "appliance/service/tournaments.py", ROOT / "appliance/service/presets.py", ROOT / "web/director.py"]
 DOC = (ROOT / "docs/tournament.md").read_text(encoding="utf-8")
 
 

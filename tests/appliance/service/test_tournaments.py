@@ -156,7 +156,8 @@ def test_a_log_stored_before_imports_were_checked_does_not_take_the_desk_down(de
 
 
 def test_an_import_refused_anywhere_stores_nothing(desk, tmp_path):
-    from appliance.rules.tournament.simulate import play_battle_outline, simulate
+    from appliance.rules.tournament.simulate import play_battle_outline
+    from appliance.service.presets import simulate
 
     log, _state = simulate("irkutsk", 30, 2, battle_player=play_battle_outline)
     events = [t.to_dict(e) for e in log]

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from appliance.cli import main
+from svoyak.cli import main
 from appliance.rules.battle import AnswerJudged, replay
 from appliance.store import dump_log
 from tests.appliance.rules.battle.conftest import Game

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from appliance.errors import StoreDriverError
 from appliance.rules import tournament as t
 from appliance.rules.battle import ButtonPressed, PriceAnnounced, ReadingStarted, replay
 from appliance.store import (BATTLE, TOURNAMENT, DuplicateCommandError, EventStore, LogFormatError,
@@ -59,9 +60,10 @@ def test_a_fault_between_two_events_of_a_command_stores_neither(store):
     # A trigger fails the second row's INSERT inside the transaction: after the first row was written.
     store._connection.execute("CREATE TEMP TRIGGER fault BEFORE INSERT ON stream_events WHEN NEW.type = "
                               "'ReadingStarted' BEGIN SELECT RAISE(ABORT, 'injected fault'); END")
-    with pytest.raises(sqlite3.IntegrityError, match="injected fault"):
+    with pytest.raises(StoreDriverError, match="injected fault") as raised:  # the driver's error, wrapped
         store.append(BATTLE, "b1", [PriceAnnounced(at_ns=5, value_points=10), ReadingStarted(at_ns=5)],
                      command_id="next-1", result={})
+    assert isinstance(raised.value.__cause__, sqlite3.IntegrityError)
     assert store.count() == 0 and store.command(BATTLE, "next-1") is None
     store._connection.execute("DROP TRIGGER temp.fault")
     assert store.append(BATTLE, "b1", [PriceAnnounced(at_ns=5, value_points=10), ReadingStarted(at_ns=5)],
@@ -171,8 +173,9 @@ def test_a_schema_1_file_opened_read_only_is_read_and_left_untouched(tmp_path):
         assert store.stream_ids(BATTLE) == ["battle-one", "battle-two"]
         assert replay(store.events(BATTLE, "battle-one")).is_over
         assert store.command(BATTLE, "n2").last_seq == 4
-        with pytest.raises(sqlite3.OperationalError):
+        with pytest.raises(StoreDriverError) as raised:
             store.append(BATTLE, "x", [ButtonPressed(at_ns=1, player=0)])
+        assert isinstance(raised.value.__cause__, sqlite3.OperationalError)
     assert path.read_bytes() == original
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from appliance.rules.battle import (AnswererPointed, AnswerJudged, BattleRuleError, BattleSetUp, ButtonPressed,
-                                    PressWindowExpired, PriceAnnounced, ReadingFinished, ReadingStarted,
-                                    ThemeStarted, TimeCalled, apply, load_profile)
+                                    PressWindowExpired, PriceAnnounced, ReadingFinished, ReadingStarted, ThemeStarted,
+                                    TimeCalled, apply)
+from appliance.service.presets import load_profile
 
 NS = 1_000_000_000
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from appliance.rules.battle import (AnswerTimeExtended, BattleRuleError, BattleSetUp, ButtonPressed, RulingCorrected,
-                                    ThemeStarted, apply, load_profile)
+                                    ThemeStarted, apply)
+from appliance.service.presets import load_profile
 from appliance.rules.battle.engine import MAX_AT_NS, RUNS_MAX
 from appliance.rules.battle.state import NEVER_NS
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from appliance.rules.battle import (ActionUndone, BattleRuleError, BattleSetUp, ButtonPressed, RulingCorrected,
-                                    ThemeStarted, apply, load_profile, replay)
+                                    ThemeStarted, apply, replay)
+from appliance.service.presets import load_profile
 
 
 def test_the_host_undoes_his_last_ruling(game):
@@ -44,7 +45,7 @@ def test_one_undo_tap_of_a_command_of_two_events_is_one_protocol_line(game):
     """«Следующий вопрос» stores a price and a reading's start; its undo is one ActionUndone per event, both
     stamped with the tap's one instant: the protocol says one undo (as the host tapped), by the command's first
     action; a later tap is a line of its own."""
-    from appliance.rules.battle.protocol import protocol_notes
+    from appliance.service.protocol_paper import protocol_notes
 
     g = game("eurocup")
     g.theme(); g.price(); g.read()

@@ -243,7 +243,7 @@ def test_2_9_a_signal_during_a_late_answer_is_not_late_it_answers_next(game):
 
 def test_2_11_1_an_answer_corrected_to_right_ends_the_question_there_and_later_answers_are_void(game):
     from appliance.rules.battle import RulingCorrected
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.protocol_paper import protocol_rows
 
     g = game("eurocup")
     g.theme(); g.question((0, False), (1, True))  # Аня −10, Борис +10

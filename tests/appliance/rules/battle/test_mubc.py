@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from appliance.rules.battle import (AnswererPointed, AppealDecided, AppealLodged, ButtonPressed, ModeChanged,
-                                    QuestionWithdrawn, ShortFormGiven, load_profile, standings)
+                                    QuestionWithdrawn, ShortFormGiven, standings)
+from appliance.service.presets import load_profile
 from appliance.rules.battle.queries import buttons_armed, eligible_players
 
 PLAYERS = ("Аня", "Борис", "Вера", "Глеб")

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from appliance.rules.battle import ProfileError, load_profile, profile_from_dict, profile_names, profile_to_dict
-from appliance.rules.battle.profile import PROFILES_DIR
+from appliance.rules.battle import ProfileError, profile_from_dict, profile_to_dict
+from appliance.service.presets import load_profile, profile_names
+from appliance.service.presets import PROFILES_DIR
 
 SHIPPED = ["eurocup", "eurocup-final", "irkutsk", "mubc", "mubc-final", "northern-owl", "northern-owl-final",
            "youth-cup", "youth-cup-final"]

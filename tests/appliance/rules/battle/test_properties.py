@@ -8,13 +8,13 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from appliance.rules.battle import (ActionUndone, AnswerAnnounced, AnswererPointed, AnswerJudged,
-                                    AnswerTimeExtended, AppealDecided, AppealLodged, BattleRuleError, BattleSetUp,
-                                    ButtonPressed, ClarificationRequested, ModeChanged, PressWindowExpired,
-                                    PriceAnnounced, QuestionWithdrawn, ReadingFinished, ReadingResumed,
-                                    ReadingStarted, RulingCorrected, ShortFormGiven, ThemeStarted, TimeCalled, apply,
-                                    event_from_dict, event_to_dict, load_profile, profile_names, replay,
-                                    standings)
+from appliance.rules.battle import (ActionUndone, AnswerAnnounced, AnswererPointed, AnswerJudged, AnswerTimeExtended,
+                                    AppealDecided, AppealLodged, BattleRuleError, BattleSetUp, ButtonPressed,
+                                    ClarificationRequested, ModeChanged, PressWindowExpired, PriceAnnounced,
+                                    QuestionWithdrawn, ReadingFinished, ReadingResumed, ReadingStarted,
+                                    RulingCorrected, ShortFormGiven, ThemeStarted, TimeCalled, apply, event_from_dict,
+                                    event_to_dict, replay, standings)
+from appliance.service.presets import load_profile, profile_names
 from appliance.rules.battle.engine import correction_barrier
 from appliance.rules.battle.standings import tallies
 from appliance.service.battle_adapter import BattleAdapter

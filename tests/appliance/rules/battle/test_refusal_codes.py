@@ -78,7 +78,8 @@ def test_a_setup_records_where_each_theme_came_from_and_refuses_a_malformed_sour
 
 
 def test_an_old_log_without_sources_still_reads():
-    from appliance.rules.battle import event_to_dict, load_profile, BattleSetUp
+    from appliance.rules.battle import event_to_dict, BattleSetUp
+    from appliance.service.presets import load_profile
 
     data = event_to_dict(BattleSetUp(at_ns=0, profile=load_profile("eurocup"), players=("А", "Б"), themes=1))
     assert "sources" not in data  # a battle typed by hand writes the line it always did

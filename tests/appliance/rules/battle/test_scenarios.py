@@ -18,8 +18,8 @@ from appliance.rules.battle import (ActionUndone, AnswerAnnounced, AnswererPoint
                                     AppealDecided, AppealLodged, BattleRuleError, BattleSetUp, ButtonPressed,
                                     ClarificationRequested, ModeChanged, PressWindowExpired, PriceAnnounced,
                                     QuestionWithdrawn, ReadingFinished, ReadingResumed, ReadingStarted,
-                                    RulingCorrected, ShortFormGiven, ThemeStarted, TimeCalled, apply, load_profile,
-                                    replay, standings)
+                                    RulingCorrected, ShortFormGiven, ThemeStarted, TimeCalled, apply, replay, standings)
+from appliance.service.presets import load_profile
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.toml"))
 

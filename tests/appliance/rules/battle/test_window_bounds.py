@@ -22,8 +22,8 @@ from __future__ import annotations
 import pytest
 
 from appliance.rules.battle import (AnswererPointed, AnswerJudged, ButtonPressed, ModeChanged, PressWindowExpired,
-                                    PriceAnnounced, ReadingFinished, ReadingStarted, ThemeStarted, TimeCalled,
-                                    load_profile, profile_names)
+                                    PriceAnnounced, ReadingFinished, ReadingStarted, ThemeStarted, TimeCalled)
+from appliance.service.presets import load_profile, profile_names
 
 MS = 1_000_000
 PROFILES = profile_names()

@@ -6,13 +6,14 @@ import pytest
 
 from appliance.rules import tournament as t
 from appliance.rules.tournament.simulate import play_battle_outline
+from appliance.service import presets
 
 
 class Desk:
     """A tiny test desk: applies events with a fake clock and keeps the log."""
 
     def __init__(self, preset: str, seed: int = 1):
-        self.fmt = t.load_format(preset)
+        self.fmt = presets.load_format(preset)
         self.clock = 0
         self.log = []
         self.state = t.TournamentState()

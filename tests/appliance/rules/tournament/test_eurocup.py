@@ -9,6 +9,7 @@ import pytest
 from appliance.rules import tournament as t
 from appliance.rules.tournament.errors import DrawError, StageError
 from appliance.rules.tournament.formats import with_changes
+from appliance.service import presets
 
 
 def team_of_five(i: int) -> str:
@@ -173,7 +174,7 @@ def test_under_81_seeded_players_get_the_byes_first(desk):
 
 def test_battles_of_two_only_where_the_format_allows_them(desk):
     # eurocup 2.1 is data: without the preliminary allowance an even field cannot be drawn, and the error says why.
-    fmt = with_changes(t.load_format("eurocup"), {"1-27.preliminary_min_battle_size": 3})
+    fmt = with_changes(presets.load_format("eurocup"), {"1-27.preliminary_min_battle_size": 3})
     assert fmt.stage("1-27").min_battle_size == 3 and fmt.stage("1-9").smallest_battle == 3
 
     def drawn(entrants: int):

@@ -8,7 +8,8 @@ from importlib import resources
 import pytest
 
 from appliance.rules.tournament.errors import FormatError, UnknownFormatError
-from appliance.rules.tournament.formats import list_formats, load_format, parse_format
+from appliance.rules.tournament.formats import parse_format
+from appliance.service.presets import list_formats, load_format
 
 PRESETS = ["eurocup", "irkutsk", "mubc", "northern-owl", "youth-cup"]
 

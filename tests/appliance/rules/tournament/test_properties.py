@@ -12,7 +12,9 @@ from appliance.rules import tournament as t
 from appliance.rules.tournament.draw import battle_sizes, partition
 from appliance.rules.tournament.errors import DrawError
 from appliance.rules.tournament.prng import Rng
-from appliance.rules.tournament.simulate import play_battle_outline, simulate
+from appliance.rules.tournament.simulate import play_battle_outline
+from appliance.service.presets import simulate
+from appliance.service import presets
 
 SLOW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -90,7 +92,7 @@ def test_whole_tournaments_keep_every_invariant(preset, data, seed):
 @SLOW
 def test_a_tie_at_a_cut_is_never_decided_silently(seed):
     # Manual results with equal scores and indicators: the desk must ask for a shoot-out, never pick.
-    fmt = t.load_format("youth-cup")
+    fmt = presets.load_format("youth-cup")
     state = t.apply(t.TournamentState(), t.TournamentCreated(0, "x", "x", fmt.source["data"], seed))
     for i in range(60):
         state = t.apply(state, t.PlayerRegistered(i + 1, f"p{i:02d}", f"P{i}"))

@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 from appliance.rules import tournament as t
 from appliance.rules.tournament import entry, outcomes
 from appliance.rules.tournament.prng import Rng, derive_seed
-from appliance.rules.tournament.simulate import play_battle_outline, simulate, stage_cuts
+from appliance.rules.tournament.simulate import play_battle_outline, stage_cuts
+from appliance.service.presets import simulate
+from appliance.service import presets
 
 
 def test_cuts_cover_every_place_a_seat_or_a_draw_names():
-    youth, irkutsk, euro, owl, mubc = (t.load_format(n) for n in ("youth-cup", "irkutsk", "eurocup",
+    youth, irkutsk, euro, owl, mubc = (presets.load_format(n) for n in ("youth-cup", "irkutsk", "eurocup",
                                                                     "northern-owl", "mubc"))
     # youth-cup 2.1, 2.3: the two best of a battle take different bracket seats ('@1-16:i:1', '@1-16:i:2').
     assert stage_cuts(youth, youth.stage("1-16")) == (1, 2)

@@ -7,9 +7,10 @@ from collections import Counter
 
 import pytest
 
-from appliance import cli
+from svoyak import cli
 from appliance.rules import tournament as t
-from appliance.rules.tournament.simulate import play_battle_outline, simulate
+from appliance.rules.tournament.simulate import play_battle_outline
+from appliance.service.presets import simulate
 from appliance.service.tournament_view import report
 
 
@@ -77,7 +78,7 @@ def test_battle_ties_at_a_cut_are_broken_in_the_battle(preset, players, seed):
         result = state.results[battle.id]
         cuts = stage_cuts(state.fmt, state.fmt.stage(battle.stage))
         if cuts is None:  # the final: the battle profile's prize places
-            from appliance.rules.battle import load_profile
+            from appliance.service.presets import load_profile
 
             cuts = load_profile(state.fmt.profile_for(state.fmt.stage(battle.stage))).ranking_cuts
         places = sorted(line.place for line in result.lines if not line.absent)

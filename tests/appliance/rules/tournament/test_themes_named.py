@@ -7,11 +7,12 @@ import pytest
 
 from appliance.rules import tournament as t
 from appliance.rules.tournament.transitions import THEME_NAME_MAX_CHARS
+from appliance.service import presets
 
 
 @pytest.fixture
 def drawn():
-    fmt = t.load_format("northern-owl")
+    fmt = presets.load_format("northern-owl")
     state = t.apply(t.TournamentState(), t.TournamentCreated(0, "t1", "Сова", fmt.source["data"], seed=7))
     for n in range(36):
         state = t.apply(state, t.PlayerRegistered(n + 1, f"p{n:02d}", f"Игрок {n}"))

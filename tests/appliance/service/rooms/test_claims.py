@@ -8,9 +8,9 @@ import asyncio
 
 import pytest
 
-from appliance.service.rooms.protocol import NotAssignedError, SlotTakenError
+from appliance.service.rooms.wire import NotAssignedError, SlotTakenError
 from appliance.service.rooms.results import ResultEntry
-from appliance.service.rooms.service import Rooms
+from appliance.service.rooms.runner import Rooms
 from tests.appliance.service.rooms.test_rooms import desk  # noqa: F401 (the fixture)
 
 NAMES = {"room2": "Комната 2", "room3": "Комната 3"}

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from appliance.service.rooms import natsconf, protocol
+from appliance.service.rooms import natsconf, wire
 from appliance.service.rooms.server import NatsServer, find_binary
 
 EVENTS = 600  # enough for the source consumer's flow control to run (its answers come back over the leaf)
@@ -49,11 +49,11 @@ async def _check(hub_url: str, room2_url: str, stranger_url: str) -> dict:
     out: dict = {}
     hub = await nats.connect(hub_url, user=natsconf.APP_USER, password="app")
     js = hub.jetstream()
-    sources = [StreamSource(name=protocol.box_stream(box), external=ExternalStream(
-        api=f"$JS.{box}.API", deliver=protocol.source_deliver(box))) for box in ("room2", "room3")]
-    await js.add_stream(StreamConfig(name=protocol.DESK_STREAM, storage=StorageType.FILE, sources=sources))
+    sources = [StreamSource(name=wire.box_stream(box), external=ExternalStream(
+        api=f"$JS.{box}.API", deliver=wire.source_deliver(box))) for box in ("room2", "room3")]
+    await js.add_stream(StreamConfig(name=wire.DESK_STREAM, storage=StorageType.FILE, sources=sources))
     for box in ("room2", "room3"):
-        kv = await js.create_key_value(KeyValueConfig(bucket=protocol.room_bucket(box), history=1, direct=True))
+        kv = await js.create_key_value(KeyValueConfig(bucket=wire.room_bucket(box), history=1, direct=True))
         await kv.put("assignments", f'[{{"battle": "{box}"}}]'.encode())
     forged: list[str] = []
 
@@ -61,44 +61,44 @@ async def _check(hub_url: str, room2_url: str, stranger_url: str) -> dict:
         if message.data == b"forged":
             forged.append(message.subject)
 
-    for subject in ("$JS.S.>", f"{protocol.source_deliver('room3')}.>", protocol.desk_subject("room3", "beat")):
+    for subject in ("$JS.S.>", f"{wire.source_deliver('room3')}.>", wire.desk_subject("room3", "beat")):
         await hub.subscribe(subject, cb=seen)
 
     async def claim(message):
         await message.respond(b"claimed")
 
-    await hub.subscribe(protocol.desk_subject("room3", "claim"), cb=claim)
+    await hub.subscribe(wire.desk_subject("room3", "claim"), cb=claim)
     await hub.flush()
 
-    room2 = await nats.connect(room2_url, inbox_prefix=protocol.inbox_prefix("room2"))
+    room2 = await nats.connect(room2_url, inbox_prefix=wire.inbox_prefix("room2"))
     local = room2.jetstream()
-    await local.add_stream(StreamConfig(name=protocol.box_stream("room2"), subjects=[protocol.box_subjects("room2")],
+    await local.add_stream(StreamConfig(name=wire.box_stream("room2"), subjects=[wire.box_subjects("room2")],
                                         storage=StorageType.FILE))
     for seq in range(1, EVENTS + 1):
-        await local.publish(protocol.event_subject("room2", "b1"),
-                            protocol.encode_event("room2", "b1", seq, {"type": "ThemeStarted", "at_ns": seq}),
-                            headers={"Nats-Msg-Id": protocol.message_id("b1", seq)})
+        await local.publish(wire.event_subject("room2", "b1"),
+                            wire.encode_event("room2", "b1", seq, {"type": "ThemeStarted", "at_ns": seq}),
+                            headers={"Nats-Msg-Id": wire.message_id("b1", seq)})
 
     async def sourced():
-        return (await js.stream_info(protocol.DESK_STREAM)).state.messages >= EVENTS
+        return (await js.stream_info(wire.DESK_STREAM)).state.messages >= EVENTS
 
     await _until(sourced, 90, "DESK sourced the station's stream under its permissions")
-    out["sourced"] = (await js.stream_info(protocol.DESK_STREAM)).state.messages
+    out["sourced"] = (await js.stream_info(wire.DESK_STREAM)).state.messages
 
-    remote = room2.jetstream(domain=protocol.HUB_DOMAIN, timeout=2)
+    remote = room2.jetstream(domain=wire.HUB_DOMAIN, timeout=2)
     for box in ("room2", "room3"):
         try:
-            kv = await remote.key_value(protocol.room_bucket(box))
+            kv = await remote.key_value(wire.room_bucket(box))
             out[f"bucket_{box}"] = (await kv.get("assignments")).value.decode()
         except Exception as error:  # nats.errors.TimeoutError / NoRespondersError: the leaf forwards nothing
             out[f"bucket_{box}"] = "refused: " + type(error).__name__
     try:
-        await room2.request(protocol.desk_subject("room3", "claim"), b"{}", timeout=2)
+        await room2.request(wire.desk_subject("room3", "claim"), b"{}", timeout=2)
         out["claim_as_room3"] = "answered"
     except Exception as error:
         out["claim_as_room3"] = "refused: " + type(error).__name__
-    for subject in ("$JS.S.a1b2c3d4", f"{protocol.source_deliver('room3')}.S.a1b2c3d4",
-                    protocol.desk_subject("room3", "beat")):
+    for subject in ("$JS.S.a1b2c3d4", f"{wire.source_deliver('room3')}.S.a1b2c3d4",
+                    wire.desk_subject("room3", "beat")):
         await room2.publish(subject, b"forged")
     await room2.flush()
     await asyncio.sleep(1.5)
@@ -107,7 +107,7 @@ async def _check(hub_url: str, room2_url: str, stranger_url: str) -> dict:
 
     stranger = await nats.connect(stranger_url)
     try:
-        kv = await stranger.jetstream(domain=protocol.HUB_DOMAIN, timeout=2).key_value(protocol.room_bucket("room2"))
+        kv = await stranger.jetstream(domain=wire.HUB_DOMAIN, timeout=2).key_value(wire.room_bucket("room2"))
         out["stranger_bucket"] = (await kv.get("assignments")).value.decode()
     except Exception as error:
         out["stranger_bucket"] = "refused: " + type(error).__name__

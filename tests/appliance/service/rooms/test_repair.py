@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from appliance.service.rooms.protocol import PairingError
+from appliance.service.rooms.wire import PairingError
 from appliance.service.rooms.roles import PAIRING_TRIES, AlreadyPairedError, Roles
 
 

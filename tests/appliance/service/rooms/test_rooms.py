@@ -13,10 +13,10 @@ import pytest
 from appliance.rules.battle import apply, event_to_dict
 from appliance.rules.tournament import battle_players
 from appliance.service.battle_adapter import BattleAdapter
-from appliance.service.rooms import natsconf, protocol
+from appliance.service.rooms import natsconf, wire
 from appliance.service.rooms.conflicts import ConflictError
 from appliance.service.rooms.ledger import Ledger
-from appliance.service.rooms.protocol import MessageError, PairingError
+from appliance.service.rooms.wire import MessageError, PairingError
 from appliance.service.rooms.results import ResultEntry, player_names
 from appliance.service.rooms.roles import PAIRING_TRIES, Roles
 from appliance.service.rooms.server import find_binary
@@ -25,10 +25,10 @@ from appliance.service.tournaments import TournamentDesk
 
 # --- the message format ----------------------------------------------------------------------------------------------
 def test_an_event_message_names_its_box_and_battle_in_the_subject_and_the_body():
-    body = protocol.encode_event("room2", "b1", 3, {"type": "ReadingStarted", "at_ns": 1})
-    assert protocol.decode_event("svoyak.box.room2.battle.b1", body)["seq"] == 3
+    body = wire.encode_event("room2", "b1", 3, {"type": "ReadingStarted", "at_ns": 1})
+    assert wire.decode_event("svoyak.box.room2.battle.b1", body)["seq"] == 3
     with pytest.raises(MessageError, match="does not match"):
-        protocol.decode_event("svoyak.box.room3.battle.b1", body)  # room3 republishing room2's event
+        wire.decode_event("svoyak.box.room3.battle.b1", body)  # room3 republishing room2's event
 
 
 @pytest.mark.parametrize("body, why", [
@@ -40,13 +40,13 @@ def test_an_event_message_names_its_box_and_battle_in_the_subject_and_the_body()
 ])
 def test_a_malformed_message_is_refused_with_a_reason(body, why):
     with pytest.raises(MessageError, match=why):
-        protocol.decode_event("svoyak.box.room2.battle.b1", body)
+        wire.decode_event("svoyak.box.room2.battle.b1", body)
 
 
 @pytest.mark.parametrize("box_id", ["", "Room2", "room.2", "room>", "hub", "x" * 32])
 def test_box_ids_are_safe_nats_tokens(box_id):
     with pytest.raises(MessageError):
-        protocol.check_box_id(box_id)
+        wire.check_box_id(box_id)
 
 
 # --- server configuration --------------------------------------------------------------------------------------------
@@ -293,7 +293,7 @@ def test_a_standalone_box_starts_no_server_and_no_thread(tmp_path):
     import threading
 
     from appliance import config
-    from appliance.service.rooms.service import Rooms
+    from appliance.service.rooms.runner import Rooms
 
     settings = config.load(overrides={"data_dir": tmp_path}, environ={}, config_path=None)
     before = threading.active_count()

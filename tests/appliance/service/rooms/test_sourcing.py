@@ -15,7 +15,7 @@ import time
 import pytest
 
 from appliance.rules.battle import event_from_dict
-from appliance.service.rooms import natsconf, protocol
+from appliance.service.rooms import natsconf, wire
 from appliance.service.rooms.hub import HubLink
 from appliance.service.rooms.loop import Loop
 from appliance.service.rooms.server import NatsServer, find_binary

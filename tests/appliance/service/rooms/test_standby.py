@@ -31,7 +31,7 @@ class _Published:
 
 
 def _desk_log(hub_dir) -> tuple[TournamentDesk, list[dict]]:
-    from appliance.service.rooms import protocol
+    from appliance.service.rooms import wire
 
     desk = TournamentDesk.open(hub_dir)
     tid = desk.create("mubc", "Кубок", seed=3, tournament_id="t1")
@@ -50,7 +50,7 @@ def _desk_log(hub_dir) -> tuple[TournamentDesk, list[dict]]:
     while asyncio.run(shipper._ship_rows()):
         pass
     shipper._connection.close()
-    return desk, [protocol.decode(body, "row") for _subject, body, _headers in hub.sent]
+    return desk, [wire.decode(body, "row") for _subject, body, _headers in hub.sent]
 
 
 def test_the_desks_copy_becomes_a_fresh_boxs_desk_once(tmp_path):

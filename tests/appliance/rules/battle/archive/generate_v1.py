@@ -12,7 +12,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from test_scenarios import event_for  # noqa: E402
 
-from appliance.rules.battle import BattleSetUp, apply, load_profile  # noqa: E402
+from appliance.rules.battle import BattleSetUp, apply
+from appliance.service.presets import load_profile
 from appliance.store import dump_log  # noqa: E402
 
 

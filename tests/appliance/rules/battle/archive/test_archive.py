@@ -67,7 +67,8 @@ def test_an_archived_log_imports_into_the_battle_desk_and_survives_a_restart(tmp
 
 
 def test_a_setup_without_rules_version_is_version_1_and_a_new_battle_takes_the_current_one():
-    from appliance.rules.battle import (RULES_VERSION, BattleSetUp, event_from_dict, event_to_dict, load_profile)
+    from appliance.rules.battle import RULES_VERSION, BattleSetUp, event_from_dict, event_to_dict
+    from appliance.service.presets import load_profile
 
     with (HERE / "v1-eurocup.jsonl").open(encoding="utf-8") as file:
         first = file.readlines()[1]
@@ -82,7 +83,8 @@ def test_a_version_1_battle_keeps_its_reading_of_the_deadline_and_version_2_coun
     """eurocup 2.5 «не позднее чем через 7 секунд»: version 2 takes a signal at the deadline as in time;
     a battle played by version 1 keeps taking it as late, so its log replays as it was played."""
     from appliance.rules.battle import (BattleSetUp, ButtonPressed, PriceAnnounced, ReadingFinished, ReadingStarted,
-                                        ThemeStarted, load_profile)
+                                        ThemeStarted)
+    from appliance.service.presets import load_profile
 
     outcomes = {}
     for version in (1, 2):
@@ -96,7 +98,8 @@ def test_a_version_1_battle_keeps_its_reading_of_the_deadline_and_version_2_coun
 
 
 def test_a_log_from_a_newer_engine_is_refused_by_name_not_played_by_other_rules():
-    from appliance.rules.battle import BattleRuleError, BattleSetUp, load_profile
+    from appliance.rules.battle import BattleRuleError, BattleSetUp
+    from appliance.service.presets import load_profile
 
     for version in (0, 3, "2", True):
         with pytest.raises(BattleRuleError) as info:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from appliance.cli import main
+from svoyak.cli import main
 
 
 def test_pin_prints_the_boxs_host_pin(tmp_path, monkeypatch, capsys):

@@ -17,7 +17,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from appliance.commands.replay import load_or_explain
+    from svoyak.commands.replay import load_or_explain
     from appliance.service.papers import protocol_csv, protocol_html
 
     loaded = load_or_explain(args, "protocol")

@@ -9,10 +9,10 @@ TCP handshake's retries, seconds apart, were all lost (measured: a pairing lost 
 
 ``tc netem`` where the kernel has it (``netem delay 22.5ms 17.5ms loss gemodel 0.2% 20% 100% 1%`` on both ends of
 the link: the nearest netem has, bursts counted in packets). This sandbox's kernel has no ``sch_netem``, so the same profile runs in user space: the station's switch
-port is taken off the bridge and a forwarder (``python -m tests.rooms.wifi IN OUT SEED``, in the switch's
+port is taken off the bridge and a forwarder (``python -m tests.support.wifi IN OUT SEED``, in the switch's
 namespace) carries its frames through ``AF_PACKET`` sockets with ``PACKET_VNET_HDR`` (the kernel keeps checksum
 and segmentation offloads whole across it) to a second veth pair on the bridge, dropping and delaying them as
-above. Cutting the link (:meth:`tests.rooms.netns.Venue.cut`) still pulls the station's own port.
+above. Cutting the link (:meth:`tests.support.netns.Venue.cut`) still pulls the station's own port.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def has_netem(ns: str) -> bool:
 
 
 class WifiProfile:
-    """The profile on every station's venue link of a :class:`tests.rooms.netns.Venue`; :meth:`close` ends it."""
+    """The profile on every station's venue link of a :class:`tests.support.netns.Venue`; :meth:`close` ends it."""
 
     def __init__(self, venue, stations: list[str], seed: int = 22, stats_dir: Path | None = None) -> None:
         self.venue = venue
@@ -170,7 +170,7 @@ class WifiProfile:
                 _ip("-n", venue.switch, "link", "set", dev, "up")
             stats = str(Path(stats_dir) / f"wifi-{name}.json") if stats_dir else ""
             self.processes.append(subprocess.Popen(
-                ["ip", "netns", "exec", venue.switch, sys.executable, "-m", "tests.rooms.wifi", port, inner,
+                ["ip", "netns", "exec", venue.switch, sys.executable, "-m", "tests.support.wifi", port, inner,
                  str(seed + number), stats], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             self._names = getattr(self, "_names", []) + [name]
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from appliance.commands.run import _listens  # the same probe svoyak run waits on
+from svoyak.commands.run import _listens  # the same probe svoyak run waits on
 from appliance.service.supervision import command_line, is_alive
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 BOUND_S = 10  # how long the children may take to go (they go in well under a second)
 
 pytestmark = pytest.mark.slow
@@ -70,7 +70,7 @@ class Box:
         self.log = open(data_dir / "run.log", "ab")
 
     def run(self) -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port",
+        process = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "run", "--simulator", "--port",
                                     str(self.port)], env=self.env, cwd=ROOT, stdout=self.log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         self.process = process
@@ -144,7 +144,7 @@ class Box:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
         for pid in left | set(self.nats_pids()):  # nothing may outlive a failing test either
-            if is_alive(pid) and ("appliance.cli" in " ".join(command_line(pid))
+            if is_alive(pid) and ("svoyak.cli" in " ".join(command_line(pid))
                                   or "nats-server" in " ".join(command_line(pid))):
                 os.kill(pid, signal.SIGKILL)
         self.log.close()
@@ -190,7 +190,7 @@ def test_kill_9_of_svoyak_run_leaves_no_child_and_the_next_start_has_buttons_and
 # --- the capture lock on its own ---------------------------------------------------------------------------------
 ORPHANER = """
 import json, os, subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-m", "appliance.cli", "capture", "--simulator"], start_new_session=True,
+child = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "capture", "--simulator"], start_new_session=True,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 lock = os.path.join(os.environ["SVOYAK_DATA_DIR"], "capture.lock")
 for _ in range(600):  # serving, with this process as its parent; then this one ends, as a killed svoyak run
@@ -205,7 +205,7 @@ print(child.pid, flush=True)
 
 
 def _capture(env, **arguments) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "appliance.cli", "capture", "--simulator"], env=env, cwd=ROOT,
+    return subprocess.Popen([sys.executable, "-m", "svoyak.cli", "capture", "--simulator"], env=env, cwd=ROOT,
                             **arguments)
 
 

@@ -42,7 +42,7 @@ class _Box:
         env = {**os.environ, "SVOYAK_DATA_DIR": str(folder), "SVOYAK_CONFIG": str(folder / "none.toml"),
                "SVOYAK_HOST_PIN": pin, "SVOYAK_DIRECTOR_PIN": director_pin, "SVOYAK_ROOMS_LEAF_PORT": "0"}
         # spawn: each box dies with this command, kill -9 included (appliance/service/supervision.py)
-        self.process = spawn([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(self.port)],
+        self.process = spawn([sys.executable, "-m", "svoyak.cli", "run", "--simulator", "--port", str(self.port)],
                              env=env, stdout=open(folder / "run.log", "ab"), stderr=subprocess.STDOUT,
                              start_new_session=True)
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))

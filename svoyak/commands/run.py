@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from appliance.commands import serve as serve_command
+from svoyak.commands import serve as serve_command
 from appliance.service.supervision import spawn
 from gpio.lock import holder_pid
 
@@ -50,7 +50,7 @@ def run(args) -> int:
     Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
     capture = None
     if not args.no_capture:
-        command = [sys.executable, "-m", "appliance.cli", "capture"] + (["--simulator"] if settings.simulator else [])
+        command = [sys.executable, "-m", "svoyak.cli", "capture"] + (["--simulator"] if settings.simulator else [])
         capture = spawn(command, env=capture_environment(settings))
         # The web side's link reconnects on its own; the wait makes the first page load show "connected", and
         # a capture that refuses to start is told here, not discovered as a box with no buttons.
@@ -66,7 +66,7 @@ def run(args) -> int:
     if settings.spectators and not args.no_spectators:
         # The spectators' fan-out (docs/spectators.md): on the box svoyak-spectators.service runs it. It becomes
         # nats-server (exec), which dies with this process like the capture (appliance/service/supervision.py).
-        spectators = spawn([sys.executable, "-m", "appliance.cli", "spectators"], env=capture_environment(settings),
+        spectators = spawn([sys.executable, "-m", "svoyak.cli", "spectators"], env=capture_environment(settings),
                            stdout=subprocess.DEVNULL)
     print(serve_command.describe(settings), flush=True)
     try:

@@ -33,9 +33,7 @@ def is_sqlite(path: str) -> bool:
 def replay_store(path: str, battle: str | None):
     """(header, state, events applied) from the box's SQLite store, opened read-only (the file is not written,
     whoever's it is); ``.line`` of an error is the event's seq."""
-    import sqlite3
-
-    from appliance.errors import StoreError
+    from appliance.errors import StoreDriverError, StoreError
     from appliance.rules.battle import BattleRuleError, apply
     from appliance.store import BATTLE, EventStore
 
@@ -54,7 +52,7 @@ def replay_store(path: str, battle: str | None):
                 except BattleRuleError as error:
                     error.line = row.seq
                     raise
-    except sqlite3.DatabaseError as error:  # a damaged file: a page that does not read
+    except StoreDriverError as error:  # a damaged file: a page that does not read
         raise StoreError(f"{path}: not a readable SQLite event store ({error})") from None
     return {"format": "svoyak-battle-log", "version": 1, "battle_id": battle}, state, state.seq
 
@@ -136,7 +134,7 @@ def result_dict(header: dict, state, include_questions: bool = False) -> dict:
     import dataclasses
 
     from appliance.rules.battle import standings
-    from appliance.rules.battle.protocol import protocol_rows
+    from appliance.service.protocol_paper import protocol_rows
     from appliance.service.battle_adapter import BattleAdapter
 
     table = standings(state)

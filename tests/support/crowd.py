@@ -9,7 +9,7 @@
 - :func:`socketio_spectator`: an engine.io WebSocket on ``/board`` marked as a spectator's (``?audience=1``),
   answering engine.io pings, recording updates the same way; a 503 is recorded as refused.
 
-``python -m tests.crowd nats|socketio URL SUBJECT COUNT SECONDS OUT`` runs COUNT of them for SECONDS and writes
+``python -m tests.support.crowd nats|socketio URL SUBJECT COUNT SECONDS OUT`` runs COUNT of them for SECONDS and writes
 ``{"connected", "refused", "failed", "arrivals": {seq: [monotonic ns, ...]}, "sent_ns": {seq: ns}}`` to OUT:
 ``sent_ns`` is the update's ``server_now_ns`` (the box's CLOCK_MONOTONIC on this machine, the timeline's offset 0
 on a fresh box). Shared by ``tests/web/test_spectators.py``, ``tests/rooms/test_online_viewers.py`` and

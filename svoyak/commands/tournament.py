@@ -33,26 +33,25 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from appliance.commands.replay import check_input
-    from appliance.rules.tournament import FormatError, events, formats, simulate
+    from appliance.rules.tournament import FormatError, events, simulate
+    from appliance.rules.tournament.errors import UnknownFormatError
+    from appliance.service import presets
     from appliance.service.tournament_view import report
+    from svoyak.commands.replay import check_input
 
     if args.action == "presets":
-        for name in formats.list_formats():
-            fmt = formats.load_format(name)
+        for name in presets.list_formats():
+            fmt = presets.load_format(name)
             print(f"{name:14} {fmt.title_ru} / {fmt.title_en}: "
                   f"{' -> '.join(stage.id for stage in fmt.stages)}")
         return 0
     if args.action == "show":
-        from importlib import resources
+        if args.preset not in presets.list_formats():
+            raise UnknownFormatError(f"no tournament preset {args.preset[:100]!r}; presets: "
+                                     f"{', '.join(presets.list_formats())} (show takes a preset's name)")
 
-        if args.preset not in formats.list_formats():
-            raise formats.UnknownFormatError(f"no tournament preset {args.preset[:100]!r}; presets: "
-                                             f"{', '.join(formats.list_formats())} (show takes a preset's name)")
-
-        formats.load_format(args.preset)  # the error names the presets if unknown
-        print((resources.files("appliance.rules.tournament") / "formats" / f"{args.preset}.toml").read_text(
-            encoding="utf-8"), end="")
+        presets.load_format(args.preset)  # the error names the presets if unknown
+        print((presets.FORMATS_DIR / f"{args.preset}.toml").read_text(encoding="utf-8"), end="")
         return 0
     if not 1 <= args.players <= MAX_PLAYERS:
         raise FormatError(f"--players must be 1 to {MAX_PLAYERS}, not {args.players}")
@@ -70,8 +69,8 @@ def run(args) -> int:
         if number.lstrip("-").isdigit() and len(number) > 18:
             raise FormatError(f"--set {key.strip()}: the number has more than 18 digits")
         changes[key.strip()] = int(number) if number.lstrip("-").isdigit() else number
-    log, state = simulate.simulate(args.preset, args.players, args.seed, rooms=max(1, args.rooms),
-                                   battle_player=player, changes=changes)
+    log, state = presets.simulate(args.preset, args.players, args.seed, rooms=max(1, args.rooms),
+                                  battle_player=player, changes=changes)
     data = report(state)
     data["battle_engine"] = simulate.engine_used(args.outline)
     if args.events:

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 
-from appliance.cli import main
+from svoyak.cli import main
 from appliance.service.capture_link import CaptureLink
 
 
@@ -20,7 +20,7 @@ def test_capture_process_notifies_ready_serves_and_stops_cleanly_on_sigterm(tmp_
     env = {**os.environ, "SVOYAK_DATA_DIR": str(tmp_path), "NOTIFY_SOCKET": str(notify), "SVOYAK_CONFIG": "",
            "PYTHONWARNINGS": "error"}
     env.pop("GPIOZERO_PIN_FACTORY", None)
-    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "capture", "--simulator"], env=env,
+    process = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "capture", "--simulator"], env=env,
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         assert receiver.recv(4096).startswith(b"READY=1")
@@ -76,7 +76,7 @@ def test_simulator_keyboard_in_a_real_terminal(tmp_path):
     pid, fd = pty.fork()
     if pid == 0:  # the child becomes the capture process on the terminal
         os.chdir(tmp_path)
-        os.execve(sys.executable, [sys.executable, "-m", "appliance.cli", "capture", "--simulator", "--keyboard"],
+        os.execve(sys.executable, [sys.executable, "-m", "svoyak.cli", "capture", "--simulator", "--keyboard"],
                   env)
     output = b""
 

@@ -1,5 +1,5 @@
 """A youth-cup day over Wi-Fi, the desk moved to the standby mid-day (issue 22), driven from inside the venue's "ctl"
-namespace (``python -m tests.rooms.wifi_day SPEC.json OUT.json``) like tests/rooms/scenario.py, whose day it
+namespace (``python -m tests.support.wifi_day SPEC.json OUT.json``) like tests/rooms/scenario.py, whose day it
 extends: a standby desk paired beside the hub, the written round (youth-cup 2.2) typed on the desk, the 1/16's
 two runs (2.4) and the rest played in the rooms, and, mid-round, the hub's box killed for good and «Стать столом»
 tapped on the standby, which then finishes the day. SPEC as scenario.py's, plus ``"standby": true`` and
@@ -15,9 +15,9 @@ import threading
 import time
 from pathlib import Path
 
-from tests.rooms.boxes import Box, Host, play_battle, wait_for
-from tests.rooms.netns import SUBNET
-from tests.rooms.scenario import LEAF_PORT, WEB_PORT, Day
+from tests.support.boxes import Box, Host, play_battle, wait_for
+from tests.support.netns import SUBNET
+from tests.support.scenario import LEAF_PORT, WEB_PORT, Day
 
 WRITTEN_MARKS = 60  # youth-cup 2.2: 12 themes of 5 questions, one mark each
 MID_QUESTIONS = 10  # the first room's battle is this far when the desk goes

@@ -27,7 +27,7 @@ def test_serve_notifies_ready_and_pings_the_watchdog_from_the_worker(tmp_path):
     (tmp_path / "none.toml").write_text("")
     env = {**os.environ, "SVOYAK_DATA_DIR": str(tmp_path), "SVOYAK_CONFIG": str(tmp_path / "none.toml"),
            "NOTIFY_SOCKET": str(notify), "WATCHDOG_USEC": "200000"}
-    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "serve", "--port", str(port)], env=env,
+    process = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "serve", "--port", str(port)], env=env,
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True)
     try:
@@ -56,7 +56,7 @@ def test_serve_without_its_data_partition_shows_the_fault_and_stores_nothing(tmp
     (tmp_path / "none.toml").write_text("")
     env = {**os.environ, "SVOYAK_DATA_DIR": str(tmp_path / "data"), "SVOYAK_CONFIG": str(tmp_path / "none.toml"),
            "SVOYAK_DATA_MOUNT": str(tmp_path / "data"), "NOTIFY_SOCKET": str(notify), "WATCHDOG_USEC": "200000"}
-    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "serve", "--port", str(port)], env=env,
+    process = subprocess.Popen([sys.executable, "-m", "svoyak.cli", "serve", "--port", str(port)], env=env,
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True)
     try:

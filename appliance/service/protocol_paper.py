@@ -1,7 +1,8 @@
 """The battle protocol as rows: per question who pressed in what order with time gaps, who answered, the
 ruling, the running scores, and any correction (the original ruling and its correction both shown).
 
-Pure: rendering to CSV/HTML is :mod:`appliance.service.papers`.
+Read from the pure battle state, worded from the catalogues (so it lives in the service, not in ``rules/``, which
+keep no words); rendering to CSV/HTML is :mod:`appliance.service.papers`.
 """
 
 from __future__ import annotations

@@ -14,19 +14,20 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 60  # per case; a hang fails the case instead of the run
 
 
 def svoyak(argv: list[str], stdin=None, cwd=None) -> subprocess.CompletedProcess:
     """``svoyak ARGV...`` as a process of its own (this Python, this tree), standard input from ``stdin``."""
     env = {**os.environ, "SVOYAK_CONFIG": "", "PYTHONWARNINGS": "error"}
-    return subprocess.run([sys.executable, "-m", "appliance.cli", *argv], capture_output=True, timeout=TIMEOUT_S,
+    return subprocess.run([sys.executable, "-m", "svoyak.cli", *argv], capture_output=True, timeout=TIMEOUT_S,
                           stdin=stdin if stdin is not None else subprocess.DEVNULL, env=env, cwd=cwd or ROOT)
 
 
 def good_log() -> str:
-    from appliance.rules.battle import BattleSetUp, ThemeStarted, load_profile
+    from appliance.rules.battle import BattleSetUp, ThemeStarted
+    from appliance.service.presets import load_profile
     from appliance.store.jsonl import dump_log
 
     return dump_log("b1", [BattleSetUp(at_ns=0, profile=load_profile("mubc"), players=("А", "Б"), themes=1),
@@ -34,7 +35,8 @@ def good_log() -> str:
 
 
 def store_file(path: Path) -> Path:
-    from appliance.rules.battle import BattleSetUp, load_profile
+    from appliance.rules.battle import BattleSetUp
+    from appliance.service.presets import load_profile
     from appliance.store import BATTLE, EventStore
 
     with EventStore(path) as store:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import requests
 
-from bench.sockets import close, connect
+from tests.support.sockets import close, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "2468"
@@ -40,7 +40,7 @@ class Box:
         env = {**os.environ, "SVOYAK_DATA_DIR": str(self.folder), "SVOYAK_CONFIG": str(self.folder / "none.toml"),
                "SVOYAK_HOST_PIN": PIN, "SVOYAK_DIRECTOR_PIN": DIRECTOR_PIN, "SVOYAK_ROOMS_LEAF_PORT": str(self.leaf_port),
                "SVOYAK_WEB_HOST": "0.0.0.0" if self.netns else "127.0.0.1"}
-        command = [sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(self.port)]
+        command = [sys.executable, "-m", "svoyak.cli", "run", "--simulator", "--port", str(self.port)]
         if self.netns:
             command = ["ip", "netns", "exec", self.netns, *command]
         with open(self.folder / "run.log", "ab") as log:  # the child keeps its own copy of the file

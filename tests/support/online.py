@@ -1,11 +1,11 @@
-"""Online viewers through a NATS cluster the organiser runs, in network namespaces (root; tests/rooms/netns.py).
+"""Online viewers through a NATS cluster the organiser runs, in network namespaces (root; tests/support/netns.py).
 
 Namespaces ``n1`` ``n2`` ``n3`` run one cluster node each (:func:`appliance.service.spectators.conf.organiser_node_config`:
 routes between them, a leaf port for hubs, a WebSocket port for viewers); ``hub`` runs the box's spectators'
 nats-server as ``svoyak spectators`` writes it, its uplink a leaf connection to the three nodes, and the box's
 own :class:`~appliance.service.spectators.publisher.Publisher` publishing board updates at a battle's pace (a
 ``seq``, the box's ``server_now_ns``, a view's worth of changes) with the snapshot every second; ``viewers``
-runs the viewers (``tests/crowd.py`` ``online``: raw WebSocket NATS subscribers that move to the next node when
+runs the viewers (``tests/support/crowd.py`` ``online``: raw WebSocket NATS subscribers that move to the next node when
 theirs is gone and resync from the snapshot after a gap), a few hundred a process.
 
 The namespaces share the kernel's CLOCK_MONOTONIC, so a viewer's arrival minus the update's ``server_now_ns`` is
@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 
 from appliance.service.spectators import conf
-from tests.rooms import netns
+from tests.support import netns
 
 ROOT = Path(__file__).resolve().parents[2]
 NODES = ("n1", "n2", "n3")
@@ -140,7 +140,7 @@ class OnlineVenue:
             sizes.append((probes, "viewers-probes.json", False))
         for size, name, niced in sizes:
             out = self.folder / name
-            command = [sys.executable, "-m", "tests.crowd", "online", urls, conf.subject(BOX, "*"), str(size),
+            command = [sys.executable, "-m", "tests.support.crowd", "online", urls, conf.subject(BOX, "*"), str(size),
                        str(seconds), str(out)]
             low = (["chrt", "--idle", "0"] if self.viewer_cpus else ["nice", "-n", "5"]) if niced else []
             started.append((_exec(self.venue.namespace("viewers"), low + command, self.viewer_cpus, cwd=ROOT), out))
@@ -162,7 +162,7 @@ class OnlineVenue:
     def publish(self, updates: int, every_ms: int, out: Path) -> subprocess.Popen:
         """The box's publisher in the hub's namespace: ``updates`` board updates, a snapshot every second."""
         return _exec(self.venue.namespace("hub"),
-                     [sys.executable, "-m", "tests.rooms.online", "publish", str(self.folder / "publisher.secret"),
+                     [sys.executable, "-m", "tests.support.online", "publish", str(self.folder / "publisher.secret"),
                       str(updates), str(every_ms), str(out)], self.server_cpus, cwd=ROOT)
 
     def close(self) -> None:

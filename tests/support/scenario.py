@@ -1,5 +1,5 @@
 """A rooms day in network namespaces, driven from inside the venue's "ctl" namespace (``python -m
-tests.rooms.scenario SPEC.json OUT.json``): a hub and stations as real ``svoyak run`` processes, tournaments
+tests.support.scenario SPEC.json OUT.json``): a hub and stations as real ``svoyak run`` processes, tournaments
 played through the real session (host commands and simulator buttons), faults injected on the way. It writes
 what it saw; tests/rooms/test_rooms_netns.py asserts on it.
 
@@ -18,8 +18,8 @@ import threading
 import time
 from pathlib import Path
 
-from tests.rooms.boxes import Box, Host, play_battle, wait_for
-from tests.rooms.netns import SUBNET, Venue, set_loss
+from tests.support.boxes import Box, Host, play_battle, wait_for
+from tests.support.netns import SUBNET, Venue, set_loss
 
 WEB_PORT = 8080
 LEAF_PORT = 7422
@@ -205,16 +205,16 @@ class Day:
         box = self.stations[name]
         code = f"""
 import asyncio, json, sqlite3, nats
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 async def main():
     row = sqlite3.connect({str(box.folder / 'events.sqlite')!r}).execute(
         "SELECT stream_id, seq, body FROM stream_events WHERE kind='battle' ORDER BY rowid LIMIT 1").fetchone()
     ports = json.load(open(next(__import__('pathlib').Path({str(box.folder / 'rooms' / 'nats')!r}).glob('*.ports'))))
     nc = await nats.connect(ports['nats'][0]); js = nc.jetstream()
-    body = protocol.encode_event({self.box_ids[name]!r}, row[0], row[1], json.loads(row[2]))
-    subject = protocol.event_subject({self.box_ids[name]!r}, row[0])
-    same = await js.publish(subject, body, headers={{"Nats-Msg-Id": protocol.message_id(row[0], row[1])}})
-    fresh = await js.publish(subject, body, headers={{"Nats-Msg-Id": "resend-" + protocol.message_id(row[0], row[1])}})
+    body = wire.encode_event({self.box_ids[name]!r}, row[0], row[1], json.loads(row[2]))
+    subject = wire.event_subject({self.box_ids[name]!r}, row[0])
+    same = await js.publish(subject, body, headers={{"Nats-Msg-Id": wire.message_id(row[0], row[1])}})
+    fresh = await js.publish(subject, body, headers={{"Nats-Msg-Id": "resend-" + wire.message_id(row[0], row[1])}})
     print(json.dumps({{"same_duplicate": same.duplicate, "fresh_duplicate": bool(fresh.duplicate)}}))
     await nc.close()
 asyncio.run(main())
@@ -269,19 +269,19 @@ asyncio.run(main())
         box = self.stations[first]
         code = f"""
 import asyncio, json, nats
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire
 async def main():
     ports = json.load(open(next(__import__('pathlib').Path({str(box.folder / 'rooms' / 'nats')!r}).glob('*.ports'))))
-    nc = await nats.connect(ports['nats'][0], inbox_prefix=protocol.inbox_prefix({self.box_ids[first]!r}))
+    nc = await nats.connect(ports['nats'][0], inbox_prefix=wire.inbox_prefix({self.box_ids[first]!r}))
     hub = nc.jetstream(domain="hub", timeout=3)
     out = {{}}
     for who in ({self.box_ids[first]!r}, {self.box_ids[second]!r}):
         try:
-            kv = await hub.key_value(protocol.room_bucket(who)); await kv.get("assignments"); out[who] = "read"
+            kv = await hub.key_value(wire.room_bucket(who)); await kv.get("assignments"); out[who] = "read"
         except Exception as error:
             out[who] = "refused: " + type(error).__name__
     try:
-        await nc.request(protocol.desk_subject({self.box_ids[second]!r}, "claim"), b"{{}}", timeout=3)
+        await nc.request(wire.desk_subject({self.box_ids[second]!r}, "claim"), b"{{}}", timeout=3)
         out["claim_as_other"] = "answered"
     except Exception as error:
         out["claim_as_other"] = "refused: " + type(error).__name__

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from appliance import cli
+from svoyak import cli
 from appliance.service import hotspot
 
 
@@ -158,7 +158,7 @@ def test_the_card_template_applies_as_shipped_and_every_key_is_known(tmp_path):
     from pathlib import Path
 
     from appliance.service import bootsettings
-    template = (Path(__file__).resolve().parents[3] / "image/svoyak-settings.txt").read_text(encoding="utf-8")
+    template = (Path(__file__).resolve().parents[2] / "image/svoyak-settings.txt").read_text(encoding="utf-8")
     assert bootsettings.parse(template, Path("t")) == {}
     examples = [line[1:].split("=")[0].strip() for line in template.splitlines()
                 if line.startswith("#") and "=" in line and " " not in line[1:].split("=")[0].strip()]

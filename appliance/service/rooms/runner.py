@@ -15,8 +15,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from appliance.service.rooms import natsconf, protocol
-from appliance.service.rooms.protocol import (ClaimRefusedError, NotAssignedError, PackageNotArrivedError,
+from appliance.service.rooms import natsconf, wire
+from appliance.service.rooms.wire import (ClaimRefusedError, NotAssignedError, PackageNotArrivedError,
                                               PairingError, RoomsError, SlotTakenError)
 from appliance.service.rooms.roles import RoleError, Roles
 
@@ -346,7 +346,7 @@ class Rooms:
                 why = said.get("error", "") if isinstance(said, dict) else ""
                 code = said.get("code", "") if isinstance(said, dict) else ""  # the hub's refusal, worded here
                 params = said.get("params") if isinstance(said, dict) else None
-                known = code in protocol.PAIRING_CODES and isinstance(params, dict)
+                known = code in wire.PAIRING_CODES and isinstance(params, dict)
                 raise PairingError(f"the hub refused: {why or error.code}", code=code if known else "hub_refused",
                                    params={key: str(value)[:200] for key, value in params.items()} if known else {}
                                    ) from None
@@ -393,9 +393,9 @@ class Rooms:
             if answer.get("holder"):
                 raise SlotTakenError(f"battle {battle_id}: held by {answer['holder']}", answer["holder"])
             why = str(answer.get("error") or "")
-            if protocol.CLAIM_REASONS.get(why) == "not_assigned":  # the desk took it back since this box's copy
+            if wire.CLAIM_REASONS.get(why) == "not_assigned":  # the desk took it back since this box's copy
                 raise NotAssignedError(f"battle {battle_id} of {tournament_id} is no longer assigned to this box")
-            raise ClaimRefusedError(f"battle {battle_id}: the hub refused: {why}", protocol.CLAIM_REASONS.get(why, ""))
+            raise ClaimRefusedError(f"battle {battle_id}: the hub refused: {why}", wire.CLAIM_REASONS.get(why, ""))
         args = {key: chosen[key] for key in ("profile", "players", "themes", "slot", "run", "runs", "cuts")}
         args["mode"] = "buttons"
         ref = chosen.get("package")

@@ -16,20 +16,20 @@ from appliance.errors import SvoyakError
 
 # name -> (module, one line of help). Add a line here to add a subcommand.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "config": ("appliance.commands.config", "print every setting with its default, unit and current value"),
-    "replay": ("appliance.commands.replay", "replay a battle log and print the final state and standings as JSON"),
-    "protocol": ("appliance.commands.protocol", "print a battle's protocol (CSV or A4 HTML) from its log"),
-    "serve": ("appliance.commands.serve", "run the web server (gunicorn gthread): host page, scoreboard, phones"),
-    "run": ("appliance.commands.run", "run the whole box here: capture (mock pins on a laptop) and web server"),
-    "nats": ("appliance.commands.nats", "run the box's nats-server while its rooms role needs one (svoyak-nats.service)"),
-    "spectators": ("appliance.commands.spectators",
+    "config": ("svoyak.commands.config", "print every setting with its default, unit and current value"),
+    "replay": ("svoyak.commands.replay", "replay a battle log and print the final state and standings as JSON"),
+    "protocol": ("svoyak.commands.protocol", "print a battle's protocol (CSV or A4 HTML) from its log"),
+    "serve": ("svoyak.commands.serve", "run the web server (gunicorn gthread): host page, scoreboard, phones"),
+    "run": ("svoyak.commands.run", "run the whole box here: capture (mock pins on a laptop) and web server"),
+    "nats": ("svoyak.commands.nats", "run the box's nats-server while its rooms role needs one (svoyak-nats.service)"),
+    "spectators": ("svoyak.commands.spectators",
                    "run the spectators' nats-server: /watch phones and online viewers (svoyak-spectators.service)"),
-    "rooms": ("appliance.commands.rooms", "start a hub and N stations on this machine: a multi-room day (simulator)"),
-    "tournament": ("appliance.commands.tournament", "simulate a tournament of a preset; list and show presets"),
-    "pin": ("appliance.commands.pin", "print the host PIN (a host who lost it; or hold the host button at the box)"),
-    "firstboot": ("appliance.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
-    "capture": ("appliance.commands.capture", "run the buzzer capture service (pins, lockout, its Unix socket)"),
-    "hwcheck": ("appliance.commands.hwcheck", "check buttons, LEDs, buzzer and press timing on the box"),
+    "rooms": ("svoyak.commands.rooms", "start a hub and N stations on this machine: a multi-room day (simulator)"),
+    "tournament": ("svoyak.commands.tournament", "simulate a tournament of a preset; list and show presets"),
+    "pin": ("svoyak.commands.pin", "print the host PIN (a host who lost it; or hold the host button at the box)"),
+    "firstboot": ("svoyak.commands.firstboot", "make the box identity (hotspot, host PIN) and write the hotspot profile"),
+    "capture": ("svoyak.commands.capture", "run the buzzer capture service (pins, lockout, its Unix socket)"),
+    "hwcheck": ("svoyak.commands.hwcheck", "check buttons, LEDs, buzzer and press timing on the box"),
 }
 
 

@@ -18,7 +18,7 @@ import struct
 import zipfile
 import zlib
 
-from tests.appliance.packages.conftest import NS
+from tests.support.packages import NS
 
 MB = 1024 * 1024
 GIB = 1024 * MB
