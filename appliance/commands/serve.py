@@ -4,12 +4,23 @@ gunicorn with the gthread worker: one worker (the session, its timers and the ca
 process), many threads (each WebSocket holds one: 30 scoreboards, phones, the host). Not Werkzeug's dev
 server. The worker builds the app (no preload: threads must not cross a fork) and then tells systemd
 READY=1 and pings its watchdog while the session is healthy.
+
+One web server per data directory (issue 19): two servers over one store would each keep their own session and
+timers and store commands beside each other. ``data_dir/server.lock`` is held with ``flock`` from before the
+identity is read until the process ends (``svoyak run`` takes it before it starts its capture); a second server
+refuses to start, naming the process that holds it, and a stale holder (gone, or orphaned: its starter gone) is
+taken over, as the capture's lock does (gpio/lock.py). gunicorn's worker inherits the descriptor, so the lock is
+held while the process that writes the store lives.
 """
 
 from __future__ import annotations
 
 import signal
 import sys
+from pathlib import Path
+
+from appliance.errors import SvoyakError
+from gpio.lock import DirectoryLock
 
 DEFAULT_THREADS = 100
 # Connections the worker holds at once (gunicorn's default, 1000, stops accepting beyond it: a thousand phones
@@ -23,6 +34,49 @@ def add_arguments(parser) -> None:
     parser.add_argument("--port", type=int, help="TCP port (setting web_port)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="worker threads (one per WebSocket)")
     parser.add_argument("--simulator", action="store_true", default=None, help="show the on-screen buzzers")
+
+
+SERVER_LOCK = "server.lock"
+
+
+class ServerLocked(SvoyakError, RuntimeError):
+    """Another web server, alive, serves this data directory."""
+
+
+def _short(command: str) -> str:
+    """``python -m appliance.cli serve --port 8080`` as ``svoyak serve --port 8080``, at most 60 characters."""
+    words = command.split()
+    for index, word in enumerate(words):
+        if word == "appliance.cli" or word.endswith("/svoyak") or word == "svoyak":
+            words = ["svoyak", *words[index + 1:]]
+            break
+    text = " ".join(words)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class ServerLock(DirectoryLock):
+    """``data_dir/server.lock``: held by the web server's process (and, inherited, its gunicorn worker)."""
+
+    error = ServerLocked
+
+    def refusal(self, pid, command: str) -> str:
+        what = f"процесс {pid}, {_short(command)}" if command else f"процесс {pid}"
+        what_en = f"process {pid}, {_short(command)}" if command else f"process {pid}"
+        return (f"Папку данных {self.path.parent} уже обслуживает веб-сервер ({what}): остановите его или "
+                f"запустите этот с другой папкой (SVOYAK_DATA_DIR). / A web server ({what_en}) already serves the "
+                f"data directory {self.path.parent}: stop it, or start this one with another (SVOYAK_DATA_DIR).")
+
+    def stuck(self, pid) -> str:
+        return (f"Прежний веб-сервер (процесс {pid}) не отпускает {self.path} / The stale web server (process "
+                f"{pid}) does not let go of {self.path}")
+
+
+def hold_data_dir(settings) -> ServerLock:
+    """Take ``server.lock`` of the settings' data directory for the life of this process (keep the result);
+    raises :class:`ServerLocked` if a live server holds it."""
+    lock = ServerLock(Path(settings.data_dir) / SERVER_LOCK)
+    lock.acquire()
+    return lock
 
 
 def settings_from(args):
@@ -136,5 +190,9 @@ def run(args) -> int:
         # No identity read or made: it would land on the wrong file system. The pages say what is wrong.
         print(f"svoyak: {fault.line()}", file=sys.stderr, flush=True)
         return serve(settings, threads=args.threads, fault=fault)
-    print(describe(settings), flush=True)
-    return serve(settings, threads=args.threads)
+    lock = hold_data_dir(settings)  # before the identity is read or made: one server per data directory
+    try:
+        print(describe(settings), flush=True)
+        return serve(settings, threads=args.threads)
+    finally:
+        lock.release()
