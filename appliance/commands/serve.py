@@ -63,7 +63,7 @@ class ServerLock(DirectoryLock):
         what = f"процесс {pid}, {_short(command)}" if command else f"процесс {pid}"
         what_en = f"process {pid}, {_short(command)}" if command else f"process {pid}"
         return (f"Папку данных {self.path.parent} уже обслуживает веб-сервер ({what}): остановите его или "
-                f"запустите этот с другой папкой (SVOYAK_DATA_DIR). / A web server ({what_en}) already serves the "
+                f"запустите этот сервер с другой папкой (SVOYAK_DATA_DIR). / A web server ({what_en}) already serves the "
                 f"data directory {self.path.parent}: stop it, or start this one with another (SVOYAK_DATA_DIR).")
 
     def stuck(self, pid) -> str:
