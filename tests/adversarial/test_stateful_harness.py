@@ -74,27 +74,31 @@ def fake(**options):
 
 
 def test_the_time_limit_ends_a_run_without_a_harness_error(tmp_path):
-    """The run stops by its clock in the middle of a round (each example takes 50 ms): with the time limit raised
+    """The run stops by its clock in the middle of a round (50 examples of 50 ms each at least): with the time limit raised
     before the first draw, hypothesis answered FlakyStrategyDefinition, counted as a harness error."""
     figures = Figures()
     started = time.monotonic()
     run_rounds(lambda ends: machine(None, figures, tmp_path, ends=ends, adversary=fake(example_s=0.05)),
-               figures, seconds=1.5, steps_per_example=5, log=lambda line: None, examples_per_round=50)
+               figures, seconds=3, steps_per_example=5, log=lambda line: None, examples_per_round=50)
     took = time.monotonic() - started
     assert figures.violations == {}, figures.first_violations
-    assert figures.examples >= 5 and figures.steps >= figures.examples * 5, figures
-    assert took < 1.5 + 15, took  # the examples after the time go by at once
+    assert figures.examples >= 2 and figures.steps >= figures.examples * 5, figures
+    assert took < 3 + 15, took  # the examples after the time go by at once
 
 
 def test_the_draws_do_not_depend_on_the_live_box(tmp_path):
     """What the view allows and whether an audience is there change at random between two runs of one prefix:
     hypothesis walks its tree of choices through every example and refused the run when a rule's precondition
-    (an audience to reconnect) made the draws after one prefix differ."""
+    (an audience to reconnect) made the draws after one prefix differ (the old machine: 10 rounds of 10 failed)."""
+    from hypothesis import HealthCheck, Phase, settings
+    from hypothesis.stateful import run_state_machine_as_test
+
     figures = Figures()
-    run_rounds(lambda ends: machine(None, figures, tmp_path, ends=ends, adversary=fake()),
-               figures, seconds=3, steps_per_example=20, log=lambda line: None, examples_per_round=200)
+    run_state_machine_as_test(machine(None, figures, tmp_path, adversary=fake()), settings=settings(
+        max_examples=200, stateful_step_count=20, deadline=None, database=None, phases=(Phase.generate,),
+        suppress_health_check=list(HealthCheck), report_multiple_bugs=False))
     assert figures.violations == {}, figures.first_violations
-    assert figures.examples >= 200, figures  # a whole round (the old machine failed 10 rounds of 10 so)
+    assert figures.examples >= 200, figures
 
 
 def test_a_violation_is_counted_once_with_its_steps_and_the_run_goes_on(tmp_path):
