@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 from appliance.service.supervision import spawn
+from bench.sockets import close, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
@@ -211,8 +212,8 @@ class Host:
         self.sio = socketio.Client(reconnection=False)
         self.sio.on("snapshot", self._snapshot, namespace="/host")
         self.sio.on("update", self._update, namespace="/host")
-        self.sio.connect(box.url, namespaces=["/host", "/sim"], auth={"pin": box.pin}, transports=["websocket"],
-                         wait_timeout=10)
+        connect(self.sio, box.url, namespaces=["/host", "/sim"], auth={"pin": box.pin}, transports=["websocket"],
+                wait_timeout=10)
 
     def _snapshot(self, data) -> None:
         with self.changed:
@@ -247,10 +248,7 @@ class Host:
         return ack
 
     def close(self) -> None:
-        try:
-            self.sio.disconnect()
-        except Exception:  # a process edge: the box may be dead already
-            pass
+        close(self.sio)
 
 
 def allowed(view: dict, name: str) -> bool:

@@ -118,6 +118,11 @@ STRINGS = {
     "undo.done": ("Отменено: {action}", "Undone: {action}"),
     "undo.redo": ("Вернуть", "Redo"),
     "undo.withdrawn": ("Вопрос за {price} снят", "The {price} is withdrawn"),
+    "withdraw.ask": ("Снять вопрос за {price}? Он будет не в счёт: очки за него отменятся, табло объявит это залу.",
+                     "Withdraw the {price}? It will not count: its points are taken back and the board tells the hall."),
+    "withdraw.yes": ("Да, снять", "Yes, withdraw"),
+    "withdraw.no": ("Не снимать", "Keep it"),
+    "host.room_battles": ("Бои этой комнаты", "This room's battles"),
     "tools.title": ("Инструменты", "Tools"),
     "tools.summary": ("исправления, апелляции, хлопки, проверка кнопок, телефоны, протокол, новый бой",
                       "corrections, appeals, claps, button test, phones, protocol, new battle"),
@@ -217,9 +222,12 @@ class HostNamespace(SyncNamespace):
 @blueprint.route("/host")
 def page():
     settings = current_app.config["SVOYAK_SETTINGS"]
+    rooms = current_app.extensions.get("svoyak.rooms")
     return render_template("host.html", hold_s=round(settings.reset_hold_ms / 1000),
                            shown_s=round(settings.pin_shown_ms / 1000),
-                           known=login.logged_in(*login.opens("host")))
+                           known=login.logged_in(*login.opens("host")),
+                           # a room's box: the battle's end leads back to the battles the desk gave the room
+                           station=getattr(rooms, "role", "") == "station")
 
 
 def register(socketio, hub) -> None:

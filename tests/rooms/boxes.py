@@ -15,6 +15,8 @@ from pathlib import Path
 
 import requests
 
+from bench.sockets import close, connect
+
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "2468"
 DIRECTOR_PIN = "135790"  # the desk's own PIN (the host's does not open it)
@@ -41,8 +43,9 @@ class Box:
         command = [sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port", str(self.port)]
         if self.netns:
             command = ["ip", "netns", "exec", self.netns, *command]
-        self.process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=open(self.folder / "run.log", "ab"),
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.folder / "run.log", "ab") as log:  # the child keeps its own copy of the file
+            self.process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -54,6 +57,7 @@ class Box:
                 time.sleep(0.1)
         else:
             raise RuntimeError(f"box {self.name} did not serve within {timeout_s} s")
+        self.http.close()
         self.http = requests.Session()
         self.http.post(self.url + "/director/login", data={"pin": DIRECTOR_PIN}, timeout=10)
         return self
@@ -85,6 +89,7 @@ class Box:
                 self.process.wait(timeout=10)
         # nats-server runs in a session of its own (it must outlive nothing): end it by its pid file
         _kill_nats(self.folder)
+        self.http.close()
 
 
 def _signal_box(box: Box, sig) -> None:
@@ -113,8 +118,8 @@ class Host:
 
         self.box = box
         self.client = socketio.Client(reconnection=False)
-        self.client.connect(box.url, namespaces=["/host", "/sim"], auth={"pin": PIN}, transports=["websocket"],
-                            wait_timeout=15)
+        connect(self.client, box.url, namespaces=["/host", "/sim"], auth={"pin": PIN}, transports=["websocket"],
+                wait_timeout=15)
         self.ids = iter(range(1, 10 ** 9))
         self.prefix = f"{box.name}-{time.monotonic_ns()}"
 
@@ -140,7 +145,7 @@ class Host:
         return box["view"]
 
     def close(self) -> None:
-        self.client.disconnect()
+        close(self.client)
 
 
 def play_battle(host: Host, rng: random.Random, max_questions: int = 400, stop_after: int | None = None) -> int:

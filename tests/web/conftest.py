@@ -210,7 +210,8 @@ def wait_http(url: str, process: subprocess.Popen, seconds: float = 30) -> None:
 @contextlib.contextmanager
 def simulator_box(data_dir: Path, env: dict | None = None):
     """``svoyak run --simulator`` over ``data_dir`` on a free port, in its own process group, stopped with SIGTERM:
-    ``{"url", "host_pin", "director_pin", "data_dir", "log"}``. ``env``: more ``SVOYAK_*`` settings."""
+    ``{"url", "host_pin", "director_pin", "data_dir", "log", "pid"}`` (``pid``: the process group's leader).
+    ``env``: more ``SVOYAK_*`` settings."""
     port = free_port()
     env = {**os.environ, **(env or {}), "SVOYAK_DATA_DIR": str(data_dir), "SVOYAK_CONFIG": str(data_dir / "none.toml")}
     (data_dir / "none.toml").write_text("")
@@ -222,7 +223,7 @@ def simulator_box(data_dir: Path, env: dict | None = None):
         wait_http(url + "/board", process)
         identity = json.loads((data_dir / "identity.json").read_text())
         yield {"url": url, "host_pin": identity["host_pin"], "director_pin": identity["director_pin"],
-               "data_dir": data_dir, "log": data_dir / "run.log"}
+               "data_dir": data_dir, "log": data_dir / "run.log", "pid": process.pid}
     finally:
         process.send_signal(signal.SIGTERM)
         try:

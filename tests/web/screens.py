@@ -15,25 +15,23 @@ TEXT_PROBLEMS = r"""([overlays, protected]) => {
     if (!visible(el)) continue;
     const own = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim());
     if (!own.length) continue;
-    let rect = null;
+    // each line box of the text on its own: text that wraps round another inline element is not over it
+    const rects = [];
     for (const node of own) {
       const range = document.createRange(); range.selectNodeContents(node);
-      for (const r of range.getClientRects()) {
-        if (r.width < 1 || r.height < 1) continue;
-        rect = rect ? { left: Math.min(rect.left, r.left), top: Math.min(rect.top, r.top),
-                        right: Math.max(rect.right, r.right), bottom: Math.max(rect.bottom, r.bottom) } : r;
-      }
+      for (const r of range.getClientRects()) if (r.width >= 1 && r.height >= 1) rects.push(r);
     }
-    if (rect) boxes.push({ el, rect, text: el.textContent.trim().slice(0, 40),
-                           own: own.map((n) => n.textContent).join(" ") });
+    if (rects.length) boxes.push({ el, rects, text: el.textContent.trim().slice(0, 40),
+                                   own: own.map((n) => n.textContent).join(" ") });
   }
   const name = (b) => (b.el.id ? "#" + b.el.id : b.el.className || b.el.tagName) + " «" + b.text + "»";
-  const hit = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 2 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 2;
+  const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 2 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 2;
+  const hit = (a, b) => a.some((r) => b.some((q) => meet(r, q)));
   const inside = (el, sel) => sel.some((s) => el.closest(s));
   const out = [];
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const a = boxes[i], b = boxes[j];
-    if (a.el.contains(b.el) || b.el.contains(a.el) || !hit(a.rect, b.rect)) continue;
+    if (a.el.contains(b.el) || b.el.contains(a.el) || !hit(a.rects, b.rects)) continue;
     const overlaid = inside(a.el, overlays) !== inside(b.el, overlays);
     const guarded = inside(a.el, protected) || inside(b.el, protected);
     if (overlaid && !guarded) continue;   // a banner over the cards: the banner says it; not over the theme/price

@@ -48,12 +48,16 @@ class Stage:
         self.sim.goto(box["url"] + "/sim")
         self.host.goto(box["url"] + "/host")
 
-    def command(self, name: str) -> None:
-        """Tap a host button once the engine allows it (the page enables it from ``view.allowed``)."""
+    def command(self, name: str, confirm: bool = False) -> None:
+        """Tap a host button once the engine allows it (the page enables it from ``view.allowed``); ``confirm``:
+        then «Да, снять» on the confirmation it opens («Снять вопрос»)."""
         button = self.host.locator(f".controls [data-cmd={name}], .extras [data-cmd={name}]").first
         self.expect(button).to_have_attribute("aria-disabled", "false", timeout=STEP_MS)
         seq = self.host.locator("body").get_attribute("data-seq")
         button.click()
+        if confirm:
+            self.expect(self.host.locator("#withdraw-confirm")).to_be_visible(timeout=STEP_MS)
+            self.host.click("#withdraw-yes")
         # The page's view moved on: a second tap on the same view would be the same intent (one command id)
         self.expect(self.host.locator("body")).not_to_have_attribute("data-seq", seq or "", timeout=STEP_MS)
 

@@ -238,7 +238,7 @@ def test_the_hosts_hands_big_targets_a_steady_layout_and_undo_said_before_and_af
     stage.press("1")
     stage.answering("Аня")
     expect(host.locator("#withdraw-label")).to_have_text("Снять вопрос 10")
-    stage.command("withdraw")
+    stage.command("withdraw", confirm=True)
     expect(host.locator("#undo-text")).to_have_text("Вопрос за 10 снят")
     host.click("#undo-redo")
     expect(host.locator("#undo-text")).to_have_text("Отменено: снятие вопроса за 10", timeout=STEP_MS)

@@ -112,7 +112,7 @@ def test_every_change_of_a_score_is_announced_the_same_on_the_board_and_the_host
     # A withdrawal that takes points back: announced; the host's undo bar offers it back
     host.click("#undo-redo")                               # «Вернуть»: Борис is right again
     hall.scores(0, 10, 0)
-    hall.command("withdraw")
+    hall.command("withdraw", confirm=True)
     expect(board.locator("#board-announce .announce-title")).to_have_text("Вопрос снят: очки за него не в счёт",
                                                                          timeout=STEP_MS)
     expect(board.locator("#board-announce .announce-score")).to_have_text(["Борис 10 → 0"])

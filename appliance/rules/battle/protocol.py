@@ -172,7 +172,7 @@ def protocol_notes(state: BattleState, language: str = "ru") -> list[str]:
         notes.append(word(WORDS["appeal_line"], language).format(
             number=number, name=state.players[appeal.player], question=appeal.question + 1, claim=appeal.claim,
             decision=word(WORDS[decision], language)))
-    for undone in state.undone:
+    for undone in _undone_commands(state.undone):
         action = UNDONE.get(type(undone.event).__name__, WORDS["undone_other"])
         notes.append(word(WORDS["undone"], language).format(action=word(action, language)))
     table = standings(state)
@@ -189,3 +189,17 @@ def protocol_notes(state: BattleState, language: str = "ru") -> list[str]:
         notes.append(word(WORDS["shootout_needed"], language).format(
             names=names, first=table.shootout.places[0], last=table.shootout.places[1]))
     return notes
+
+
+def _undone_commands(undone: tuple) -> list:
+    """One line per «Отменить»: a tap takes back the host's whole last command, one ``ActionUndone`` per action
+    it stored, all stamped with the tap's one ``at_ns`` («Следующий вопрос» is a price and a reading's start:
+    two events, one undo). Each run of equal stamps is said by its last record, the command's first action
+    (as the host page says it), in the order the taps came."""
+    lines: list = []
+    for item in undone:
+        if lines and lines[-1].at_ns == item.at_ns:
+            lines[-1] = item
+        else:
+            lines.append(item)
+    return lines

@@ -305,8 +305,30 @@
       reason(why || t("error.no_battle"), "error");
       return;
     }
+    if (cmd === C.WITHDRAW) { askWithdraw(); return; }  // sent from the confirmation only
     send(cmd, args, button);
   }
+
+  /* «Снять вопрос» is the host's decision (mubc 4.3) and takes the question's points back from whoever scored
+     on it, with a word to the hall: the page asks once, naming the question, and «Не снимать» is the default
+     (Escape). The undo bar then offers it back until the next question. */
+  let withdrawAsked = null;  // the question the confirmation names (its index), or null when none is open
+  function askWithdraw() {
+    const q = view.question;
+    withdrawAsked = q ? q.index : -1;
+    $("withdraw-ask").textContent = S.format(t("withdraw.ask"), { price: q ? q.price : "" });
+    $("withdraw-confirm").hidden = false;
+    $("withdraw-no").focus();
+  }
+  function closeWithdraw() { withdrawAsked = null; $("withdraw-confirm").hidden = true; }
+  $("withdraw-no").addEventListener("click", closeWithdraw);
+  $("withdraw-yes").addEventListener("click", () => {
+    const asked = withdrawAsked;
+    closeWithdraw();
+    // the question it named is still the one a withdrawal takes (an update may have come meanwhile)
+    if (asked !== null && allowed(C.WITHDRAW) && (view.question ? view.question.index : -1) === asked) send(C.WITHDRAW, undefined, $("withdraw"));
+  });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape" && withdrawAsked !== null) closeWithdraw(); });
   document.querySelectorAll(".controls [data-cmd]").forEach((b) =>
     b.addEventListener("click", () => tryCommand(b.dataset.cmd, undefined, b)));
   // «Ответ объявлен» in the tools (and host_packages.js's «Показать ответ на табло», which taps it)
@@ -425,6 +447,8 @@
     renderExpected(answerer);
     renderUndo();
     renderPolicy();
+    // a confirmation about a question no longer the one to withdraw (the next began, another tablet withdrew it)
+    if (withdrawAsked !== null && (!allowed(C.WITHDRAW) || (view.question ? view.question.index : -1) !== withdrawAsked)) closeWithdraw();
   }
 
   /* The next expected action stands out (the point button is the biggest on screen whatever the state). */

@@ -14,6 +14,10 @@
   const C = configEl ? JSON.parse(configEl.textContent) : null;
   const FAST_TIMEOUT_MS = 5000;   // the fast path must be up this soon, or the page takes the next one
   const SOCKET_TRIES = 3;         // refused (or failing) this many times before any snapshot: poll instead
+  // A box gone silent (Wi-Fi lost, the box hung: no FIN) is noticed after this many pings unanswered, one every
+  // PING_MS: about 10 s, as the board's Socket.IO (5 s + 5 s). nats.js's own default is 2 min, and the phone
+  // said «на связи» for minutes of a lost box (issue 21). 1,000 phones: 330 pings a second to nats-server.
+  const PING_MS = 3000, PINGS_OUT = 2;
 
   S.spectate = function (namespace, options) {
     if (!C || C.local) return S.connect(namespace, options);
@@ -96,7 +100,8 @@
         script.onload = () => {
           if (!window.nats || !window.nats.wsconnect) { clearTimeout(timer); return resolve(false); }
           window.nats.wsconnect({ servers: "ws://" + location.hostname + ":" + C.ws_port, name: "svoyak-spectator",
-                                  maxReconnectAttempts: -1, reconnectTimeWait: 1000, timeout: FAST_TIMEOUT_MS })
+                                  maxReconnectAttempts: -1, reconnectTimeWait: 1000, timeout: FAST_TIMEOUT_MS,
+                                  pingInterval: PING_MS, maxPingOut: PINGS_OUT })
             .then((nc) => {
               link.nats = nc;
               nc.subscribe(C.update_subject, { callback: (err, msg) => { if (!err) update(msg.json()); } });
@@ -112,7 +117,8 @@
     function watch(nc) {
       (async () => {
         for await (const status of nc.status()) {
-          if (status.type === "disconnect") S.setIndicator("offline");
+          // stale: the pings went unanswered (the socket's close may wait long for a box that says nothing)
+          if (status.type === "disconnect" || status.type === "staleConnection") S.setIndicator("offline");
           if (status.type === "reconnect") { link.seq = -1; whole(); }
         }
       })().catch(() => {});

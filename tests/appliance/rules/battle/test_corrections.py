@@ -40,6 +40,25 @@ def test_undo_twice_goes_back_two_host_actions_and_nothing_before_the_setup(game
     assert "nothing" in str(error) or "no host action" in str(error)
 
 
+def test_one_undo_tap_of_a_command_of_two_events_is_one_protocol_line(game):
+    """«Следующий вопрос» stores a price and a reading's start; its undo is one ActionUndone per event, both
+    stamped with the tap's one instant: the protocol says one undo (as the host tapped), by the command's first
+    action; a later tap is a line of its own."""
+    from appliance.rules.battle.protocol import protocol_notes
+
+    g = game("eurocup")
+    g.theme(); g.price(); g.read()
+    tap = g.tick()
+    g.do(ActionUndone(at_ns=tap)); g.do(ActionUndone(at_ns=tap))
+    assert [type(u.event).__name__ for u in g.state.undone] == ["ReadingStarted", "PriceAnnounced"]
+    g.price(); g.read(); g.finish(); g.press(0); g.point(0); g.wrong()
+    g.do(ActionUndone(at_ns=g.tick()))
+    undone = [note for note in protocol_notes(g.state) if note.startswith("Отменено ведущим")]
+    assert undone == ["Отменено ведущим: объявление цены", "Отменено ведущим: оценка ответа"]
+    assert [note for note in protocol_notes(g.state, "en") if note.startswith("Undone")] == [
+        "Undone by the host: a price", "Undone by the host: a ruling"]
+
+
 def test_a_reversed_ruling_rescores_and_shows_both(game):
     g = game("eurocup", themes=1)
     g.theme_of([(0, False), (1, True)], [(2, True)], [], [], [])
