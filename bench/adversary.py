@@ -81,6 +81,7 @@ class Figures:
     refused_commands: int = 0
     presses: int = 0
     undos_checked: int = 0
+    withdrawals_declined: int = 0
     server_restarts: int = 0
     server_kills: int = 0
     capture_restarts: int = 0
@@ -381,6 +382,20 @@ class HostPage:
         # force: a finger taps a greyed button too (the page words why it is refused)
         self.page.locator(f".controls [data-cmd={name}]").first.click(timeout=STEP_S * 1000, force=True)
 
+    def answer_withdraw(self, yes: bool | None) -> bool:
+        """Answer «Снять вопрос»'s confirmation (mubc 4.3: the page asks first) if it opened: «Снять» (``yes``),
+        «Не снимать» (``False``) or Escape (``None``); False if it did not open within a moment."""
+        dialog = self.page.locator("#withdraw-confirm")
+        try:
+            dialog.wait_for(state="visible", timeout=2000)
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: not asked (refused, or the question changed)
+            return False
+        if yes is None:
+            self.page.keyboard.press("Escape")
+        else:
+            self.page.click("#withdraw-yes" if yes else "#withdraw-no", timeout=STEP_S * 1000)
+        return True
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.context.close()
@@ -669,6 +684,8 @@ class Adversary:
         self.page.clear_reason()
         self.figures.taps += 1
         self.page.tap(name)
+        if name == "withdraw" and verdicts[name] is None:
+            self.page.answer_withdraw(True)  # the host means it (withdraw_declined answers no)
         deadline = time.monotonic() + STEP_S
         while time.monotonic() < deadline:
             commands = self.store.host_commands()
@@ -693,6 +710,28 @@ class Adversary:
         raise Violation("tap", f"a tap on «{name}» (allowed: {verdicts[name] is None}, the page at update "
                         f"{self.page.seq()}, the server at {snapshot['seq']}) was neither applied nor refused "
                         f"within {STEP_S:.0f} s: silently dropped")
+
+    def withdraw_declined(self, escape: bool) -> None:
+        """«Снять вопрос» tapped, then «Не снимать» (or Escape) on its confirmation: nothing is sent or stored."""
+        self.page.online()
+        if not self.page.shows_run():
+            return
+        snapshot, signature = self.settled()
+        if (snapshot["view"].get("allowed") or {}).get("withdraw", "absent") is not None \
+                or not self.page.has_button("withdraw"):
+            return  # refused now (tap covers that), or this profile has no withdrawal
+        stored = self.store.host_commands()
+        self.page.clear_reason()
+        self.page.tap("withdraw")
+        if not self.page.answer_withdraw(None if escape else False):
+            return  # the question changed under the tap (a deadline): the page closed the question's confirmation
+        time.sleep(0.5)  # a send would land by now
+        if len(self.store.host_commands()) != len(stored):
+            raise Violation("tap", f"«Снять вопрос» declined ({'Escape' if escape else '«Не снимать»'}) yet a "
+                            "command was stored")
+        if self.page.page.locator("#withdraw-confirm").is_visible():
+            raise Violation("tap", "«Снять вопрос» declined, and its confirmation stays open")
+        self.figures.withdrawals_declined += 1
 
     def _intent(self, name: str, view_before: dict) -> None:
         """Remember the view before an applied command (the undo invariant), unless it was an undo itself."""
@@ -902,6 +941,11 @@ def machine(browser, figures: Figures, folder: Path, ends: float | None = None, 
                 self.step("tap", allowed[choice % len(allowed)])
                 self.step("tap", "undo")
 
+        @rule(escape=st.booleans())
+        def withdraw_declined(self, escape):
+            """«Снять вопрос» tapped and declined on its confirmation (the page asks first, mubc 4.3)."""
+            self.step("withdraw_declined", escape)
+
         @rule(name=st.sampled_from(TAPS + ("pick",)))
         def refused_command(self, name):
             self.step("refused_command", name)
@@ -963,6 +1007,10 @@ FOUND = {
     "kill of the capture": [("tap", "next"), ("restart", "capture", True), ("tap", "next")],
     # phones switched on by the host were off after a restart, their seat codes gone
     "phones across a restart": [("phones", True), ("restart", "server", False), ("phones", False)],
+    # «Снять вопрос» asks first now (issue 21): the tap alone sends nothing; declined, nothing is stored; confirmed,
+    # it is applied once and undone whole (found after the merge: the harness's tap did not answer the question)
+    "withdraw asks first": [("tap", "next"), ("tap", "next"), ("tap", "reading_done"), ("withdraw_declined", False),
+                            ("withdraw_declined", True), ("tap", "withdraw"), ("tap", "undo")],
 }
 
 

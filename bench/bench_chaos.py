@@ -57,6 +57,7 @@ def run_stateful(report: Report, seconds: float) -> None:
     report.figure("  of them refused in words", figures.refused_commands, "cmds")
     report.figure("stateful: presses through the capture", figures.presses, "presses")
     report.figure("stateful: undos checked against the view before", figures.undos_checked, "undos")
+    report.figure("stateful: «Снять вопрос» declined on its confirmation", figures.withdrawals_declined, "taps")
     report.figure("stateful: server restarts (SIGTERM)", figures.server_restarts, "restarts")
     report.figure("stateful: server kills (SIGKILL of its main process)", figures.server_kills, "kills")
     report.figure("stateful: capture restarts (SIGTERM)", figures.capture_restarts, "restarts")

@@ -55,3 +55,5 @@ def test_the_box_keeps_its_promises_under_random_sequences(chromium, tmp_path):
 def test_the_sequences_the_adversary_found_keep_the_promises(chromium, tmp_path, name):
     figures = play_steps(chromium, tmp_path, FOUND[name])
     assert figures.steps == len(FOUND[name]) + 1, figures
+    declined = sum(action == "withdraw_declined" for action, *_ in FOUND[name])
+    assert figures.withdrawals_declined == declined, figures  # each confirmation opened and was answered no

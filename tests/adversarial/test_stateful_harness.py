@@ -64,6 +64,8 @@ class FakeAdversary:
 
     def host_reload(self) -> None: ...
 
+    def withdraw_declined(self, escape: bool) -> None: ...
+
     def close(self) -> None:
         assert not self.closed, "closed twice"
         self.closed = True
