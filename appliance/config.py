@@ -109,6 +109,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("rooms_client_port", int, 0, "", "the box's nats-server client port on loopback; 0: any free port"),
     Setting("rooms_leaf_port", int, 7422, "", "a hub's leaf-node port that stations connect to; 0: any free port"),
     Setting("rooms_hub", str, "", "", "a station's hub address (host or host:port) the pairing form starts with"),
+    Setting("rooms_spare_themes", int, 1, "",
+            "spare themes each theme pack played in a room carries from its package (youth-cup 2.7; both runs of "
+            "a youth-cup 2.4 slot share them); 0-6"),
     # --- spectators: the audience's fan-out (docs/spectators.md), apart from the threads that serve the game
     Setting("spectators", bool, True, "",
             "serve /watch phones from the spectators' nats-server (svoyak-spectators.service; svoyak run starts it)"),
@@ -124,6 +127,12 @@ SETTINGS: tuple[Setting, ...] = (
             "so the web worker's threads stay with the host, the director and the buttons"),
     Setting("spectators_snapshot_ms", int, 3000, "ms",
             "how often the board's snapshot is published for viewers who joined late (online viewers)"),
+    Setting("spectators_nice", int, 10, "",
+            "the spectators' nats-server runs this much nicer than the game (0-19): when the CPU is short, the "
+            "host's commands and the buttons go first and the fan-out to a hall's phones waits"),
+    Setting("spectators_cpus", str, "auto", "",
+            "the cores the spectators' nats-server runs on, apart from the game's: auto (the upper half on 4 or "
+            "more cores, a Pi 3's 2 and 3; all on fewer), all, or a list like 2,3"),
 )
 # When the board shows the right answer (setting board_answer).
 BOARD_ANSWER_MODES = ("announced", "over", "never")
@@ -190,12 +199,15 @@ class Settings:
     rooms_client_port: int
     rooms_leaf_port: int
     rooms_hub: str
+    rooms_spare_themes: int
     spectators: bool
     spectators_ws_port: int
     spectators_client_port: int
     spectators_uplink: str
     spectators_socket_cap: int
     spectators_snapshot_ms: int
+    spectators_nice: int
+    spectators_cpus: str
 
     def replace(self, **changes: Any) -> "Settings":
         """Return a copy with ``changes`` applied and validated."""
@@ -283,9 +295,15 @@ def _validate(values: dict[str, Any]) -> None:
         raise ConfigError(f"package_upload_mb {values['package_upload_mb']} is outside 1-1024")
     if values["board_answer"] not in BOARD_ANSWER_MODES:
         raise ConfigError(f"board_answer {values['board_answer']!r} must be one of {', '.join(BOARD_ANSWER_MODES)}")
+    if not 0 <= values["rooms_spare_themes"] <= 6:
+        raise ConfigError(f"rooms_spare_themes {values['rooms_spare_themes']} is outside 0-6")
     for name in ("rooms_client_port", "rooms_leaf_port"):
         if not 0 <= values[name] < 65536:
             raise ConfigError(f"{name} {values[name]} is outside 0-65535")
+    if not re.fullmatch(r"auto|all|[0-9]{1,3}(,[0-9]{1,3})*", values["spectators_cpus"]):
+        raise ConfigError(f"spectators_cpus {values['spectators_cpus']!r} must be auto, all or cores like 2,3")
+    if not 0 <= values["spectators_nice"] <= 19:
+        raise ConfigError(f"spectators_nice {values['spectators_nice']} is outside 0-19")
     password = values["hotspot_password"]
     if password and not 8 <= len(password) <= 63:
         raise ConfigError("hotspot_password must be 8-63 characters (WPA2)")

@@ -17,10 +17,10 @@ from tests.rooms.scenario import Day, _python_in
 EVENTS_PER_QUESTION = 5  # next (price + reading), press, point, judged
 
 
-def _rss_kb(pid: int) -> int:
+def _status_kb(pid: int, field: str, path: str = "status") -> int:
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(f"/proc/{pid}/{path}").read_text().splitlines():
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     except OSError:
         pass
@@ -28,25 +28,39 @@ def _rss_kb(pid: int) -> int:
 
 
 def memory_mb(box) -> dict:
-    """RSS of the box's processes (its group: run, capture, web worker) and of its nats-server."""
+    """The box's Python processes (its group: run, capture, web worker), RSS and PSS (each shared page counted
+    once across them: what the box takes from the Pi's RAM); its rooms nats-server (RSS), and the spectators'
+    nats-server the web starts in its group (issue 18), apart."""
     group = os.getpgid(box.process.pid)
-    web = 0
+    rss = pss = spectators = 0
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if os.getpgid(int(entry.name)) == group:
-                    web += _rss_kb(int(entry.name))
+                pid = int(entry.name)
+                if os.getpgid(pid) != group:
+                    continue
+                if Path(f"/proc/{pid}/exe").resolve().name.startswith("nats-server"):
+                    spectators += _status_kb(pid, "VmRSS")
+                    continue
+                rss += _status_kb(pid, "VmRSS")
+                pss += _status_kb(pid, "Pss", "smaps_rollup")
             except OSError:
                 continue
-    nats = sum(_rss_kb(int(p.stem.rsplit("_", 1)[1])) for p in (box.folder / "rooms" / "nats").glob("*.ports"))
-    return {"box_mb": web / 1024, "nats_mb": nats / 1024}
+    pids = [int(p.stem.rsplit("_", 1)[1]) for p in (box.folder / "rooms" / "nats").glob("*.ports")]
+    return {"box_mb": rss / 1024, "box_pss_mb": pss / 1024, "spectators_nats_mb": spectators / 1024,
+            "nats_mb": sum(_status_kb(pid, "VmRSS") for pid in pids) / 1024}
 
 
-def lags(day, stages: list | None = None) -> list[float]:
-    """Each event's lag (ms) since the last call; ``stages`` gets the per-stage split of those that carry it."""
+def lags(day, stages: list | None = None, acks: list | None = None) -> list[float]:
+    """Each event's lag (ms) since the last call; ``stages`` gets the per-stage split of those that carry it,
+    ``acks`` every station's publish -> acknowledged by its own stream (ms). The first call starts the figures."""
     answer = day.hub.post("/director/rooms/lags.json").json()
     if stages is not None:
         stages.extend([part / 1e6 for part in row] for row in answer.get("stages_ns", []))
+    for box in day.stations.values():
+        taken = box.post("/director/rooms/lags.json").json().get("acks_ns", [])
+        if acks is not None:
+            acks.extend(ns / 1e6 for ns in taken)
     return [ns / 1e6 for ns in answer["lags_ns"]]
 
 
@@ -128,14 +142,19 @@ def main(spec_path: str, out_path: str) -> int:
         day.start()
         names = list(day.stations)
         rng = random.Random(3)
-        parts = spec.get("parts") or ["latency", "busy", "catch_up"]
+        parts = spec.get("parts") or ["latency", "busy", "day", "catch_up"]
         if "latency" in parts:
             latency_part(day, spec, names, rng, figures)
         if "busy" in parts:
             busy_part(day, spec, names, figures)
+        if "day" in parts:
+            day_part(day, spec, names, figures)
         if "catch_up" in parts:
             catch_up_part(day, spec, names, rng, figures)
         figures["memory_idle"] = {"hub": memory_mb(day.hub), "station": memory_mb(day.stations[names[-1]])}
+        counts = day.hub.json("/director/rooms.json")
+        figures["counts_end"] = {key: counts.get(key) for key in ("resourced", "sourced", "revived", "out_of_order",
+                                                                  "bad_messages", "applied")}
     finally:
         day.stop()
         Path(out_path).write_text(json.dumps(figures))
@@ -151,7 +170,11 @@ def latency_part(day, spec, names, rng, figures) -> None:
         question(host, rng)
         time.sleep(0.05)
     time.sleep(1)
-    figures["event_to_hub_ms"] = lags(day)
+    stages: list = []
+    acks: list = []
+    figures["event_to_hub_ms"] = lags(day, stages, acks)
+    figures["latency_stages_ms"] = stages
+    figures["latency_acks_ms"] = acks
     figures["bare_ms"] = bare_latency(day, names[0], spec["bare_messages"])
     host.close()
 
@@ -174,21 +197,86 @@ def busy_part(day, spec, names, figures) -> None:
     threads = [threading.Thread(target=busy, args=(each, n)) for n, each in enumerate(hosts)]
     for thread in threads:
         thread.start()
+    # A bare publish -> consume over the same leaf, measured during the same load (the ratio's baseline).
+    bare: list = []
+    baseline = threading.Thread(target=lambda: bare.extend(bare_latency(day, names[-1], spec["bare_messages"])))
+    time.sleep(min(5.0, spec["busy_s"] / 4))
+    baseline.start()
     time.sleep(spec["busy_s"] / 2)
     figures["memory_busy"] = {"hub": memory_mb(day.hub), "station": memory_mb(day.stations[names[0]])}
     figures["busy_load"] = os.getloadavg()[0]
     for thread in threads:
         thread.join()
+    baseline.join()
+    figures["busy_bare_ms"] = bare
     time.sleep(2)
     stages: list = []
-    figures["busy_lag_ms"] = lags(day, stages)
+    acks: list = []
+    figures["busy_lag_ms"] = lags(day, stages, acks)
     figures["busy_stages_ms"] = stages
+    figures["busy_acks_ms"] = acks
     counts = day.hub.json("/director/rooms.json")
-    figures["busy_counts"] = {key: counts.get(key) for key in ("resourced", "out_of_order", "bad_messages")}
+    figures["busy_counts"] = {key: counts.get(key) for key in ("resourced", "sourced", "revived", "out_of_order",
+                                                               "bad_messages")}
     figures["busy_stalls"] = counts.get("stalls", [])
     slow = [row for row in stages if sum(row) > 500]
     figures["busy_slow_rows"] = slow[:50]
     figures["busy_events_per_s"] = len(figures["busy_lag_ms"]) / spec["busy_s"]
+    for each in hosts:
+        each.close()
+
+
+def day_part(day, spec, names, figures) -> None:
+    """A day's events on the hub, compressed: every station plays battles back to back, a question every
+    ``day_question_s``, until the hub holds ``day_events`` of them (a youth-cup 2.4 day: six rooms, about eight
+    hours of a question every 20 s, five events each: 43,200) or ``day_max_s`` passed; then memory, once the
+    hub caught up."""
+    wanted = spec.get("day_events", 43_200)
+    stop_at = time.monotonic() + spec.get("day_max_s", 420)
+    pace_s = spec.get("day_question_s", 0.05)
+    per_station = wanted // len(names)
+    started = time.monotonic()
+    battles = [0] * len(names)
+
+    def play(index: int, each: Host) -> None:
+        local = random.Random(index)
+        standalone_battle(each)
+        battles[index] += 1
+        played = 0
+        while played * EVENTS_PER_QUESTION < per_station and time.monotonic() < stop_at:
+            begun = time.monotonic()
+            moved = each.command("next")
+            if not moved.get("ok"):
+                if (moved.get("error") or {}).get("code") == "question_not_ended":
+                    each.command("withdraw")
+                else:
+                    standalone_battle(each)  # the battle is over: the room plays the next one
+                    battles[index] += 1
+                continue
+            each.press(local.randrange(3))
+            each.command("point")
+            each.command("right")
+            played += 1
+            time.sleep(max(0.0, pace_s - (time.monotonic() - begun)))
+
+    # A hub in use keeps no bench figures: stop them for the day (they would be the bench's own memory).
+    for box in (day.hub, *day.stations.values()):
+        box.post("/director/rooms/lags.json", data={"stop": "1"})
+    hosts = [Host(day.stations[name]) for name in names]
+    threads = [threading.Thread(target=play, args=(n, each)) for n, each in enumerate(hosts)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    played_s = time.monotonic() - started
+    total = sum(_store_events(day.stations[name].folder) for name in names)
+    deadline = time.monotonic() + 300
+    while day.hub.json("/director/rooms.json")["applied"] < total and time.monotonic() < deadline:
+        time.sleep(0.5)
+    time.sleep(5)  # caches settle as they would on a quiet evening
+    figures["day"] = {"events": day.hub.json("/director/rooms.json")["applied"], "battles": sum(battles),
+                      "seconds": played_s, "hub": memory_mb(day.hub),
+                      "station": memory_mb(day.stations[names[0]])}
     for each in hosts:
         each.close()
 

@@ -3,10 +3,14 @@ threads, the capture on mock pins, the spectators' nats-server): the helpers of 
 of its tiny form in ``tests/web/test_bench_spectators.py``.
 
 A :class:`Box` runs the box in a process group of its own (optionally inside a cgroup v1 memory limit, a Pi 3's
-1 GB); :func:`play` drives the host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins'
-path) and times, with a python Socket.IO ``/board`` client as the first board: command -> ack, and press sent ->
-that board's update with the press. :func:`crowd` starts light spectators (``tests/crowd.py``) in a few
-processes.
+1 GB). Where it runs: the game (svoyak run, gunicorn, the capture, the kiosk) and the bench's host and first
+board clients on :data:`BOX_CPUS` (the first core); the spectators' nats-server on a core of its own,
+:data:`SPECTATORS_CPUS` (setting ``spectators_cpus``, as a Pi 3 gives it cores 2 and 3), with the crowd
+(SCHED_IDLE) and the probes on :data:`CLIENT_CPUS`: the client simulator cannot eat the CPU of the game it
+measures (the machine's other users can: :func:`load` is printed beside every figure). :func:`play` drives the
+host (Socket.IO ``/host`` with the PIN) and presses (``/sim``, the mock pins' path) and times, with a python
+Socket.IO ``/board`` client as the first board: command -> ack, and press sent -> that board's update with the
+press. :class:`Crowd` starts light spectators (``tests/crowd.py``) in a few processes.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -31,6 +36,34 @@ SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
          "themes": [{"name": "Реки"}, {"name": "Кино"}, {"name": "Химия"}, {"name": "Спорт"}]}
 PER_PROCESS = 250          # spectators per crowd process (one asyncio loop each)
 CGROUP_V1 = Path("/sys/fs/cgroup/memory")
+CPUS = sorted(os.sched_getaffinity(0))
+PINNED = len(CPUS) > 1 and os.environ.get("SVOYAK_BENCH_PIN", "1") != "0"
+BOX_CPUS = {CPUS[0]} if PINNED else set(CPUS)        # the box: svoyak run, gunicorn, capture, nats-server, kiosk
+CLIENT_CPUS = set(CPUS[1:]) if PINNED else set(CPUS)  # the crowd (SCHED_IDLE) and the probes
+# The host's client and the first board (the HDMI kiosk's stand-in) beside the game: they are the game's, and on the
+# fan-out's core its bursts would be timed as the game's latency.
+MEASURE_CPUS = BOX_CPUS
+# The fan-out's own core (setting spectators_cpus, as a Pi 3 gives it cores 2 and 3): the clients' core, where it
+# outranks the crowd (SCHED_IDLE); SVOYAK_BENCH_FANOUT=box keeps it on the game's core instead.
+FANOUT_APART = PINNED and os.environ.get("SVOYAK_BENCH_FANOUT", "apart") != "box"
+SPECTATORS_CPUS = ",".join(map(str, sorted(CLIENT_CPUS if FANOUT_APART else BOX_CPUS)))
+# On a core of its own the fan-out's nice (spectators_nice, 10) guards nothing of the game's, and on this shared
+# machine it would hand that core to the other users' processes: 0 there (SVOYAK_BENCH_FANOUT_NICE to choose).
+FANOUT_NICE = os.environ.get("SVOYAK_BENCH_FANOUT_NICE", "0" if FANOUT_APART else "10")
+
+
+def load() -> str:
+    """The machine's load average (1, 5, 15 minutes), as printed beside each figure."""
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
+def placement() -> str:
+    if not PINNED:
+        return f"not pinned: box and clients share cores {sorted(BOX_CPUS)}"
+    return (f"the game (svoyak run, gunicorn, capture, kiosk) pinned to core {sorted(BOX_CPUS)}, the spectators' "
+            f"nats-server to {SPECTATORS_CPUS} (spectators_cpus) at nice +{FANOUT_NICE} (spectators_nice), clients to {sorted(CLIENT_CPUS)} (the crowd "
+            f"SCHED_IDLE: it runs only when nothing else would; the probes at the bench's own nice {os.nice(0)}), the "
+            f"host's and first board's clients with the game on {sorted(MEASURE_CPUS)}")
 
 
 def free_port() -> int:
@@ -53,17 +86,20 @@ class Box:
         self.crowd_runs = 0
         env = {**os.environ, "SVOYAK_DATA_DIR": str(self.folder), "SVOYAK_CONFIG": str(self.folder / "none.toml"),
                "SVOYAK_SPECTATORS_WS_PORT": "0", "SVOYAK_SPECTATORS_CLIENT_PORT": "0",
-               "SVOYAK_SPECTATORS_SOCKET_CAP": str(cap), "SVOYAK_SPECTATORS": "1" if spectators else "0"}
+               "SVOYAK_SPECTATORS_SOCKET_CAP": str(cap), "SVOYAK_SPECTATORS": "1" if spectators else "0",
+               "SVOYAK_SPECTATORS_CPUS": SPECTATORS_CPUS, "SVOYAK_SPECTATORS_NICE": FANOUT_NICE}
         (self.folder / "none.toml").write_text("")
         self.log = open(self.folder / "run.log", "w")
         if memory_limit_mb:
             self.cgroup = CGROUP_V1 / f"svoyak-bench-{os.getpid()}"
             self.cgroup.mkdir(exist_ok=True)
             (self.cgroup / "memory.limit_in_bytes").write_text(str(memory_limit_mb * 1024 * 1024))
-        preexec = None
-        if self.cgroup is not None:
-            procs = self.cgroup / "cgroup.procs"
-            preexec = lambda: procs.write_text(str(os.getpid()))  # noqa: E731 - the child joins before exec
+        procs = self.cgroup / "cgroup.procs" if self.cgroup is not None else None
+
+        def preexec() -> None:  # the child joins the cgroup and takes the box's core before exec
+            if procs is not None:
+                procs.write_text(str(os.getpid()))
+            os.sched_setaffinity(0, BOX_CPUS)
         self.process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "run", "--simulator", "--port",
                                          str(self.port)], env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                         start_new_session=True, cwd=ROOT, preexec_fn=preexec)
@@ -124,7 +160,8 @@ class Box:
         return found
 
     def cpu_s(self) -> dict:
-        """CPU seconds (user + system) so far of the box's processes by name."""
+        """CPU seconds (user + system) so far of the box's processes by name, and under ``<name> waiting`` the
+        seconds they were runnable but waited for a CPU (``/proc/<pid>/task/<tid>/schedstat``)."""
         ticks = os.sysconf("SC_CLK_TCK")
         found: dict[str, float] = {}
         for entry in Path("/proc").iterdir():
@@ -140,6 +177,9 @@ class Box:
                     tstat = (task / "stat").read_text()
                     tfields = tstat[tstat.rindex(")") + 2:].split()
                     found[name] = found.get(name, 0.0) + (int(tfields[11]) + int(tfields[12])) / ticks
+                    # schedstat: ns on a CPU, ns runnable but waiting for one (what the machine's load costs it)
+                    waited = int((task / "schedstat").read_text().split()[1]) / 1e9
+                    found[name + " waiting"] = found.get(name + " waiting", 0.0) + waited
                 del fields
             except (OSError, ValueError):
                 continue
@@ -175,12 +215,14 @@ class Box:
                     break
                 except OSError:
                     time.sleep(0.1)
+        shutil.rmtree(self.folder, ignore_errors=True)  # the data dir, the crowd's files, the kiosk's profile
 
 
 class Crowd:
-    """``count`` spectators of ``kind`` (nats, socketio, poll) in processes of :data:`PER_PROCESS`, niced (they
-    stand for phones, which do not share the box's CPU; here they must), then ``probes`` more in a process of
-    their own at the bench's own priority, connected last: their times are a phone's, not a crowded process's."""
+    """``count`` spectators of ``kind`` (nats, socketio, poll) in processes of :data:`PER_PROCESS` on
+    :data:`CLIENT_CPUS` under SCHED_IDLE (they stand for phones, which do not share the box's CPU), then ``probes`` more
+    in a process of their own at the bench's own priority, connected last. A nats spectator's arrival is the
+    kernel's receive time of the bytes (tests/crowd.py), so it is the box's, however late its process reads."""
 
     def __init__(self, box: Box, kind: str, count: int, seconds: float = 600, probes: int = 0) -> None:
         self.outs: list[Path] = []
@@ -206,7 +248,8 @@ class Crowd:
         self.outs.append(out)
         command = [sys.executable, "-m", "tests.crowd", kind, url, box.update_subject, str(size), str(seconds),
                    str(out)]
-        self.processes.append(subprocess.Popen((["nice", "-n", "5"] if nice else []) + command, cwd=ROOT))
+        self.processes.append(subprocess.Popen((["chrt", "--idle", "0"] if nice else []) + command, cwd=ROOT,
+                                               preexec_fn=lambda: os.sched_setaffinity(0, CLIENT_CPUS)))
         box.crowds.append(self.processes[-1])
 
     def _wait(self) -> None:
@@ -227,12 +270,13 @@ class Crowd:
         return sum(item["refused"] for item in self.ready)
 
     def stop(self) -> dict:
-        """Stop and merge: ``{connected, refused, failed, arrivals: {seq: [ns...]}, sent_ns: {seq: ns}}``, the
-        probes' own arrivals under ``probes``."""
+        """Stop and merge: ``{connected, refused, failed, arrivals: {seq: [ns...]}, reads: {seq: [ns...]},
+        sent_ns: {seq: ns}}`` (arrivals: the kernel's; reads: when the process read them), the probes' own
+        arrivals under ``probes``."""
         time.sleep(1.0)  # the last update reaches the last spectator
         for out in self.outs:
             Path(str(out) + ".stop").write_text("")
-        merged = {"connected": 0, "refused": 0, "failed": 0, "arrivals": {}, "sent_ns": {}, "errors": [],
+        merged = {"connected": 0, "refused": 0, "failed": 0, "arrivals": {}, "reads": {}, "sent_ns": {}, "errors": [],
                   "probes": {}}
         for process, out in zip(self.processes, self.outs):
             try:
@@ -243,6 +287,8 @@ class Crowd:
             part = json.loads(out.read_text())
             for key in ("connected", "refused", "failed"):
                 merged[key] += part[key]
+            for seq, times in part.get("reads", {}).items():
+                merged["reads"].setdefault(int(seq), []).extend(times)
             for seq, times in part["arrivals"].items():
                 merged["arrivals"].setdefault(int(seq), []).extend(times)
                 if out == self.probe_out:
@@ -257,11 +303,12 @@ def one_way_ms(arrivals: dict, sent_ns: dict, seqs: set[int]) -> list[float]:
     return [(at - sent_ns[seq]) / 1e6 for seq in seqs if seq in sent_ns for at in arrivals.get(seq, ())]
 
 
-def last_spectator_ms(merged: dict, seqs: set[int]) -> list[float]:
-    """Per update (of ``seqs``): the last spectator's arrival minus the update's ``server_now_ns``, ms."""
+def last_spectator_ms(merged: dict, seqs: set[int], key: str = "arrivals") -> list[float]:
+    """Per update (of ``seqs``): the last spectator's arrival (``key`` reads: its process's read) minus the
+    update's ``server_now_ns``, ms."""
     samples = []
     for seq in seqs:
-        times, sent = merged["arrivals"].get(seq), merged["sent_ns"].get(seq)
+        times, sent = merged[key].get(seq), merged["sent_ns"].get(seq)
         if times and sent:
             samples.append((max(times) - sent) / 1e6)
     return samples

@@ -1,7 +1,11 @@
 """A crowd of light spectators for tests and benches: raw WebSocket clients in asyncio, a few hundred a process.
 
 - :func:`nats_spectator`: a NATS subscriber over nats-server's WebSocket port (the protocol's ``CONNECT``,
-  ``SUB``, ``PING``/``PONG`` and ``MSG``), recording when each board update (its ``seq``) arrived;
+  ``SUB``, ``PING``/``PONG`` and ``MSG``), recording when each board update (its ``seq``) arrived: the kernel's
+  receive time of its bytes (``SO_TIMESTAMPNS``, :class:`StampedWebSocket`), so a crowd process that a busy
+  machine runs late does not make the box look late; when the process itself read it goes to ``reads``;
+- :func:`online_viewer`: a viewer beyond the hall, stamped the same way, moving to the next node when its own
+  is gone;
 - :func:`socketio_spectator`: an engine.io WebSocket on ``/board`` marked as a spectator's (``?audience=1``),
   answering engine.io pings, recording updates the same way; a 503 is recorded as refused.
 
@@ -19,6 +23,7 @@ import base64
 import json
 import os
 import re
+import socket
 import struct
 import sys
 import time
@@ -47,31 +52,9 @@ class WebSocket:
             data = await self.reader.read(262144)
             if not data:
                 raise ConnectionError("closed by the server")
-            raw = self._raw + data
-            at = 0
-            while len(raw) - at >= 2:
-                first, second = raw[at], raw[at + 1]
-                length, head = second & 0x7F, 2
-                if length == 126:
-                    if len(raw) - at < 4:
-                        break
-                    length, head = struct.unpack_from("!H", raw, at + 2)[0], 4
-                elif length == 127:
-                    if len(raw) - at < 10:
-                        break
-                    length, head = struct.unpack_from("!Q", raw, at + 2)[0], 10
-                if len(raw) - at < head + length:
-                    break
-                payload = raw[at + head:at + head + length]
-                at += head + length
-                opcode = first & 0x0F
-                if opcode == 8:
-                    raise ConnectionError("closed by the server")
-                if opcode == 9:
-                    self.send(payload, opcode=10)
-                elif opcode in (0, 1, 2):
-                    out.append(payload)
-            self._raw = raw[at:]
+            out, pings, self._raw = unframe(self._raw + data)
+            for ping in pings:
+                self.send(ping, opcode=10)
         return b"".join(out)
 
     @classmethod
@@ -112,35 +95,168 @@ class WebSocket:
                 return message
 
     def send(self, data: bytes | str, opcode: int | None = None) -> None:
-        if isinstance(data, str):
-            data, opcode = data.encode(), opcode or 1
-        opcode = opcode or 2
-        mask = os.urandom(4)
-        length = len(data)
-        head = bytes([0x80 | opcode])
-        if length < 126:
-            head += bytes([0x80 | length])
-        elif length < 65536:
-            head += bytes([0x80 | 126]) + struct.pack("!H", length)
-        else:
-            head += bytes([0x80 | 127]) + struct.pack("!Q", length)
-        masked = bytes(byte ^ mask[index % 4] for index, byte in enumerate(data))
-        self.writer.write(head + mask + masked)
+        self.writer.write(frame(data, opcode))
 
     def close(self) -> None:
         self.writer.close()
+
+
+def frame(data: bytes | str, opcode: int | None = None) -> bytes:
+    """One masked client frame (text for a str, else binary unless ``opcode``)."""
+    if isinstance(data, str):
+        data, opcode = data.encode(), opcode or 1
+    opcode = opcode or 2
+    mask = os.urandom(4)
+    length = len(data)
+    head = bytes([0x80 | opcode])
+    if length < 126:
+        head += bytes([0x80 | length])
+    elif length < 65536:
+        head += bytes([0x80 | 126]) + struct.pack("!H", length)
+    else:
+        head += bytes([0x80 | 127]) + struct.pack("!Q", length)
+    return head + mask + bytes(byte ^ mask[index % 4] for index, byte in enumerate(data))
+
+
+def unframe(raw: bytes) -> tuple[list[bytes], list[bytes], bytes]:
+    """The whole server frames at the start of ``raw``: (data payloads, ping payloads, the bytes left over);
+    a close frame raises ConnectionError."""
+    out, pings, at = [], [], 0
+    while len(raw) - at >= 2:
+        first, second = raw[at], raw[at + 1]
+        length, head = second & 0x7F, 2
+        if length == 126:
+            if len(raw) - at < 4:
+                break
+            length, head = struct.unpack_from("!H", raw, at + 2)[0], 4
+        elif length == 127:
+            if len(raw) - at < 10:
+                break
+            length, head = struct.unpack_from("!Q", raw, at + 2)[0], 10
+        if len(raw) - at < head + length:
+            break
+        payload = raw[at + head:at + head + length]
+        at += head + length
+        opcode = first & 0x0F
+        if opcode == 8:
+            raise ConnectionError("closed by the server")
+        if opcode == 9:
+            pings.append(payload)
+        elif opcode in (0, 1, 2):
+            out.append(payload)
+    return out, pings, raw[at:]
+
+
+# A read's stamp is its newest segment's: reading a little at a time keeps an older message from taking the stamp
+# of a newer one when this process reads late (a board update is 1-3 kB)
+STAMPED_READ = 2048
+RECEIVE_BUFFER = 1 << 20  # bytes (the kernel doubles it): several hundred board updates
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's number (asm-generic/socket.h); Python names none
+_CMSG = socket.CMSG_SPACE(struct.calcsize("qq"))
+_REALTIME_TO_MONOTONIC = time.time_ns() - time.monotonic_ns()  # once a process: the stamps are CLOCK_REALTIME
+
+
+class StampedWebSocket:
+    """A client WebSocket on a raw non-blocking socket with ``SO_TIMESTAMPNS``, read by ``recvmsg``: each chunk
+    comes with the kernel's receive time of its bytes (of the latest segment in it, so never early; reads of
+    :data:`STAMPED_READ` bytes keep that within a message or two), as
+    CLOCK_MONOTONIC ns. On loopback that is when nats-server's write reached this spectator: the box's fan-out
+    time, whatever this process's own scheduling on a crowded machine (its receive buffer holds a whole run, so
+    the TCP window stays open however late it reads, as a phone's own CPU would keep it)."""
+
+    def __init__(self, sock: socket.socket, left: bytes) -> None:
+        self.sock, self._raw = sock, left
+        self._raw_stamp = time.monotonic_ns()
+        self._loop = asyncio.get_running_loop()
+
+    @classmethod
+    async def open(cls, url: str, timeout: float = 10.0) -> "StampedWebSocket":
+        parts = urlsplit(url)
+        loop = asyncio.get_running_loop()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.setblocking(False)
+            sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            # room for a whole run of updates before this process reads them: a crowded process reading late
+            # would otherwise close the TCP window, hold the server's writes back and make the stamps its own
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
+            await asyncio.wait_for(loop.sock_connect(sock, (parts.hostname, parts.port or 80)), timeout)
+            key = base64.b64encode(os.urandom(16)).decode()
+            await loop.sock_sendall(sock, (
+                f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+            head = b""
+            while b"\r\n\r\n" not in head:
+                data = await asyncio.wait_for(loop.sock_recv(sock, 65536), timeout)
+                if not data:
+                    raise ConnectionError("closed during the handshake")
+                head += data
+            head, left = head.split(b"\r\n\r\n", 1)
+            if b" 101 " not in head.split(b"\r\n", 1)[0] + b" ":
+                raise Refused(head.split(b"\r\n", 1)[0].decode(errors="replace"))
+        except BaseException:
+            sock.close()
+            raise
+        return cls(sock, left)
+
+    async def _read(self) -> tuple[bytes, int]:
+        while True:
+            try:
+                data, ancillary, _, _ = self.sock.recvmsg(STAMPED_READ, _CMSG)
+            except BlockingIOError:
+                ready = self._loop.create_future()
+                self._loop.add_reader(self.sock.fileno(), lambda: ready.done() or ready.set_result(None))
+                try:
+                    await ready
+                finally:
+                    self._loop.remove_reader(self.sock.fileno())
+                continue
+            if not data:
+                raise ConnectionError("closed by the server")
+            stamp = time.monotonic_ns()
+            for level, kind, value in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                    seconds, nanoseconds = struct.unpack("qq", value[:16])
+                    stamp = seconds * 1_000_000_000 + nanoseconds - _REALTIME_TO_MONOTONIC
+            return data, stamp
+
+    async def chunk(self) -> tuple[bytes, int]:
+        """The payload bytes of every whole data frame that has arrived (at least one) and the kernel's receive
+        time of the last of them; pings are answered."""
+        out, stamp = [], self._raw_stamp
+        if self._raw:
+            out, pings, self._raw = unframe(self._raw)
+            for ping in pings:
+                self.send(ping, opcode=10)
+        while not out:
+            data, stamp = await self._read()
+            self._raw_stamp = stamp  # frames left over for the next call arrived with this read
+            out, pings, self._raw = unframe(self._raw + data)
+            for ping in pings:
+                self.send(ping, opcode=10)
+        return b"".join(out), stamp
+
+    async def receive(self) -> bytes:
+        return (await self.chunk())[0]
+
+    def send(self, data: bytes | str, opcode: int | None = None) -> None:
+        self.sock.sendall(frame(data, opcode))  # a few bytes on loopback: the kernel takes them whole
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 class Record:
     def __init__(self) -> None:
         self.connected = self.refused = self.failed = 0
         self.arrivals: dict[int, list[int]] = {}
+        self.reads: dict[int, list[int]] = {}    # nats spectators: when this process read it (arrivals: the kernel)
         self.sent_ns: dict[int, int] = {}
         self.errors: list[str] = []
         self.bodies: list[bytes] | None = None  # a list: every message's body is kept (tests)
         self.viewers: list[dict] = []            # online viewers' own state (seq, gaps, resyncs, moves)
 
-    def arrived(self, body: bytes, at_ns: int) -> None:
+    def arrived(self, body: bytes, at_ns: int, read_ns: int = 0) -> None:
         if self.bodies is not None:
             self.bodies.append(body)
         seq, now = SEQ.search(body, 0, 200), NOW.search(body, 0, 200)
@@ -148,12 +264,14 @@ class Record:
             return
         number = int(seq.group(1))
         self.arrivals.setdefault(number, []).append(at_ns)
+        if read_ns:
+            self.reads.setdefault(number, []).append(read_ns)
         if now is not None:
             self.sent_ns[number] = int(now.group(1))
 
     def as_dict(self) -> dict:
         return {"connected": self.connected, "refused": self.refused, "failed": self.failed,
-                "arrivals": self.arrivals, "sent_ns": self.sent_ns, "errors": self.errors[:5],
+                "arrivals": self.arrivals, "reads": self.reads, "sent_ns": self.sent_ns, "errors": self.errors[:5],
                 "viewers": self.viewers}
 
 
@@ -162,11 +280,11 @@ async def nats_spectator(url: str, subjects: list[str], record: Record, stop: as
     """One NATS subscriber over WebSocket until ``stop``; ``extra`` protocol lines are sent after SUB (tests
     of permissions send a PUB there)."""
     try:
-        ws = await WebSocket.open(url)
+        ws = await StampedWebSocket.open(url)
     except Refused:
         record.refused += 1
         return
-    except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError) as error:
+    except (OSError, asyncio.TimeoutError, ConnectionError) as error:
         record.failed += 1
         record.errors.append(repr(error))
         return
@@ -178,8 +296,9 @@ async def nats_spectator(url: str, subjects: list[str], record: Record, stop: as
         ws.send(b"\r\n".join(lines + list(extra) + [b"PING"]) + b"\r\n")
         counted = False
         while not stop.is_set():
-            buffer += await ws.chunk()
-            at_ns = time.monotonic_ns()
+            data, at_ns = await ws.chunk()
+            buffer += data
+            read_ns = time.monotonic_ns()
             while True:
                 end = buffer.find(b"\r\n")
                 if end < 0:
@@ -188,7 +307,7 @@ async def nats_spectator(url: str, subjects: list[str], record: Record, stop: as
                     size = int(buffer[buffer.rfind(b" ", 0, end) + 1:end])
                     if len(buffer) < end + 2 + size + 2:
                         break
-                    record.arrived(buffer[end + 2:end + 2 + size], at_ns)
+                    record.arrived(buffer[end + 2:end + 2 + size], at_ns, read_ns)
                     buffer = buffer[end + 2 + size + 2:]
                     continue
                 line, buffer = buffer[:end], buffer[end + 2:]
@@ -251,8 +370,8 @@ async def online_viewer(urls: list[str], subject: str, record: Record, stop: asy
     while not stop.is_set():
         url = urls[(first + attempt) % len(urls)]
         try:
-            ws = await WebSocket.open(url, timeout=5)
-        except (OSError, Refused, asyncio.TimeoutError, asyncio.IncompleteReadError):
+            ws = await StampedWebSocket.open(url, timeout=5)
+        except (OSError, Refused, asyncio.TimeoutError, ConnectionError):
             attempt += 1
             await asyncio.sleep(0.2)
             continue
@@ -262,8 +381,8 @@ async def online_viewer(urls: list[str], subject: str, record: Record, stop: asy
                     + subject.encode() + b" 1\r\nPING\r\n")
             buffer = b""
             while not stop.is_set():
-                buffer += await ws.chunk()
-                at_ns = time.monotonic_ns()
+                data, at_ns = await ws.chunk()  # the kernel's receive time (StampedWebSocket)
+                buffer += data
                 while True:
                     end = buffer.find(b"\r\n")
                     if end < 0:

@@ -37,6 +37,8 @@ def test_gpiozero_variable_is_honoured_and_simulator_forces_mock():
         ({"web_port": 0}, "outside 1-65535"),
         ({"language": "de"}, "'ru' or 'en'"),
         ({"nonsense": 1}, "unknown setting 'nonsense'"),
+        ({"spectators_nice": 20}, "spectators_nice 20 is outside 0-19"),
+        ({"spectators_cpus": "2-3"}, "must be auto, all or cores like 2,3"),
     ],
 )
 def test_bad_settings_are_refused_with_the_reason(overrides, message):

@@ -4,7 +4,6 @@
 :data:`SCREENS` that may define:
 
 - ``blueprint``: a Flask blueprint with its pages (templates extend ``base.html``);
-- ``STRINGS``: its words, ``{"key": ("русский", "English")}``, merged into one catalogue (``web/strings.py``);
 - ``register(socketio, hub)``: its Socket.IO namespace class(es), given the shared :class:`web.sync.Hub`.
 
 Add a screen (the tournament director's ``web/director.py``) by adding its module name to :data:`SCREENS`.
@@ -18,9 +17,9 @@ import importlib
 from flask import Flask, g, request
 
 from appliance.config import Settings
-from appliance.words import format_counts
+import appliance.words as words
 from web import edge, events, names, wire
-from web.strings import LANGUAGES, default_catalogue
+from web.strings import default_catalogue
 from web.sync import Hub, Services
 
 # One module per screen or role, in the order their blueprints register. The captive portal goes first:
@@ -87,11 +86,11 @@ def create_app(settings: Settings, services: Services | None = None):
     @app.before_request
     def pick_language():
         chosen = request.args.get("lang") or request.cookies.get(LANGUAGE_COOKIE) or settings.language
-        g.language = chosen if chosen in LANGUAGES else settings.language
+        g.language = chosen if chosen in words.LANGUAGES else settings.language
 
     @app.after_request
     def remember_language(response):
-        if request.args.get("lang") in LANGUAGES:
+        if request.args.get("lang") in words.LANGUAGES:
             response.set_cookie(LANGUAGE_COOKIE, request.args["lang"], max_age=365 * 86400, samesite="Lax")
         return response
 
@@ -100,8 +99,8 @@ def create_app(settings: Settings, services: Services | None = None):
         language = getattr(g, "language", settings.language)
         return {
             "t": lambda key: catalogue.text(key, language),
-            # a line with counts: tn("key", count=6) words {count:тема|темы|тем} by the one plural rule
-            "tn": lambda key, **values: format_counts(catalogue.text(key, language), language, **values),
+            # a line with counts: tn("key", count=6), its {count} worded by the plural message key.count
+            "tn": lambda key, **values: catalogue.word(key, language, **values),
             "language": language,
             "other_language": "en" if language == "ru" else "ru",
             "client_config": {

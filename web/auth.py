@@ -36,12 +36,6 @@ ROLES = (HOST, DIRECTOR)
 SESSION_KEY = "svoyak.login"  # {role: digest} in the signed session
 OPENS = {HOST: frozenset({"host", "packages"}), DIRECTOR: frozenset({"director", "rooms", "packages"})}
 
-STRINGS = {
-    "auth.logout": ("Выйти", "Log out"),
-    "auth.logout_hint": ("Выход на этом устройстве: со страницы ведущего, пакетов и директора сразу",
-                         "Logs this device out of the host, packages and director pages at once"),
-}
-
 
 @blueprint.record_once
 def _session_secret(state) -> None:

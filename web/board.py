@@ -25,42 +25,6 @@ blueprint = Blueprint("board", __name__)
 log = logging.getLogger(__name__)
 HOST_BUTTON_HELD = "Capture_reset_button_held"  # the session's event for the capture's reset_button_held
 
-STRINGS = {
-    "board.title": ("Табло", "Scoreboard"),
-    "board.waiting": ("Ждём начала боя", "Waiting for the battle"),
-    "board.join": ("Подключитесь к Wi-Fi", "Join the Wi-Fi"),
-    "board.network": ("Сеть", "Network"),
-    "board.password": ("Пароль", "Password"),
-    "board.host_page": ("Страница ведущего", "Host page"),
-    "board.pin": ("PIN ведущего", "Host PIN"),
-    "board.pin_asked": ("Кнопку ведущего удержали на боксе: PIN виден {shown} {shown:секунду|секунды|секунд}",
-                        "The host button was held on the box: the PIN shows for {shown} {shown:second|seconds}"),
-    "board.theme": ("Тема", "Theme"),
-    "board.answering": ("Отвечает", "Answering"),
-    "board.presses": ("Нажатия", "Presses"),
-    "board.standings": ("Итоги боя", "Final standings"),
-    "board.place": ("Место", "Place"),
-    "board.player": ("Игрок", "Player"),
-    "board.score": ("Очки", "Score"),
-    "board.result_right": ("+{price} {name}", "+{price} {name}"),
-    "board.result_wrong": ("Минус: {name}", "Wrong: {name}"),
-    "board.result_withdrawn": ("Вопрос снят", "Question withdrawn"),
-    "board.claps": ("Вопрос на хлопках: кнопки не работают, ведущий называет, кто хлопнул первым",
-                    "On claps: the buttons are off, the host names who clapped first"),
-    "board.result_time": ("Время!", "Time!"),
-    "board.result_nobody": ("Никто не нажал — время вышло", "Nobody pressed: time is up"),
-    "board.result_no_more": ("Больше никто не нажал — время вышло", "Nobody else pressed: time is up"),
-    "board.tiebreak": ("Доп. показатели", "Tie-break"),
-    "board.red": ("красная", "red"),
-    "board.phone": ("телефон", "phone"),
-    "board.shootout": ("Перестрелка: дополнительная тема", "Shoot-out: an extra theme"),
-    "tiebreak.points_without_minuses": ("очки без минусов", "points without minuses"),
-    "tiebreak.right_answers_count": ("верных ответов", "right answers"),
-    "tiebreak.count_right_by_value_desc": ("взято 50/40/30/20/10", "50s/40s/30s/20s/10s taken"),
-    "tiebreak.shootout_theme": ("перестрелка", "shoot-out theme"),
-    "tiebreak.shootout_question": ("дополнительный вопрос", "shoot-out question"),
-}
-
 
 def wifi_payload(ssid: str, password: str) -> str:
     r"""The Wi-Fi QR text, with ``\ ; , : "`` escaped as the format asks.

@@ -25,8 +25,6 @@ CHECK_PATHS = (
     "/check_network_status.txt",                        # some Android skins
 )
 
-STRINGS = {}
-
 
 def portal_url() -> str:
     """The start page on the box's hotspot address, e.g. ``http://10.42.0.1/``."""

@@ -22,8 +22,9 @@ import secrets
 
 from flask import Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, url_for
 
+import appliance.words as words
 from appliance.errors import PackageError, SvoyakError
-from appliance.service import papers
+from appliance.service import audience, papers
 from appliance.service.session import CommandRejected
 from appliance.service.tournament_refusals import word
 from appliance.service.tournaments import BoxBusyError, DeskInputError, TournamentDesk, UnknownTournamentError
@@ -32,195 +33,6 @@ from web.guard import PinGuard
 from web.package_refusals import word_package_error
 
 blueprint = Blueprint("director", __name__, template_folder="templates")
-
-STRINGS = {
-    "director.title": ("Турнирный стол", "Tournament desk"),
-    "director.tournaments": ("Турниры", "Tournaments"),
-    "director.new": ("Новый турнир", "New tournament"),
-    "director.preset": ("Регламент", "Regulation"),
-    "director.name": ("Название", "Title"),
-    "director.seed": ("Зерно жеребьёвки (целое число, необязательно)", "Draw seed (a whole number, optional)"),
-    "director.seed_hint": ("То же зерно даёт ту же жеребьёвку; пусто — случайное",
-                           "The same seed gives the same draw; empty: a random one"),
-    "director.create": ("Создать", "Create"),
-    "director.play": ("Играть на этом боксе", "Play on this box"),
-    "director.import": ("Загрузить турнир из JSON-экспорта", "Load a tournament from a JSON export"),
-    "director.import_button": ("Загрузить", "Load"),
-    "director.changes": ("Изменения регламента (необязательно)", "Changes to the regulation (optional)"),
-    "director.changes_hint": ("По одному на строку: этап.поле = число. Например, «swiss.rounds = 7» — семь туров "
-                              "швейцарской системы (mubc 3.7). Этапы и их поля — в списке ниже.",
-                              "One per line: stage.field = number. E.g. «swiss.rounds = 7»: seven Swiss rounds "
-                              "(mubc 3.7). The stages and their fields are listed below."),
-    "director.changes_stages": ("Этапы регламентов и их поля", "The regulations' stages and their fields"),
-    "director.login": ("Вход директора", "Director login"),
-    "director.pin": ("PIN директора", "Director PIN"),
-    "director.pin_hint": ("PIN директора — не PIN ведущего. Его видит владелец бокса: в консоли бокса при запуске "
-                          "и при первой загрузке",
-                          "The director PIN is not the host's. The box's owner finds it in the box's console at "
-                          "start (svoyak run, first boot) and in identity.json"),
-    "error.director_pin_unset": ("У бокса нет PIN директора: задайте его в настройках бокса",
-                                 "This box has no director PIN: set director_pin in its settings"),
-    "director.enter": ("Войти", "Enter"),
-    "director.registration": ("Регистрация", "Registration"),
-    "director.player": ("Игрок", "Player"),
-    "director.team": ("Команда", "Team"),
-    "director.category": ("Категория", "Category"),
-    "director.team_rank": ("Место команды", "Team rank"),
-    "director.late": ("Поздняя заявка", "Late entry"),
-    "director.add": ("Добавить", "Add"),
-    "director.bulk_title": ("Добавить списком", "Add a list"),
-    "director.bulk": ("По игроку на строку: «Имя; Команда»", "One player per line: «Name; Team»"),
-    "director.bulk_partial": ("Добавлено {done} из {total}; строки с ошибочной и дальше оставлены в поле",
-                              "{done} of {total} added; the failing line and the rest are left in the box"),
-    "director.late_hint": ("после закрытия регистрации", "after registration has closed"),
-    "director.accepted": ("Участники", "Entrants"),
-    "director.waiting": ("Лист ожидания", "Waiting list"),
-    "director.refused": ("Не вошли", "Not admitted"),
-    "director.joining": ("Вступают позже", "Join later"),
-    "director.withdraw": ("Снять", "Withdraw"),
-    "director.close_registration": ("Закрыть регистрацию", "Close registration"),
-    "director.closed": ("Регистрация закрыта", "Registration closed"),
-    "director.deadline": ("Срок подачи заявок", "Registration deadline"),
-    "director.deadline_now": ("Сейчас: ", "Now: "),
-    "director.deadline_field": ("Дата и время", "Date and time"),
-    "director.deadline_hint": ("Дата и время по часам этого устройства; после срока регистрация закроется сама",
-                               "Date and time by this device's clock; registration closes itself after it"),
-    "director.rooms": ("Залы для боёв без зала", "Rooms for battles without one"),
-    "director.rooms_hint": ("Названия через пробел, например: 1 2 3", "Names separated by spaces, e.g.: 1 2 3"),
-    "director.field": ("Участники первого этапа", "First stage field"),
-    "director.field_need": ("Этап «{stage}»: сыграют {have}, формату нужно от {least} до {most} игроков ({rule})",
-                            "Stage «{stage}»: {have} would play; the format needs {least} to {most} players ({rule})"),
-    "director.field_short": ("Жеребьёвка сейчас не получится", "The draw would fail now"),
-    "director.tie_detail": ("Счёт перестрелки (необязательно)", "Shoot-out score (optional)"),
-    "director.redraw_stage": ("Этап", "Stage"),
-    "director.place_auto": ("по очкам", "by score"),
-    "director.setup_json": ("данные боя (JSON)", "battle data (JSON)"),
-    "director.entrants": ("Участников", "Entrants"),
-    "director.seeding": ("Посев", "Seeding"),
-    "director.seeds_count": ("{count} {count:сеяный игрок|сеяных игрока|сеяных игроков}",
-                             "{count} seeded {count:player|players}"),
-    "director.no_seeds": ("регламент не сеет игроков", "the format seeds no one"),
-    "director.seeds_hint": ("Номера сеяных игроков по порядку, через пробел", "Seeded players' ids in order, space separated"),
-    "director.save": ("Сохранить", "Save"),
-    "director.draw": ("Жеребьёвка", "Draw"),
-    "director.draw_next": ("Провести жеребьёвку", "Make the draw"),
-    "director.redraw": ("Пережеребьёвка (пока нет результатов)", "Re-draw (while no results)"),
-    "director.bracket": ("Сетка и таблицы", "Bracket and tables"),
-    "director.next": ("Дальше", "Next"),
-    "director.room": ("Зал", "Room"),
-    "director.box": ("Бокс", "Box"),
-    "director.assign": ("Назначить", "Assign"),
-    "director.result": ("Результат", "Result"),
-    "director.enter_result": ("Ввести результат", "Enter result"),
-    "director.score": ("Очки", "Score"),
-    "director.place": ("Место", "Place"),
-    "director.right_points": ("Очки без минусов", "Points without minuses"),
-    "director.right_answers": ("Верных ответов", "Right answers"),
-    "director.absent": ("Отсутствует", "Absent"),
-    "director.sheets": ("Бланки письменного отбора", "Written-round sheets"),
-    "director.marks_hint": ("+ верно, − (или =) неверно, 2 два ответа, x зачёркнуто, 0 (или .) пусто; Enter — записать",
-                            "+ right, - (or =) wrong, 2 two answers, x crossed out, 0 (or .) blank; Enter saves"),
-    "director.close_stage": ("Закрыть приём бланков", "Close sheet entry"),
-    "director.tie": ("Перестрелка", "Shoot-out"),
-    "director.tie_hint": ("Порядок после перестрелки: номера игроков, лучший первым",
-                          "Order after the shoot-out: player ids, best first"),
-    "director.standings": ("Итоговая таблица", "Standings"),
-    "director.export": ("Экспорт", "Export"),
-    "director.print": ("Печать", "Print"),
-    "director.public": ("Публичная таблица", "Public table"),
-    "director.advanced": ("Прошли дальше", "Went on"),
-    "director.rule": ("Правило", "Rule"),
-    "director.stage": ("Этап", "Stage"),
-    "director.battle": ("Бой", "Battle"),
-    "director.themes": ("Темы", "Themes"),
-    "director.shootouts": ("Перестрелки", "Shoot-outs"),
-    "director.skipped": ("Не проводится", "Not played"),
-    "director.rejected": ("Результат с бокса не принят", "A box result was not accepted"),
-    "director.host": ("Ведущий", "Host"),
-    "director.battle_n": ("Бой {number}", "Battle {number}"),
-    "director.group_n": ("группа {group}", "group {group}"),
-    "director.round_n": ("тур {round}", "round {round}"),
-    "director.run_n": ("прогон {run}", "run {run}"),
-    "director.themes_count": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
-    "director.red_count": ("{count} {count:красная|красные|красных}", "{count} red"),
-    "director.seat_place": ("{place}-е место, бой {battle} · {stage}", "place {place}, battle {battle} · {stage}"),
-    "director.seat_best": ("{rank}-й лучший из занявших {place}-е место · {stage}",
-                           "best {rank} of those placed {place} · {stage}"),
-    "director.seat_top": ("{rank}-е место · {stage}", "place {rank} · {stage}"),
-    "director.seat_empty": ("место свободно", "seat empty"),
-    "director.out": ("вне турнира", "withdrawn"),
-    "director.on_box": ("играется на этом боксе", "playing on this box"),
-    "director.placement_points": ("Очки за места", "Placement points"),
-    "director.skipped_why": ("участники прямо проходят в следующий этап", "the entrants fit the next stage"),
-    "director.not_drawn": ("Жеребьёвки ещё не было", "Not drawn yet"),
-    "director.how.theme": ("перестрелка", "shoot-out theme"),
-    "director.how.question": ("дополнительный вопрос", "shoot-out question"),
-    "director.how.lots": ("жребий", "lots"),
-    "director.playing_left": ("{stage} — {left:остался|осталось|осталось} {left} {left:бой|боя|боёв} из {total}",
-                              "{stage}: {left} of {total} {total:battle|battles} left"),
-    "director.seed_short": ("зерно жеребьёвки", "draw seed"),
-    "director.table_title": ("Турнирная таблица", "Tournament table"),
-    "director.theme_names": ("Темы этапа", "The stage's themes"),
-    "director.theme_names_hint": ("По теме на строку, в порядке игры. Бои, сыгранные на этом боксе, придут к "
-                                  "ведущему с этими названиями", "One theme per line, in play order. Battles played "
-                                  "on this box reach the host with these names"),
-    "director.pack_battles": ("{count:Бой|Бои|Бои} {battles}", "{count:Battle|Battles} {battles}"),
-    "director.themes_package": ("Темы из пакета вопросов", "Themes from a question package"),
-    "director.themes_package_hint": ("Каждый набор тем, ещё не взятый из пакета, получит по порядку боёв следующие "
-                                     "темы пакета, которые на этом боксе не играли; ведущий прочтёт их тексты. "
-                                     "Набор, названный вручную, тоже заменяется",
-                                     "Each theme pack not yet taken from a package gets, in battle order, the "
-                                     "package's next themes not played on this box; the host reads their texts. "
-                                     "A pack named by hand is replaced too"),
-    "director.themes_take": ("Взять темы", "Take the themes"),
-    "director.spares": ("запасных тем для перестрелки", "spare themes for a shoot-out"),
-    "director.written_papers": ("Бланки и ключ из пакета вопросов (следующие несыгранные темы)",
-                                "Answer sheets and the key from a question package (the next unplayed themes)"),
-    "director.written_sheets": ("бланки", "answer sheets"),
-    "director.written_key": ("ключ ведущего", "the host's key"),
-    "director.pack_package": ("из пакета «{title}»", "from the package «{title}»"),
-    "director.themes_unnamed": ("темы без названий", "themes not named"),
-    "director.name_themes": ("назвать", "name them"),
-    "director.absent_column": ("Не было на бою", "Absent"),
-    "director.busy_title": ("На этом боксе идёт другой бой", "Another battle is on at this box"),
-    "director.busy_hint": ("Он не окончен. Его можно отложить: он останется в списке боёв бокса, и ведущий вернётся "
-                           "к нему в любой момент", "It is not over. Set aside, it stays in the box's list of "
-                           "battles, and the host can go back to it at any time"),
-    "director.busy_keep": ("Оставить его и открыть страницу ведущего", "Keep it and open the host page"),
-    "director.busy_set_aside": ("Отложить его и играть этот бой", "Set it aside and play this battle"),
-    "director.questions_played": ("сыграно вопросов: {count}",
-                                  "{count} {count:question|questions} played"),
-    "director.box_set_aside": ("отложен на этом боксе", "set aside on this box"),
-    "director.box_resume": ("Вернуться к этому бою", "Go back to this battle"),
-    # Why a player went on, was not admitted, or why a shoot-out is needed: worded from the engine's reason codes
-    # and figures (appliance/rules/tournament/outcomes.py, entry.py), never from its English sentence
-    "reason.bye": ("без игры: участники прямо проходят в следующий этап", "not played: the entrants fit the next stage"),
-    "reason.place": ("{place}-е место в бою {battle}", "place {place} in battle {battle}"),
-    "reason.best": ("{rank}-й лучший из занявших {place}-е место", "best {rank} of those placed {place}"),
-    "reason.top": ("{rank}-е место этапа", "place {rank} of the stage"),
-    "reason.record": ("{stage} — {place}-е место", "{stage}: place {place}"),
-    "reason.over_capacity": ("не хватило места: мест {capacity}, их заполняют по приоритету ({rule})",
-                             "over the {capacity} places, filled by priority ({rule})"),
-    "tie.shared_cut": ("{stage}, бой {battle}: {place}-е место поделено, а места {place}–{last} решают, кто проходит "
-                       "дальше или куда", "{stage}, battle {battle}: place {place} is shared, and places "
-                       "{place}-{last} decide who goes on, or where"),
-    "tie.shared_seats": ("{stage}, бой {battle}: {place}-е место поделено, а в следующем этапе места {seats} — каждое "
-                         "для одного игрока", "{stage}, battle {battle}: place {place} is shared, and places {seats} "
-                         "each seat one player in the next stage"),
-    "tie.best": ("{stage}: из занявших {place}-е место проходят {best} {best:лучший|лучших|лучших}, а показатели "
-                 "у претендентов равны", "{stage}: the {best} best of those placed {place} go on, and the "
-                 "contenders' figures are equal"),
-    "tie.top": ("{stage}: проходят {top} {top:лучший|лучших|лучших}, а у претендентов на последние места показатели "
-                "равны", "{stage}: the {top} best go on, and the contenders for the last places have equal figures"),
-    "tie.slots": ("{slots} из {players} {slots:проходит|проходят|проходят}",
-                  "{slots} of {players} {slots:goes|go} on"),
-}
-
-NEXT_WORDS = {
-    "draw": ("Жеребьёвка этапа", "Draw the stage"), "play": ("Играются бои", "Battles to play"),
-    "sheets": ("Ввод бланков", "Enter the sheets"), "tie": ("Нужна перестрелка", "A shoot-out is needed"),
-    "wait": ("Ждём результатов", "Waiting for results"), "done": ("Турнир завершён", "Tournament over"),
-}
 
 
 def desk() -> TournamentDesk:
@@ -263,7 +75,13 @@ def rule_words(text: str) -> str:
 
 
 def _word(pair: tuple[str, str]) -> str:
+    """A title the tournament's format gives in both languages (``title_ru``, ``title_en``: data, not words)."""
     return pair[0] if _language() == "ru" else pair[1]
+
+
+def _next_words(kind: str, unknown: str = "") -> str:
+    """What the tournament waits for (``next.draw``, ``next.play``...), from the catalogue."""
+    return words.gettext(f"next.{kind}", _language()) if words.has(f"next.{kind}") else unknown
 
 
 def _battle_names(tid: str | None) -> dict[str, tuple[str, str]]:
@@ -356,7 +174,7 @@ def _home(**extra):
     presets = desk().presets()
     titles = {fmt["name"]: _word((fmt["title_ru"], fmt["title_en"])) for fmt in presets}
     tournaments = [{**item, "format_title": titles.get(item["format"], item["format"]),
-                    "next_words": _word(NEXT_WORDS.get(item["next"], (item["next"], item["next"])))}
+                    "next_words": _next_words(item["next"], item["next"])}
                    for item in desk().list()]
     extra.setdefault("form", {})
     return render_template("director/home.html", tournaments=tournaments, presets=presets, tid=None, **extra)
@@ -416,8 +234,10 @@ def _box_status(view: dict) -> dict:
     return status
 
 
-def _page(template: str, tid: str, **extra):
+def _page(template: str, tid: str, public: bool = False, **extra):
     view = desk().page(tid)
+    if public:  # the hall's table: theme names wait until their battles are played (audience.withhold_theme_names)
+        audience.withhold_theme_names(view)
     fmt = view["rules"]
     if template in ("director/bracket.html", "director/overview.html"):
         extra.setdefault("box_status", _box_status(view))
@@ -432,7 +252,7 @@ def _page(template: str, tid: str, **extra):
         extra.setdefault("check", _field_check(tid))
     categories = {c["id"]: _word((c["title_ru"], c["title_en"])) for c in fmt["registration"]["categories"]}
     return render_template(template, tid=tid, view=view, fmt=fmt, rejected=rejected, categories=categories,
-                           next_words=_word(NEXT_WORDS.get(view["next"]["kind"], ("", ""))), **extra)
+                           next_words=_next_words(view["next"]["kind"]), **extra)
 
 
 def _battle_words(card, battle_id: str) -> str:
@@ -697,10 +517,10 @@ def printable(tid):
 @blueprint.route("/table/<tid>")
 def table(tid):
     """The public table for the scoreboard and watchers' phones: read-only, refreshes itself."""
-    return _page("director/table.html", tid)
+    return _page("director/table.html", tid, public=True)
 
 
 @blueprint.route("/table/<tid>.json")
 def table_json(tid):
-    view = desk().view(tid)
-    return jsonify({key: view[key] for key in ("tournament", "title", "format", "stages", "standings", "next")})
+    """The public table as a typed record (``appliance.service.audience.TableView``, docs/socketio-events.md)."""
+    return jsonify(audience.table(desk().view(tid)))

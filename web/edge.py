@@ -66,29 +66,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 
-STRINGS = {
-    "http.title": ("Запрос не выполнен", "Request not done"),
-    "http.back": ("На главную", "Home"),
-    "http.400": ("Неверный запрос: ничего не изменено", "Bad request: nothing was changed"),
-    "http.403": ("Доступ запрещён", "Forbidden"),
-    "http.404": ("Такой страницы нет", "No such page"),
-    "http.405": ("Этот адрес так не вызывают", "This address does not take this method"),
-    "http.413": ("Слишком большой запрос: ничего не изменено", "Request too large: nothing was changed"),
-    "http.500": ("Внутренняя ошибка: ничего не изменено", "Internal error: nothing was changed"),
-    "http.field_too_long": ("Поле «{field}» длиннее {limit} символов: ничего не изменено",
-                            "Field «{field}» is longer than {limit} characters: nothing was changed"),
-    "http.number_too_long": ("В поле «{field}» число длиннее {limit} цифр: ничего не изменено",
-                             "Field «{field}» holds a number longer than {limit} digits: nothing was changed"),
-    "http.file_too_large": ("Файл больше {limit_mb} МБ: ничего не изменено",
-                            "The file is larger than {limit_mb} MB: nothing was changed"),
-    "http.not_json": ("Тело запроса — не JSON: ничего не изменено", "The request body is not JSON: nothing was changed"),
-    "http.too_deep": ("Данные вложены слишком глубоко: ничего не изменено", "Data nested too deep: nothing was changed"),
-    "http.foreign_origin": ("Форма отправлена с чужой страницы ({origin}): ничего не изменено. Откройте страницу "
-                            "бокса и отправьте ещё раз",
-                            "The form was sent from another site's page ({origin}): nothing was changed. Open "
-                            "the box's page and send it again"),
-}
-
 
 class EdgeRefusal(HTTPException):
     """A request refused at the edge, with its words: ``code`` (a ``STRINGS`` key) and the values it names."""
@@ -199,7 +176,7 @@ def _error_page(error: HTTPException, catalogue):
         key, values = "http.file_too_large", {"limit_mb": request.max_content_length // MB}
     else:
         key, values = (f"http.{status}" if f"http.{status}" in catalogue else "http.400"), {}
-    words = {language: catalogue.text(key, language).format(**values) for language in ("ru", "en")}
+    words = catalogue.both(key, **values)
     if request.accept_mimetypes.best == "application/json" or request.is_json:
         response = jsonify({"ok": False, "code": key, **words})
     else:

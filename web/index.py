@@ -6,7 +6,6 @@ from flask import Blueprint, current_app, render_template, send_from_directory, 
 
 blueprint = Blueprint("index", __name__)
 
-STRINGS = {}
 
 # Screens registered by other modules that the start page links to: (blueprint, endpoint, string key).
 LINKED_SCREENS = (("director", "director.home", "nav.director"), ("rooms", "rooms.station", "rooms.nav_room"),

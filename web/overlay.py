@@ -28,14 +28,6 @@ LAYOUTS = ("lower-third", "full", "scores")
 DEFAULT_LAYOUT = LAYOUTS[0]
 NAMESPACE = "/overlay"
 
-STRINGS = {
-    "overlay.title": ("Оверлей трансляции", "Stream overlay"),
-    "overlay.answering": ("Отвечает", "Answering"),
-    "overlay.standings": ("Итоги боя", "Final standings"),
-    "overlay.layout_bad": ("Нет такой раскладки оверлея: {layout}. Есть: {layouts}",
-                           "No such overlay layout: {layout}. There are: {layouts}"),
-}
-
 
 class OverlayNamespace(SyncNamespace):
     """``/overlay``: read-only, like ``/board``; its ``hello`` names the layout the operator chose."""
@@ -80,9 +72,8 @@ def set_layout():
         (request.get_json(silent=True) or {}).get("layout", "") if request.is_json else "")
     if not isinstance(layout, str) or (layout and layout not in LAYOUTS):
         shown = str(layout)[:40]
-        words = {language: catalogue.text("overlay.layout_bad", language).format(
-            layout=shown, layouts=", ".join(LAYOUTS)) for language in ("ru", "en")}
-        return jsonify({"ok": False, "error": {"code": "overlay.layout", **words}}), 400
+        said = catalogue.both("overlay.layout_bad", layout=shown, layouts=", ".join(LAYOUTS))
+        return jsonify({"ok": False, "error": {"code": "overlay.layout", **said}}), 400
     hub.namespaces[NAMESPACE].choose(layout)
     return jsonify({"ok": True, "layout": layout})
 

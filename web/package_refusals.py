@@ -6,90 +6,25 @@ from __future__ import annotations
 
 import re
 
+import appliance.words as words
 from appliance.errors import PackageError
-from appliance.words import format_counts
-from web.strings import STRINGS as CORE_STRINGS
 
-# Every refusal of a package file or a choice of its themes (docs/packages.md "Refusals"), by code, worded from
-# its params. The place in the file (``where``) follows the line.
-REFUSALS: dict[str, tuple[str, str]] = {
-    "package.too_large": ("Файл {size_mb} МБ, а можно не больше {limit_mb} МБ",
-                          "The file is {size_mb} MB; at most {limit_mb} MB"),
-    "package.empty": ("В файле нет ни одной темы", "The file holds no themes"),
-    "package.unknown_format": ("Формат файла «{filename}» не распознан: нужен .siq, тур db.chgk.info, CSV или TOML",
-                               "The format of «{filename}» is not recognised: a .siq, a db.chgk.info tour, CSV or TOML"),
-    "package.not_zip": ("Файл .siq повреждён: это не ZIP-архив", "The .siq file is damaged: not a ZIP archive"),
-    "package.too_many_entries": ("В архиве {count} файлов, а можно не больше {limit}",
-                                 "The archive holds {count} files; at most {limit}"),
-    "package.unsafe_entry": ("Файл «{entry}» в архиве указывает за пределы пакета",
-                             "The archive's file «{entry}» points outside the package"),
-    "package.duplicate_entry": ("Файл «{entry}» в архиве дважды", "The archive holds «{entry}» twice"),
-    "package.bomb": ("Файл «{entry}» распаковывается больше чем в {limit_mb} МБ или слишком сжат (ZIP-бомба)",
-                     "The file «{entry}» inflates past {limit_mb} MB or is compressed too far (a ZIP bomb)"),
-    "package.entry_too_large": ("Файл «{entry}» в архиве — {size_mb} МБ, а можно не больше {limit_mb} МБ",
-                                "The archive's file «{entry}» is {size_mb} MB; at most {limit_mb} MB"),
-    "package.unpacked_too_large": ("Файлы архива вместе — {size_mb} МБ, а можно не больше {limit_mb} МБ",
-                                   "The archive's files come to {size_mb} MB; at most {limit_mb} MB"),
-    "package.unsupported_version": ("Пакет SIGame версии {version}, а бокс читает версии до {supported}",
-                                    "A SIGame package of version {version}; the box reads versions up to {supported}"),
-    "package.xml_too_many_elements": ("В XML больше {limit} элементов", "The XML has more than {limit} elements"),
-    "package.xml_too_deep": ("XML вложен глубже {limit} уровней", "The XML is nested deeper than {limit} levels"),
-    "package.field_too_long": ("{field} длиннее {limit} знаков ({length})",
-                               "{field} is longer than {limit} characters ({length})"),
-    "package.too_many_themes": ("В пакете больше {limit} тем", "The package has more than {limit} themes"),
-    "package.too_many_questions": ("В пакете больше {limit} вопросов", "The package has more than {limit} questions"),
-    "package.final_theme": ("Тема {theme} — из финального раунда: её не играют как обычную тему боя",
-                            "Theme {theme} is from the final round: it is not played as an ordinary theme"),
-    "package.corrupt_entry": ("Файл «{entry}» в архиве не распаковывается", "The archive's file «{entry}» cannot be inflated"),
-    "package.no_content": ("В архиве нет content.xml: это не пакет SIGame", "The archive has no content.xml: not a SIGame package"),
-    "package.unsafe_xml": ("XML с DTD или сущностями не принимается", "XML with a DTD or entities is refused"),
-    "package.bad_xml": ("XML повреждён (строка {line})", "The XML is malformed (line {line})"),
-    "package.bad_structure": ("Не то устройство файла: не тот корневой элемент",
-                              "The file is not laid out as expected: the wrong root element"),
-    "package.theme_without_name": ("У темы нет названия", "A theme has no name"),
-    "package.question_without_text": ("У вопроса нет текста", "A question has no text"),
-    "package.bad_price": ("Цена «{price}» — не целое число", "The price «{price}» is not a whole number"),
-    "package.not_a_theme": ("В вопросе базы нет пронумерованных строк «1. …»: это не тема «Своей игры»",
-                            "A database question has no numbered lines «1. …»: not a «Своя игра» theme"),
-    "package.answers_do_not_match": ("Ответы пронумерованы не так, как вопросы ({count})",
-                                     "The answers are not numbered like the questions ({count})"),
-    "package.missing_columns": ("В заголовке таблицы нет столбцов: {columns}", "The table's header lacks the columns: {columns}"),
-    "package.theme_split": ("Строки темы «{theme}» стоят не подряд", "The rows of the theme «{theme}» are not together"),
-    "package.bad_field": ("Поле «{field}» не того вида или слишком длинное", "The field «{field}» is of the wrong kind or too long"),
-    "package.bad_table": ("Таблица CSV не читается", "The CSV table cannot be read"),
-    "package.bad_toml": ("TOML не читается", "The TOML does not parse"),
-    "package.bad_encoding": ("Кодировка не UTF-8 и не Windows-1251", "The encoding is neither UTF-8 nor Windows-1251"),
-    "package.not_found": ("Такого пакета на боксе нет", "There is no such package on this box"),
-    "package.no_such_theme": ("В пакете нет темы {theme}: в нём {themes}", "The package has no theme {theme}: it has {themes}"),
-    "package.theme_twice": ("Тема выбрана дважды", "A theme is chosen twice"),
-    "package.too_few_unplayed": ("В пакете осталось несыгранных тем: {unplayed}, а нужно {needed}",
-                                 "The package has {unplayed} unplayed themes; {needed} are needed"),
-}
-
-
+# Every refusal of a package file or a choice of its themes (docs/packages.md "Refusals"): the catalogue's
+# ``refusal.package.<code>`` (appliance/locale), worded from its params; the place in the file (``where``)
+# follows the line. The places and columns a reader names are ``package.where.*`` and ``package.column.*``,
+# a field a refusal names (package.field_too_long) ``package.field.*``.
+REFUSAL_PREFIX = "refusal.package."  # + the code without its area: refusal.package.too_large
 _COUNTED = {"themes": "count.themes", "questions": "count.questions", "media": "count.questions"}
 
 
 def counted(key: str, count: int, language: str) -> str:
     """«6 тем», «1 вопрос»: the catalogue's count lines, by the one plural rule (appliance/words.py)."""
-    ru, en = CORE_STRINGS[_COUNTED[key]]
-    return format_counts(ru if language == "ru" else en, language, count=count)
+    return words.word(_COUNTED[key], language, count=count)
 
 
-_WHERE_RU = {"line": "строка", "round": "раунд", "theme": "тема", "question": "вопрос", "column": "столбец",
-}
-_COLUMNS_RU = {"theme": "тема", "price": "цена", "question": "вопрос", "answer": "ответ", "comment": "комментарий",
-               "source": "источник", "author": "автор"}
-
-
-# A field a refusal names (package.field_too_long), as a sentence starts with it.
-_FIELDS = {
-    "title": ("Название пакета", "The package's title"), "author": ("Автор", "An author"),
-    "theme": ("Название темы", "The theme's name"), "name": ("Название темы", "The theme's name"),
-    "round": ("Название раунда", "The round's name"), "comment": ("Комментарий", "The comment"),
-    "question": ("Текст вопроса", "The question's text"), "answer": ("Ответ", "The answer"),
-    "source": ("Источник", "The source"), "cell": ("Ячейка таблицы", "A cell of the table"),
-}
+def refusal_codes() -> list[str]:
+    """Every package refusal code the catalogue words (docs/packages.md lists the same)."""
+    return ["package." + key.removeprefix(REFUSAL_PREFIX) for key in words.keys(REFUSAL_PREFIX, plural=False)]
 
 
 def where_ru(where: str) -> str:
@@ -103,17 +38,19 @@ def where_ru(where: str) -> str:
     """
     line = re.search(r"\(at line (\d+)", where)
     if line:  # tomllib's own English sentence
-        return f"строка {line.group(1)}"
-    return re.sub(r"\b(line|round|theme|question|column)\b(?= \d| «)", lambda m: _WHERE_RU[m.group(1)], where)
+        return words.word("package.where.at_line", "ru", line=line.group(1))
+    return re.sub(r"\b(line|round|theme|question|column)\b(?= \d| «)",
+                  lambda m: words.gettext(f"package.where.{m.group(1)}", "ru"), where)
 
 
 def word_package_error(error: PackageError, where_label: bool = True) -> dict[str, str]:
     """``{"ru", "en"}`` for a package refusal, from its code and params, with the place in the file."""
     code = getattr(error, "code", "")
     params = dict(getattr(error, "params", {}) or {})
-    pair = REFUSALS.get(code)
-    words = {}
-    for index, language in enumerate(("ru", "en")):
+    message = REFUSAL_PREFIX + code.removeprefix("package.") if code else ""
+    known = bool(code) and words.has(message)
+    said = {}
+    for language in words.LANGUAGES:
         fields = {key: value for key, value in params.items()}
         if isinstance(fields.get("theme"), int) and not isinstance(fields.get("theme"), bool):
             fields["theme"] = fields["theme"] + 1  # people count themes from 1
@@ -121,21 +58,25 @@ def word_package_error(error: PackageError, where_label: bool = True) -> dict[st
             fields["themes"] = counted("themes", fields["themes"], language)
         if isinstance(fields.get("columns"), (list, tuple)):
             fields["columns"] = ", ".join(map(str, fields["columns"]))
-        if code == "package.field_too_long" and fields.get("field") in _FIELDS:
-            fields["field"] = _FIELDS[fields["field"]][index]
+        if code == "package.field_too_long" and words.has(f"package.field.{fields.get('field')}"):
+            fields["field"] = words.gettext(f"package.field.{fields['field']}", language)
         if language == "ru" and isinstance(fields.get("columns"), str):
-            fields["columns"] = ", ".join(_COLUMNS_RU.get(name.strip(), name.strip())
-                                          for name in fields["columns"].split(","))
+            fields["columns"] = ", ".join(_column(name.strip()) for name in fields["columns"].split(","))
         try:
-            line = pair[index].format(**fields) if pair else str(error)
+            line = words.word(message, language, **fields) if known else str(error)
         except (KeyError, IndexError, ValueError):
-            line = pair[index] if pair else str(error)
+            line = words.gettext(message, language) if known else str(error)
         where = params.get("where")
         if where and language == "ru":
             where = where_ru(str(where))
         if where and where_label:
             line = f"{line} — {where}"
-        words[language] = line
-    return words
+        said[language] = line
+    return said
+
+
+def _column(name: str) -> str:
+    """A CSV column as a Russian reader names it (``тема``, ``цена``); a column the catalogue lacks, as it is."""
+    return words.gettext(f"package.column.{name}", "ru") if words.has(f"package.column.{name}") else name
 
 

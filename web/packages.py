@@ -17,10 +17,11 @@ import logging
 from flask import Blueprint, abort, current_app, g, redirect, render_template, request, send_file, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
+import appliance.words as words
 from appliance.errors import PackageError
 from appliance.service.packages import PackageFileError
 from web import auth
-from web.package_refusals import REFUSALS, counted, word_package_error  # noqa: F401 (REFUSALS: docs test)
+from web.package_refusals import counted, word_package_error
 
 log = logging.getLogger(__name__)
 
@@ -28,101 +29,14 @@ blueprint = Blueprint("packages", __name__)
 
 MB = 1024 * 1024
 
-STRINGS = {
-    "packages.title": ("Пакеты вопросов", "Question packages"),
-    "packages.login": ("Вход к пакетам вопросов", "Question packages: log in"),
-    "packages.login_hint": ("Пакеты с ответами видят только ведущий и директор: введите PIN ведущего",
-                            "Only the host and the director see packages and answers: enter the host PIN"),
-    "packages.upload": ("Загрузить пакет", "Upload a package"),
-    "packages.upload_hint": ("SIGame (.siq), тур db.chgk.info (XML или текст), таблица CSV или TOML; до {mb} МБ",
-                             "SIGame (.siq), a db.chgk.info tour (XML or text), a CSV or TOML table; up to {mb} MB"),
-    "packages.file": ("Файл", "File"),
-    "packages.send": ("Загрузить", "Upload"),
-    "packages.added": ("Пакет «{title}» загружен: {themes}, {questions}", "Package «{title}» added: {themes}, {questions}"),
-    "packages.again": ("Этот файл уже загружен: пакет «{title}»", "This file is loaded already: package «{title}»"),
-    "packages.media_note": ("{media} с картинками, звуком или видео: на боксе они читаются текстом, файлы сохранены",
-                            "{media} with pictures, sound or video: the box reads text; the files are kept"),
-    "packages.none": ("Пакетов пока нет", "No packages yet"),
-    "packages.col_title": ("Название", "Title"),
-    "packages.col_format": ("Формат", "Format"),
-    "packages.col_themes": ("Темы", "Themes"),
-    "packages.col_questions": ("Вопросы", "Questions"),
-    "packages.col_media": ("С медиа", "With media"),
-    "packages.col_played": ("Сыграно тем", "Themes played"),
-    "packages.col_imported": ("Загружен", "Imported"),
-    "packages.preview": ("Просмотр", "Preview"),
-    "packages.delete": ("Удалить", "Delete"),
-    "packages.delete_confirm": ("Удалить пакет «{title}»? Сыгранные бои сохранят свои тексты.",
-                                "Delete the package «{title}»? Battles played keep their texts."),
-    "packages.delete_yes": ("Да, удалить", "Yes, delete"),
-    "packages.cancel": ("Отмена", "Cancel"),
-    "packages.deleted": ("Пакет «{title}» удалён", "Package «{title}» deleted"),
-    "packages.back": ("Все пакеты", "All packages"),
-    "packages.to_host": ("К ведущему", "To the host page"),
-    "packages.to_director": ("К директору", "To the director"),
-    "packages.answer": ("Ответ", "Answer"),
-    "packages.comment": ("Комментарий", "Comment"),
-    "packages.source": ("Источник", "Source"),
-    "packages.author": ("Автор", "Author"),
-    "packages.theme_authors": ("Автор темы", "Theme by"),
-    "packages.final": ("финальный раунд: одна ставка на тему, не обычная тема боя",
-                       "final round: one stake per theme, not an ordinary battle theme"),
-    "packages.played_in": ("сыграна в боях: {battles}", "played in battles: {battles}"),
-    "packages.played_in_tournaments": ("в турнирах: {tournaments}", "in tournaments: {tournaments}"),
-    "packages.unplayed": ("не сыграна", "not played"),
-    "packages.media_file": ("файл", "file"),
-    "packages.origin_siq": ("SIGame", "SIGame"),
-    "packages.origin_chgk": ("db.chgk.info", "db.chgk.info"),
-    "packages.origin_table": ("таблица", "table"),
-    "packages.nothing_sent": ("Выберите файл пакета", "Choose a package file"),
-    "packages.unavailable": ("Пакеты вопросов на этом боксе не подключены",
-                             "Question packages are not set up on this box"),
-    # the host page: a battle's themes from a package, and the reading view (web/static/js/host_packages.js)
-    "setup.package": ("Вопросы из пакета", "Questions from a package"),
-    "setup.package_none": ("Без пакета: темы пишу сам", "No package: I type the themes"),
-    "setup.package_upload": ("Загрузить пакет", "Upload a package"),
-    "setup.package_next": ("Следующие несыгранные темы (сколько тем в бою)",
-                           "The next unplayed themes (as many as the battle has)"),
-    "setup.package_chosen": ("Выбрать темы", "Choose the themes"),
-    "setup.package_play": ("играть", "play"),
-    "setup.package_spare": ("запасная (перестрелка)", "spare (shoot-out)"),
-    "setup.package_played": ("уже сыграна", "played already"),
-    "setup.package_final": ("финальный раунд", "final round"),
-    "setup.package_will_play": ("Сыграем:", "The battle plays:"),
-    "setup.package_spares": ("запасные:", "spares:"),
-    "written.sheets": ("Бланки письменного отбора", "Written-round answer sheets"),
-    "written.key": ("Ключ ведущего", "The host's key"),
-    "written.hint": ("Письменный отбор (2.2): {themes}; следующие несыгранные или номера тем через запятую",
-                     "Written round (2.2): {themes}; the next unplayed, or theme numbers separated by commas"),
-    "written.theme_numbers": ("Номера тем", "Theme numbers"),
-    "written.make": ("Сделать", "Make"),
-    "written.name": ("Фамилия, имя", "Name"),
-    "written.number": ("Номер участника", "Entrant number"),
-    "written.rules": ("Один ответ в клетке: два ответа — неверно; зачёркнутый или пустой ответ — 0 очков (2.2.2)",
-                      "One answer per box: two answers are wrong; a crossed-out or empty answer scores 0 (2.2.2)"),
-    "written.print": ("Печать", "Print"),
-    "board.answer": ("Ответ:", "Answer:"),
-    "reading.package": ("Пакет", "Package"),
-    "reading.now": ("Читаем", "Reading"),
-    "reading.was": ("Вопрос сыгран", "Question played"),
-    "reading.next": ("Следующий", "Next"),
-    "reading.answer": ("Ответ", "Answer"),
-    "reading.comment": ("Комментарий", "Comment"),
-    "reading.source": ("Источник", "Source"),
-    "reading.theme_authors": ("Автор темы", "Theme by"),
-    "reading.author": ("Автор вопроса", "Question by"),
-    "reading.show_answer": ("Показать ответ на табло", "Show the answer on the board"),
-    "error.no_packages": ("Пакеты вопросов на этом боксе не подключены",
-                          "Question packages are not set up on this box"),
-}
 
 def _language() -> str:
     return getattr(g, "language", "ru")
 
 
 def _text(key: str, **fields) -> str:
-    line = current_app.extensions["svoyak.catalogue"].text(key, _language())
-    return line.format(**fields) if fields else line
+    catalogue = current_app.extensions["svoyak.catalogue"]
+    return catalogue.word(key, _language(), **fields) if fields else catalogue.text(key, _language())
 
 
 def _packages():
@@ -160,7 +74,7 @@ def require_login():
     if not logged_in():
         return redirect(url_for("packages.login", next=request.path))
     if _packages() is None:
-        return _page(error={"ru": STRINGS["packages.unavailable"][0], "en": STRINGS["packages.unavailable"][1]},
+        return _page(error=words.both("packages.unavailable"),
                      status=503)
     return None
 

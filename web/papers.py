@@ -15,13 +15,6 @@ from appliance.service import audience, papers
 
 blueprint = Blueprint("papers", __name__)
 
-STRINGS = {
-    "papers.protocol": ("Протокол боя", "Battle protocol"),
-    "papers.protocol_csv": ("Протокол (CSV)", "Protocol (CSV)"),
-    "papers.protocol_live": ("Протокол боя (по ходу)", "Battle protocol (so far)"),
-    "papers.no_battle": ("На этом боксе нет такого боя", "This box has no such battle"),
-}
-
 
 class _NoBattle(NotFound):
     """A protocol of a battle this box does not have: a worded page, not Werkzeug's English one."""
@@ -49,6 +42,15 @@ def _language() -> str:
     return getattr(g, "language", "ru")
 
 
+def _titles(state) -> dict:
+    """The titles of the packages the battle's themes came from (a paper names a package, never its hash)."""
+    hub = current_app.extensions.get("svoyak.hub")
+    library = getattr(getattr(hub, "services", None), "packages", None)
+    ids = {source[0] for source in getattr(state.setup, "sources", ()) if source}
+    titles = {package_id: library.title(package_id) for package_id in ids} if library is not None else {}
+    return {package_id: title for package_id, title in titles.items() if title}
+
+
 @blueprint.errorhandler(_NoBattle)
 def no_battle(_error):
     words = current_app.extensions["svoyak.catalogue"].text("papers.no_battle", getattr(g, "language", "ru"))
@@ -58,7 +60,8 @@ def no_battle(_error):
 @blueprint.route("/battles/<battle_id>/protocol")
 def protocol(battle_id):
     state = _state(battle_id)
-    return Response(papers.protocol_html(state, battle_id, language=_language()), mimetype="text/html; charset=utf-8")
+    return Response(papers.protocol_html(state, battle_id, language=_language(), titles=_titles(state)),
+                    mimetype="text/html; charset=utf-8")
 
 
 @blueprint.route("/battles/<battle_id>/protocol.csv")
@@ -66,5 +69,5 @@ def protocol_csv(battle_id):
     state = _state(battle_id)
     name = papers.file_name(state, battle_id, "csv")
     # UTF-8 with a BOM, so a spreadsheet opens the Cyrillic right (as the desk's CSV does).
-    return Response("\ufeff" + papers.protocol_csv(state, _language()), mimetype="text/csv; charset=utf-8",
+    return Response("\ufeff" + papers.protocol_csv(state, _language(), _titles(state)), mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f"attachment; filename={name}"})

@@ -21,17 +21,6 @@ from web.sync import SyncNamespace
 
 blueprint = Blueprint("player", __name__)
 
-STRINGS = {
-    "player.title": ("Кнопка игрока", "Player buzzer"),
-    "player.pick": ("Кто вы?", "Who are you?"),
-    "player.press": ("ЖМИ", "PRESS"),
-    "player.off": ("Телефоны-кнопки выключены: играем на кнопках", "Phone buzzers are off: play on the buttons"),
-    "player.counted": ("Нажатие принято", "Press counted"),
-    "player.not_counted": ("Нажатие не засчитано", "Press not counted"),
-    "player.code": ("Код места (скажет ведущий)", "Seat code (the host tells you)"),
-    "player.code_ok": ("Готово", "OK"),
-}
-
 
 class PlayerNamespace(SyncNamespace):
     """``/player``: ``claim`` ``{player, code}`` and ``press`` ``{player, code, id}`` while phones are enabled."""

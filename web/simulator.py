@@ -13,15 +13,6 @@ from web.sync import SyncNamespace, refuse
 
 blueprint = Blueprint("simulator", __name__)
 
-STRINGS = {
-    "sim.title": ("Симулятор кнопок", "Button simulator"),
-    "sim.keys": ("Клавиши 1–4 нажимают кнопки игроков", "Keys 1-4 press the players' buttons"),
-    "sim.player": ("Игрок", "Player"),
-    "sim.host_button": ("Кнопка ведущего", "Host button"),
-    "sim.host_hint": ("Нажатие — новый раунд; удержание {hold} {hold:секунду|секунды|секунд} — PIN на табло бокса",
-                      "A press starts a new round; held {hold} {hold:second|seconds}: the PIN on the box's board"),
-}
-
 
 class SimulatorNamespace(SyncNamespace):
     """``/sim``: ``simulate`` ``{player, action}``."""

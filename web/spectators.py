@@ -42,11 +42,6 @@ LOOK_EVERY_S = 2.0            # how often the web process looks for the spectato
 POLL_MS = 4000                # a polling spectator's interval (jittered by the page)
 SNAPSHOT_PATH = "/board/snapshot.json"
 
-STRINGS = {
-    "spectators.full": ("Зрителей слишком много для этого пути: табло обновляется реже",
-                        "Too many spectators on this path: the board refreshes less often"),
-}
-
 
 def _encode(payload) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()

@@ -63,10 +63,15 @@ def _show(box, settings, payload: str) -> None:
     """Print the identity and a Wi-Fi QR code on the console (the HDMI screen before the kiosk starts)."""
     import segno
 
-    print(f"svoyak firstboot: коробка {box.box_name} / box {box.box_name}")
-    print(f"  Wi-Fi: {box.hotspot_ssid}   пароль / password: {box.hotspot_password}")
-    print(f"  ведущий / host: http://{settings.hotspot_address}/host   PIN: {box.host_pin}")
-    print(f"  директор / director: http://{settings.hotspot_address}/director/   PIN: {box.director_pin}")
+    import appliance.words as words
+
+    def both(key: str) -> str:  # the console before the kiosk speaks both languages at once: «ведущий / host»
+        return " / ".join(words.gettext(key, language) for language in words.LANGUAGES)
+
+    print(f"svoyak firstboot: {both('console.box')} {box.box_name}")
+    print(f"  Wi-Fi: {box.hotspot_ssid}   {both('console.password')}: {box.hotspot_password}")
+    print(f"  {both('console.host')}: http://{settings.hotspot_address}/host   PIN: {box.host_pin}")
+    print(f"  {both('console.director')}: http://{settings.hotspot_address}/director/   PIN: {box.director_pin}")
     segno.make(payload, error="m").terminal(out=sys.stdout, compact=True, border=2)
     sys.stdout.flush()
 

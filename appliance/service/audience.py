@@ -2,7 +2,7 @@
 
 The host's view (``BattleAdapter.view`` plus the session's keys) holds everything the host reads: the question
 texts, the seat codes, what each command would do. An audience (the board and ``/watch``, the players' phones,
-the simulator's buttons, the stream overlay, the lobby) never gets that view filtered afterwards: it gets a
+the simulator's buttons, the stream overlay, the lobby, the tournament's public table) never gets that view filtered afterwards: it gets a
 new record made only of the fields declared below, at every depth. A key the host's view grows is therefore on
 no audience until someone writes it into a record here, and ``tests/appliance/service/test_audience.py`` walks
 whole battles and fails when an audience payload holds a key that is not declared (docs/socketio-events.md,
@@ -274,7 +274,7 @@ class OverlayHello(Hello):
     layout: str     # the layout the stream operator chose last (web/overlay.py), "" when none
 
 
-WIRE_NAMES = {"pass_": "pass"}
+WIRE_NAMES = {"pass_": "pass", "from_": "from"}
 
 
 # ------------------------------------------------------------------ the lobby (HTTP /lobby, /lobby.json)
@@ -296,6 +296,175 @@ class LobbyRoom(TypedDict):
     battle: NotRequired[str]
     playing: LobbyBattle | None
     last: LobbyBattle | None
+
+
+# ------------------------------------------------------------------ the public table (HTTP /table/<tid>, .json)
+class Titles(TypedDict):
+    ru: str
+    en: str
+
+
+class WentTo(TypedDict):
+    ru: str
+    en: str
+    battle: int | None
+
+
+class PlaceRecord(TypedDict):
+    stage_ru: str
+    stage_en: str
+    place: int | str
+
+
+# A reason's figures (``how_params``, ``reason_params``: appliance/service/bracket_words.py ``_titled``), by name.
+Params = dict[str, str | int | float | bool | None | list[PlaceRecord] | list[str] | list[int]]
+
+
+class TableLine(TypedDict):
+    player: str
+    score: int
+    place: int
+    right_points: int
+    right_answers: int
+    wrong_answers: int
+    taken_by_value: dict[str, int]
+    absent: NotRequired[bool]
+    withdrawn: bool
+    went_to: NotRequired[WentTo | None]
+    marks: NotRequired[str]  # a written round's sheet: the marks the director entered (youth-cup 2.2)
+
+
+class TableShootout(TypedDict):
+    players: list[str]
+    order: list[str]
+    kind: str
+    scores: list[int]
+    rule: str
+    names: list[str]
+
+
+class SeatSource(TypedDict):
+    kind: str
+    stage: str
+    stage_ru: str
+    stage_en: str
+    battle: NotRequired[int]
+    place: NotRequired[int]
+    rank: NotRequired[int]
+    text: NotRequired[str]
+
+
+class SeatView(TypedDict):
+    player: str
+    empty: bool
+    withdrawn: bool
+    from_: SeatSource | None  # "from" on the wire
+
+
+class TableTheme(TypedDict):
+    colour: str          # eurocup 3.4: "red" themes are worth double; the format says which, so it is public
+    values: list[int]
+
+
+class TableBattle(TypedDict):
+    id: str
+    number: int
+    round: int
+    group: str
+    room: str
+    box: str
+    box_battle: str
+    run: int
+    theme_pack: str
+    seats: list[str]
+    seat_views: list[SeatView]
+    players: list[str]
+    themes: list[TableTheme]
+    theme_names: list[str]  # only once every battle on these themes has been played (:func:`table`)
+    lines: list[TableLine]
+    shootouts: list[TableShootout]
+    source: str
+
+
+class Advanced(TypedDict):
+    player: str
+    to: str
+    to_title: Titles
+    rule: str
+    how: str
+    how_code: str
+    how_params: Params
+
+
+class TieBroken(TypedDict):
+    tie: str
+    order: list[str]
+    how: str
+    detail: str
+    names: list[str]
+
+
+class TableStage(TypedDict):
+    id: str
+    title: str
+    title_ru: str
+    rule: str
+    skipped: NotRequired[str]
+    draw_seed: NotRequired[int | None]
+    sheets: NotRequired[list[TableLine]]
+    battles: NotRequired[list[TableBattle]]
+    advanced: NotRequired[list[Advanced]]
+    ties_broken: NotRequired[list[TieBroken]]
+
+
+class TableStanding(TypedDict):
+    place: int | str
+    player: str
+    name: str
+    team: str
+    reached: str
+    reached_title: str
+    reached_title_en: str
+    battle_place: int | None
+    placement_points: float | None
+    score: int | None
+    withdrawn: bool
+
+
+class TableTie(TypedDict):
+    id: str
+    players: list[str]
+    slots: int
+    reason: str
+    reason_code: str
+    reason_params: Params
+    shootout: bool | str | None
+    rule: str
+    names: list[str]
+
+
+class TableNext(TypedDict):
+    kind: str
+    stage: str | None
+    stage_title: Titles | None
+    battles: list[str]
+    battle_numbers: list[int]
+    battles_total: NotRequired[int]
+    tie: TableTie | None
+
+
+class TableView(TypedDict):
+    """``/table/<tid>.json``: the tournament's public table (the hall's screens, a watcher's phone): who plays
+    where, results, who went on and why, standings, the next step. Not the desk's entrants' categories, the
+    format's registration rules, the question packages a pack was read from, or a battle's theme names before
+    every battle on them has been played."""
+
+    tournament: str
+    title: str
+    format: str
+    stages: list[TableStage]
+    standings: list[TableStanding]
+    next: TableNext
 
 
 # ------------------------------------------------------------------ building a record
@@ -342,6 +511,19 @@ def _projector(hint) -> Callable:
             return {key: make(value[key]) for key, make in declared if key in value}
         return record
     origin = typing.get_origin(hint)
+    if origin is dict:  # ``dict[str, X]``: keys are data (a price, a figure's name), each value projected as X
+        key_type, value_type = typing.get_args(hint)
+        if key_type is not str:
+            raise NotOnTheAllowList(f"no projection for {hint!r}: keys must be str")
+        each = _projector(value_type)
+
+        def mapping(value):
+            if value is None:
+                return None
+            if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+                raise NotOnTheAllowList(f"{hint} needs a mapping of str, not {type(value).__name__}")
+            return {key: each(item) for key, item in value.items()}
+        return mapping
     if origin is list:
         (item,) = typing.get_args(hint)
         element = _projector(item)
@@ -359,6 +541,28 @@ def _projector(hint) -> Callable:
             return _projector(options[0])
         if all(option in _SCALARS for option in options):  # ``int | str``: plain data either way
             hint = options[0]
+        else:  # plain data or a declared shape: chosen by the value's own kind (a list, a mapping or plain)
+            scalar = _projector(str) if any(option in _SCALARS for option in options) else None
+            lists = [_projector(option) for option in options if typing.get_origin(option) is list]
+
+            def listed(value):  # the first declared list whose items this one's fit
+                for make in lists:
+                    try:
+                        return make(value)
+                    except NotOnTheAllowList:
+                        continue
+                raise NotOnTheAllowList(f"{hint!r} declares no list of these items")
+            mapped = next((_projector(option) for option in options
+                           if is_record(option) or typing.get_origin(option) is dict), None)
+
+            def either(value):
+                if value is None:
+                    return None
+                make = (listed if lists else None) if isinstance(value, (list, tuple)) else mapped if isinstance(value, dict) else scalar
+                if make is None:
+                    raise NotOnTheAllowList(f"{hint!r} has no shape for {type(value).__name__}")
+                return make(value)
+            return either
     if hint in _SCALARS:
         def plain(value):
             if not isinstance(value, _SCALARS):
@@ -419,6 +623,25 @@ def public_battle(state, board_answer: str):
     questions = tuple(tuple(("", pair[1] if (slot, number) in shown else "") for number, pair in enumerate(theme))
                       for slot, theme in enumerate(setup.questions))
     return dataclasses.replace(state, setup=dataclasses.replace(setup, questions=questions))
+
+
+def withhold_theme_names(view: dict) -> dict:
+    """``view`` (the desk's view of a tournament) with each battle's ``theme_names`` emptied, in place, while any
+    battle on the same themes (its ``theme_pack``) is unplayed: a theme's name is the host's to tell when the
+    theme starts (northern-owl 3.5), and youth-cup 2.4 plays the 1/16 in two runs on the same themes, so the
+    names of a battle played in the first run would tell the second run's players theirs. Counts, colours and
+    values stay: the format's (eurocup 3.4). Returns ``view``."""
+    battles = [battle for stage in view.get("stages", []) for battle in stage.get("battles", [])]
+    unplayed = {battle.get("theme_pack") for battle in battles if not battle.get("lines")}
+    for battle in battles:
+        if battle.get("theme_pack") in unplayed:
+            battle["theme_names"] = []
+    return view
+
+
+def table(view: dict) -> dict:
+    """The public table (:class:`TableView`) from the desk's view of a tournament (``TournamentDesk.view``)."""
+    return project(TableView, withhold_theme_names(view))
 
 
 def lobby(rooms: list[dict]) -> list[dict]:

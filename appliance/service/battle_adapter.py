@@ -13,11 +13,10 @@ from typing import Any, Callable
 
 from appliance.rules import battle as engine
 from appliance.rules.battle import events as ev
-from appliance.words import format_counts
+import appliance.words as words
 
 # LED colours of the four player buttons, by seat (the box's buttons are red, green, blue, yellow).
 LED_COLOURS = ("#e53935", "#43a047", "#1e88e5", "#fdd835")
-
 
 
 class HostCommand(engine.Choice):
@@ -63,142 +62,21 @@ class Deadline(engine.Choice):
     PRESS_WINDOW = "press_window"  # fed to the engine as PressWindowExpired (eurocup 2.11.3)
     ANSWER = "answer"  # shown; the host judges (eurocup 2.8)
 
+
 # The engine's refusals, worded for people: one short line per refusal code (``BattleRuleError.code``, listed in
-# ``appliance.rules.battle.errors.REFUSAL_CODES`` and docs/battle-engine.md), Russian then English, formatted
-# from the error's ``params``. People count from 1: ``{player}``/``{first}``/``{answerer}`` are names,
-# ``{question}``/``{appeal}`` are numbers + 1. Stale figures (seconds left) are left out: the countdown shows them.
-# A name's gender is unknown: no past-tense verb agrees with a name (word around it: «ответ уже был»), and a
-# count's word goes through the one plural rule (``{count:игрок|игрока|игроков}``, appliance/words.py).
-REFUSALS: dict[str, tuple[str, str]] = {
-    # setup: the setup form and tools
-    "no_profile": ("Не выбран регламент", "No regulation is chosen"),
-    "setup_first": ("Сначала начните бой", "Set up the battle first"),
-    "players_not_names": ("Имена игроков не заполнены", "Player names are missing"),
-    "player_count": ("{count} {count:игрок|игрока|игроков}, а по регламенту — от {min} до {max}",
-                     "{count} {count:player|players}; this regulation plays {min}-{max}"),
-    "duplicate_player_name": ("У двух игроков одно имя", "Two players have the same name"),
-    "bad_theme_count": ("Нужна хотя бы одна тема", "A battle needs at least one theme"),
-    "too_many_themes": ("Тем {themes}, а в этом регламенте не больше {max}",
-                        "{themes} themes; this regulation sets up at most {max}"),
-    "bad_theme_names": ("Названия тем — текст", "Theme names are text"),
-    "bad_red_themes": ("Красные темы — разные номера от 1 до {themes}", "Red themes are distinct numbers 1-{themes}"),
-    "no_red_themes": ("В этом регламенте нет красных тем", "This regulation has no red themes"),
-    "bad_question_texts": ("Вопросы темы — до {max} пар «вопрос, ответ»",
-                           "A theme has up to {max} question-answer pairs"),
-    "bad_sources": ("Источник темы — пакет и номер темы в нём, не больше {themes}",
-                    "A theme's source is a package and a theme number in it, at most {themes}"),
-    "bad_theme_authors": ("Авторы темы — список имён у каждой темы, не больше {themes}",
-                          "A theme's authors are a list of names per theme, at most {themes}"),
-    "bad_absent_players": ("Отсутствующие — номера игроков от 1 до {players}",
-                           "Absent players are numbers 1-{players}"),
-    "nobody_present": ("Нет ни одного игрока", "Nobody is present"),
-    "bad_spare_themes": ("Запасных тем — от 0 до {max}", "Spare themes: 0 to {max}"),
-    "bad_cuts": ("Места отсечения — от 1 до {players}", "Cut places are 1-{players}"),
-    "bad_run": ("Неверный номер прогона (прогонов — не больше {max})", "Wrong run number (at most {max} runs)"),
-    "last_run": ("Прогон {run} из {runs} — последний", "Run {run} of {runs} is the last"),
-    "unknown_mode": ("Нет такого режима", "No such mode"),
-    "no_fallback_mode": ("В этом регламенте нет игры без кнопок", "This regulation has no play without buttons"),
-    "unknown_rules_version": ("Бой записан более новой версией программы (правила версии {version})",
-                              "The battle was recorded by a newer version (rules version {version})"),
-    "bad_timestamp": ("Неверная отметка времени", "Wrong timestamp"),
-    "stamped_before_last_event": ("Команда пришла со старым временем", "The command is stamped before the last event"),
-    "already_set_up": ("Бой уже начат", "The battle is already set up"),
-    "not_a_battle_event": ("Это не событие боя", "Not a battle event"),
-    # themes and prices
-    "question_not_ended": ("Вопрос ещё не закончен", "The question has not ended"),
-    "theme_not_finished": ("Тема не доиграна — вопросы темы идут подряд",
-                           "The theme is not finished: its questions come in a row"),
-    "bad_theme_name": ("Название темы — текст", "A theme name is text"),
-    "no_shootout_needed": ("Все темы сыграны, перестрелка не нужна",
-                           "All themes are played and no shoot-out is needed"),
-    "tie_broken": ("Равенство разрешено — больше вопросов нет", "The tie is broken: no more questions"),
-    "bad_price": ("Цена — положительное число очков", "A price is a positive number of points"),
-    "no_theme_started": ("Сначала начните следующую тему", "Start the next theme first"),
-    "wrong_price": ("Следующий вопрос темы стоит {expected}", "The next question of the theme is worth {expected}"),
-    # reading and presses
-    "no_question_in_play": ("Сейчас нет вопроса", "No question is being played"),
-    "reading_already_started": ("Чтение уже идёт", "Reading has already started"),
-    "press_before_reading": ("Нажали до чтения — сначала решение по ответу",
-                             "A press came before the reading: rule on the answer first"),
-    "reading_interrupted": ("Вопрос прерван — сначала укажите отвечающего",
-                            "Reading was interrupted: point to the answerer first"),
-    "reading_already_finished": ("Вопрос уже прочитан", "The question has been read already"),
-    "reading_not_started": ("Чтение ещё не началось", "Reading has not started"),
-    "resume_not_allowed": ("Читать дальше можно после «Минус» на прерванном вопросе",
-                           "Resume only after a wrong answer on an interrupted question"),
-    "no_such_player": ("Нет такого игрока", "No such player"),
-    "bad_press_source": ("Неизвестный источник нажатия", "Unknown press source"),
-    # answering
-    "nobody_signalled": ("Никто не нажал", "Nobody has pressed"),
-    "not_the_answerer": ("Первое нажатие — {first}, а не {player}", "{first} pressed first, not {player}"),
-    "answerer_already_pointed": ("Отвечающий уже указан", "The answerer is already pointed to"),
-    "already_answering": ("Уже отвечает {answerer}", "{answerer} is already answering"),
-    "already_answered": ("{player}: ответ на этот вопрос уже был", "{player} has answered this question already"),
-    "press_window_closed": ("Время на нажатие вышло — указать отвечающего нельзя",
-                            "The press window has closed: nobody can be pointed to"),
-    "nobody_answering": ("Никто не отвечает — сначала укажите отвечающего",
-                         "Nobody is answering: point to the answerer first"),
-    "no_short_form": ("В этом регламенте нет краткой формы", "This regulation has no short form"),
-    "short_form_not_interrupted": ("Краткая форма — только если чтение прервано",
-                                   "Short form only after an interrupted reading"),
-    "no_clarify": ("В этом регламенте нет «Уточните»", "This regulation has no \"clarify\""),
-    "no_extension": ("В этом регламенте нет доп. времени", "This regulation gives no extra time"),
-    "bad_extension": ("Доп. время — положительное число мс", "Extra time is a positive number of ms"),
-    "extension_too_long": ("Продлить время можно не больше чем на {max_s} с", "Extra time is at most {max_s} s"),
-    "bad_ruling": ("Решение — «Плюс» или «Минус»", "A ruling is right or wrong"),
-    "answerer_not_pointed": ("Время на ответ пойдёт, когда укажете отвечающего",
-                             "The answer time starts when you point to the answerer"),
-    "answer_time_running": ("Время на ответ ещё идёт", "The answer time is still running"),
-    "window_not_started": ("Вопрос ещё читается — время на нажатие не началось",
-                           "Still reading: the press window has not started"),
-    "window_open": ("Время на нажатие ещё идёт", "The press window is still open"),
-    "window_paused_for_answer": ("Идёт ответ — время на нажатие не идёт",
-                                 "Someone is answering: the press window is not running"),
-    # withdrawals and the answer
-    "no_withdrawals": ("В этом регламенте вопросы не снимают", "This regulation does not withdraw questions"),
-    "nothing_to_withdraw": ("Снять можно только последний вопрос", "Only the last question can be withdrawn"),
-    "withdraw_in_play_only": ("Снять вопрос можно, только пока он идёт", "A question is withdrawn only while in play"),
-    "answer_before_question_end": ("Ответ объявляют после конца вопроса", "The answer is announced after the question"),
-    "answer_already_announced": ("Ответ уже объявлен", "The answer is already announced"),
-    # corrections, undo, appeals
-    "rulings_final": ("Решения ведущего окончательны", "The host's rulings are final"),
-    "correction_after_next_question": ("Исправить можно только до следующего вопроса",
-                                       "A ruling can be corrected only before the next question"),
-    "correction_outside_appeal_window": ("Исправить можно сразу или после конца темы",
-                                         "A ruling is revised at once or after its theme ends"),
-    "no_answer_to_correct": ("{player}: ответа на вопрос {question} не было",
-                             "{player} gave no answer to question {question}"),
-    "answer_voided": ("{player}: ответ не в счёт — раньше засчитан верный ответ: {first}",
-                      "{player}'s answer is void: {first}'s came first"),
-    "ruling_unchanged": ("Решение и так такое", "The ruling already is that"),
-    "bad_corrected_ruling": ("Исправление — «Плюс» или «Минус»", "A corrected ruling is right or wrong"),
-    "no_such_question": ("Нет такого вопроса", "No such question"),
-    "nothing_to_undo": ("Нечего отменять", "Nothing to undo"),
-    "undo_revises_final_ruling": ("Отменить нельзя: решение по вопросу {question} уже окончательно",
-                                  "Cannot undo: the ruling on question {question} is final now"),
-    "undo_reopens_final_ruling": ("Отменить нельзя: решение по вопросу {question} уже окончательно",
-                                  "Cannot undo: the ruling on question {question} is final now"),
-    "appeal_decision_final": ("Решение по апелляции окончательно", "An appeal's decision is final"),
-    "no_appeals": ("В этом регламенте нет апелляций", "This regulation has no appeals"),
-    "appeal_after_theme": ("Апелляция — после конца темы, до начала следующей",
-                           "An appeal is lodged after its theme, before the next one"),
-    "appeal_after_question": ("Оспорить можно после вопроса, до следующего",
-                              "An answer is disputed after its question, before the next one"),
-    "appeal_before_ruling": ("Оспорить ответ можно, когда ведущий его оценил",
-                             "An answer can be disputed once the host has judged it"),
-    "appeal_decided_ruling_final": ("По этому ответу апелляция уже решена — решение окончательно",
-                                    "An appeal on this answer is decided: the decision is final"),
-    "no_such_appeal": ("Нет открытых апелляций", "No open appeal"),
-    "appeal_already_decided": ("Апелляция уже решена", "This appeal is decided already"),
-    "bad_appeal_decision": ("Решение по апелляции — принять или отклонить", "An appeal is accepted or rejected"),
-    "question_not_voidable": ("Вопрос ещё идёт или снят", "The question is in play or withdrawn"),
-    # modes
-    "mode_already_on": ("Этот режим уже включён", "That mode is on already"),
-    "mode_change_while_answering": ("Режим меняют, когда никто не отвечает",
-                                    "Change the mode when nobody is answering"),
-    # the battle log
-    "bad_event_record": ("Запись журнала боя повреждена", "A battle log record is not a valid event"),
-}
+# ``appliance.rules.battle.errors.REFUSAL_CODES`` and docs/battle-engine.md), the catalogue's
+# ``refusal.battle.<code>`` (appliance/locale), formatted from the error's ``params``. People count from 1:
+# ``{player}``/``{first}``/``{answerer}`` are names, ``{question}``/``{appeal}`` are numbers + 1. Stale figures
+# (seconds left) are left out: the countdown shows them. A name's gender is unknown: no past-tense verb agrees
+# with a name (word around it: «ответ уже был»); a count is worded by the catalogue's plural forms.
+REFUSAL_PREFIX = "refusal.battle."
+
+
+def refusal_codes() -> list[str]:
+    """Every battle refusal code the catalogue words."""
+    return [key.removeprefix(REFUSAL_PREFIX) for key in words.keys(REFUSAL_PREFIX, plural=False)]
+
+
 WORDED_CACHE_SIZE = 256  # distinct refusals kept worded for allowed(); a battle meets a few dozen
 _NO_ARGS: dict = {}  # never mutated: command_events only reads its args
 _NAMED = ("player", "first", "answerer")   # player indexes shown by name
@@ -234,7 +112,10 @@ def word_refusal(code: str | None, params: dict, rule: str, message: str = "", p
     >>> word_refusal("no_answer_to_correct", {"player": 0, "question": 4}, "eurocup 3.3", players=("Анна",))["en"]
     'Анна gave no answer to question 5 (eurocup 3.3)'
     >>> word_refusal("question_not_ended", {"question": 2}, "irkutsk (profile: question_end)")["ru"]
-    'Вопрос ещё не закончен (irkutsk)'
+    'Вопрос ещё не закончен'
+
+    The Russian line cites a section of the regulation (2.7), never a profile's id («(eurocup)» is no Russian);
+    the English one names the rule as the engine does.
     >>> word_refusal("something_new", {}, "battle setup", "something new")["ru"]
     'Правила боя не позволяют: something new (battle setup)'
     """
@@ -243,18 +124,19 @@ def word_refusal(code: str | None, params: dict, rule: str, message: str = "", p
     # "battle setup" stays whole
     section = tail if tail[:1].isdigit() else name if tail.startswith("(profile:") else rule
     rule = name if tail.startswith("(profile:") else rule
-    lines = REFUSALS.get(code)
-    if lines is not None:
+    if code and words.has(REFUSAL_PREFIX + code):
         fields = refusal_fields(params, players)
         try:
-            ru, en = (format_counts(line, language, **fields) for line, language in zip(lines, ("ru", "en")))
+            ru, en = (words.word(REFUSAL_PREFIX + code, language, **fields) for language in ("ru", "en"))
         except (KeyError, IndexError):  # params missing a figure the line names: say the engine's own words
-            lines = None
+            pass
         else:
-            return {"rule": rule, "code": code, "ru": f"{ru} ({section})", "en": f"{en} ({rule})"}
+            cited = f"{ru} ({section})" if section[:1].isdigit() else ru
+            return {"rule": rule, "code": code, "ru": cited, "en": f"{en} ({rule})"}
     # Not in the catalogue: say so plainly rather than hide it (the English message is the engine's own).
     return {"rule": rule, "code": code or "rule",
-            "ru": f"Правила боя не позволяют: {message} ({section})", "en": f"{message} ({rule})"}
+            "ru": words.word("refusal.battle_fallback", "ru", message=message, section=section),
+            "en": words.word("refusal.battle_fallback", "en", message=message, section=rule)}
 
 
 def _section(citation: str) -> str | None:

@@ -12,27 +12,17 @@ from __future__ import annotations
 import io
 from html import escape
 
-from appliance.rules.battle.protocol import protocol_notes, protocol_rows, word
+import appliance.words as words
+from appliance.rules.battle.protocol import package_name, protocol_notes, protocol_rows
 from appliance.store import csv_cells
-from appliance.words import format_counts
 
-# A paper speaks one language, the one its screen was in (a Russian page never shows English): (ru, en) pairs.
-HEADERS = (("Тема", "Theme"), ("Вопрос", "Question"), ("Цена", "Value"), ("Тип", "Kind"),
-           ("Нажатия (порядок, с)", "Presses (order, s)"), ("Ответы", "Answers"), ("Итог", "Outcome"))
-CORRECTIONS = ("Исправления", "Corrections")
-SOURCE = ("Источник вопроса", "Question from")  # a column only when some theme came from a package or has texts
-WORDS = {
-    "heading": ("Протокол боя: {title}", "Battle protocol: {title}"),
-    "themes": ("{count} {count:тема|темы|тем}", "{count} {count:theme|themes}"),
-    "room": ("зал {room}", "room {room}"),
-    "host": ("ведущий: {host}", "host: {host}"),
-    "battle": ("бой", "battle"),
-    "package": ("пакет {packages}", "package {packages}"),
-}
+# A paper speaks one language, the one its screen was in (a Russian page never shows English): the catalogue's
+# ``paper.*`` messages (appliance/locale).
+HEADERS = ("theme", "question", "value", "kind", "presses", "answers", "outcome")
 
 
 def _headers(language: str) -> tuple[str, ...]:
-    return tuple(word(pair, language) for pair in HEADERS)
+    return tuple(words.gettext(f"paper.header.{name}", language) for name in HEADERS)
 
 CSS = """
 @page { size: A4 landscape; margin: 12mm 10mm; }
@@ -63,11 +53,11 @@ def title(state, battle_id: str = "", language: str = "ru") -> str:
     parts = [setup.tournament, setup.stage, setup.battle_name]
     parts = [part.strip() for part in parts if part and part.strip()]
     if setup.room.strip():
-        parts.append(word(WORDS["room"], language).format(room=setup.room.strip()))
+        parts.append(words.word("paper.room", language, room=setup.room.strip()))
     if setup.host.strip():
-        parts.append(word(WORDS["host"], language).format(host=setup.host.strip()))
+        parts.append(words.word("paper.host", language, host=setup.host.strip()))
     if not (setup.tournament or setup.stage or setup.battle_name):
-        parts.insert(0, " — ".join(state.players) or battle_id or word(WORDS["battle"], language))
+        parts.insert(0, " — ".join(state.players) or battle_id or words.gettext("paper.battle", language))
     if setup.date:
         parts.append(_date(setup.date, language))
     return " · ".join(parts)
@@ -89,28 +79,34 @@ def file_name(state, battle_id: str, extension: str) -> str:
     return f"{safe}.{extension}"
 
 
-def themes_line(state, language: str = "ru") -> str:
-    """«1 Реки, 2 Города (пакет 0123456789ab)»: the protocol names the battle's themes and the package they came
-    from (BattleSetUp.sources); ``""`` when no theme was named."""
+def themes_line(state, language: str = "ru", titles: dict | None = None) -> str:
+    """«1 Реки, 2 Города; запасная: 5 Моря (пакет «Кубок двора»)»: the protocol names the battle's themes, its
+    spare ones apart (they are not among its «4 темы»), and the package they came from by its title (``titles``:
+    package id -> title; an id only for a package no longer on the box); ``""`` when no theme was named."""
     setup = state.setup
     if not any(setup.theme_names):
         return ""
     packages = sorted({source[0] for source in setup.sources if source})
-    listed = ", ".join(f"{number} {name}" for number, name in enumerate(setup.theme_names, start=1) if name)
-    package = word(WORDS["package"], language).format(packages=", ".join(packages))
+    numbered = list(enumerate(setup.theme_names, start=1))
+    listed = ", ".join(f"{number} {name}" for number, name in numbered[:setup.themes] if name)
+    spare = [f"{number} {name}" for number, name in numbered[setup.themes:] if name]
+    if spare:
+        listed += "; " + words.word("paper.spares", language, count=len(spare)) + " " + ", ".join(spare)
+    package = words.word("paper.package", language,
+                         packages=", ".join(package_name(package_id, titles) for package_id in packages))
     return listed + (f" ({package})" if packages else "")
 
 
-def protocol_csv(state, language: str = "ru") -> str:
+def protocol_csv(state, language: str = "ru", titles: dict | None = None) -> str:
     """The protocol as CSV: a row per question asked, running scores per player, corrections, then (when some
     theme came from a package or was set up with its texts) where each question was read from; headers and
     words in ``language``."""
     out = io.StringIO()
     writer = csv_cells.writer(out)  # a player named "=HYPERLINK(...)" stays text in a spreadsheet
-    rows = protocol_rows(state, language)
+    rows = protocol_rows(state, language, titles)
     source = any(row.source for row in rows)
-    writer.writerow(_headers(language) + tuple(state.players) + (word(CORRECTIONS, language),)
-                    + ((word(SOURCE, language),) if source else ()))
+    writer.writerow(_headers(language) + tuple(state.players) + (words.gettext("paper.corrections", language),)
+                    + ((words.gettext("paper.source", language),) if source else ()))
     for row in rows:
         writer.writerow((f"{row.theme} {row.theme_name}".strip(), row.question, row.value_points, row.kind,
                          row.presses, row.answers, row.outcome, *row.scores, row.corrections)
@@ -118,14 +114,16 @@ def protocol_csv(state, language: str = "ru") -> str:
     return out.getvalue()
 
 
-def protocol_html(state, battle_id: str = "", heading: str | None = None, language: str = "ru") -> str:
-    """The protocol as a printable page (A4 landscape) in ``language``; ``heading`` defaults to :func:`title`."""
+def protocol_html(state, battle_id: str = "", heading: str | None = None, language: str = "ru",
+                  titles: dict | None = None) -> str:
+    """The protocol as a printable page (A4 landscape) in ``language``; ``heading`` defaults to :func:`title`;
+    ``titles`` (package id -> title) names the packages its themes came from."""
     heading = title(state, battle_id, language) if heading is None else heading
-    rows = protocol_rows(state, language)
+    rows = protocol_rows(state, language, titles)
     source = any(row.source for row in rows)
     head = "".join(f"<th>{escape(h)}</th>"
-                   for h in _headers(language) + tuple(state.players) + (word(CORRECTIONS, language),)
-                   + ((word(SOURCE, language),) if source else ()))
+                   for h in _headers(language) + tuple(state.players) + (words.gettext("paper.corrections", language),)
+                   + ((words.gettext("paper.source", language),) if source else ()))
     body = []
     questions = state.questions
     for row, question in zip(rows, questions):
@@ -139,13 +137,13 @@ def protocol_html(state, battle_id: str = "", heading: str | None = None, langua
             tds += f"<td>{escape(row.source)}</td>"
         body.append(f'<tr class="{kind}">{tds}</tr>')
     items = "".join(f"<li>{escape(note)}</li>" for note in protocol_notes(state, language))
-    themes = format_counts(word(WORDS["themes"], language), language, count=state.setup.themes)
+    themes = words.word("paper.themes", language, count=state.setup.themes)
     title_ru, _, title_en = state.profile.title.partition(" / ")  # a profile's title is "русский / English"
-    named = themes_line(state, language)
+    named = themes_line(state, language, titles)
     meta = escape(f"{(title_en or title_ru) if language == 'en' else title_ru} · {', '.join(state.players)} · {themes}"
                   + (f": {named}" if named else ""))
     lang = "en" if language == "en" else "ru"
     return (f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{escape(heading)}</title>'
-            f"<style>{CSS}</style></head><body><h1>{escape(word(WORDS['heading'], language).format(title=heading))}</h1>"
+            f"<style>{CSS}</style></head><body><h1>{escape(words.word('paper.heading', language, title=heading))}</h1>"
             f'<p class="meta">{meta}</p><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
             f'</table><ul class="notes">{items}</ul></body></html>\n')

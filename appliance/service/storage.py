@@ -15,6 +15,7 @@ import dataclasses
 import os
 from pathlib import Path
 
+import appliance.words as words
 from appliance.config import Settings
 
 PROBE_FILE = ".svoyak-write-check"
@@ -27,6 +28,11 @@ class StorageFault:
     ru: str
     en: str
     detail: str
+
+    @classmethod
+    def worded(cls, key: str, detail: str, **params) -> StorageFault:
+        """The fault of catalogue message ``key`` (``storage.*``, docs/words.md)."""
+        return cls(ru=words.word(key, "ru", **params), en=words.word(key, "en", **params), detail=detail)
 
     def line(self) -> str:
         return f"{self.ru} / {self.en} ({self.detail})"
@@ -46,19 +52,13 @@ def check(settings: Settings, is_mount=_mounted) -> StorageFault | None:
     if settings.data_mount:
         mount = Path(settings.data_mount)
         if not is_mount(mount):
-            return StorageFault(
-                ru=f"Раздел данных не подключён ({mount}): бою негде сохраниться, бой не начнётся. "
-                   "Проверьте карту памяти (раздел svoyak-data) и перезагрузите коробку",
-                en=f"The data partition is not mounted ({mount}): a battle could not be stored, none will start. "
-                   "Check the memory card (partition svoyak-data) and restart the box",
-                detail=f"{mount} is not a mount point")
+            return StorageFault.worded("storage.not_mounted", mount=mount,
+                                   detail=f"{mount} is not a mount point")
         try:
             data_dir.resolve().relative_to(mount.resolve())
         except ValueError:
-            return StorageFault(
-                ru=f"Папка данных {data_dir} не на разделе данных {mount}: бой не начнётся",
-                en=f"The data directory {data_dir} is not on the data partition {mount}: no battle will start",
-                detail=f"data_dir {data_dir} outside data_mount {mount}")
+            return StorageFault.worded("storage.outside_mount", data_dir=data_dir, mount=mount,
+                                   detail=f"data_dir {data_dir} outside data_mount {mount}")
     probe = data_dir / PROBE_FILE
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -70,10 +70,6 @@ def check(settings: Settings, is_mount=_mounted) -> StorageFault | None:
             os.close(descriptor)
         probe.unlink()
     except OSError as error:
-        return StorageFault(
-            ru=f"В папку данных {data_dir} нельзя записать: бою негде сохраниться, бой не начнётся. "
-               "Проверьте карту памяти",
-            en=f"The data directory {data_dir} cannot be written: a battle could not be stored, none will start. "
-               "Check the memory card",
-            detail=f"{type(error).__name__}: {error.strerror or error}")
+        return StorageFault.worded("storage.unwritable", data_dir=data_dir,
+                                   detail=f"{type(error).__name__}: {error.strerror or error}")
     return None

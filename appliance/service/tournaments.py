@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+import appliance.words as words
 from appliance.config import MAX_FIELD_CHARS
 from appliance.errors import StoreError, SvoyakError
 from appliance.rules import tournament as t
@@ -764,13 +765,14 @@ class TournamentDesk:
         in ``language`` ("ru" or "en"), yes/no as words; withdrawn players marked."""
         data = self.view(tournament_id)
         names = data["names"]
-        words = CSV_WORDS["en" if language == "en" else "ru"]
-        yes_no = {True: words["yes"], False: words["no"]}
+        # the headers and yes/no in the page's language (a director opens it in a Russian spreadsheet): csv.*
+        header = {key.removeprefix("csv."): words.gettext(key, language) for key in _CSV_WORDS}
+        yes_no = {True: header["yes"], False: header["no"]}
         withdrawn = set(data["withdrawn"])
         out = io.StringIO()
         out.write("\ufeff")
         writer = csv_cells.writer(out)  # names and teams that start with = + - @ stay text (no formulas)
-        writer.writerow([words[key] for key in ("place", "player", "name", "team", "reached", "placement_points",
+        writer.writerow([header[key] for key in ("place", "player", "name", "team", "reached", "placement_points",
                                                 "score", "withdrawn")])
         english = language == "en"
         # stages by their titles in the CSV's language (an id such as "final" is no word of a Russian paper)
@@ -780,7 +782,7 @@ class TournamentDesk:
                              row["reached_title_en"] if english else row["reached_title"],
                              row["placement_points"], row["score"], yes_no[row["player"] in withdrawn]])
         writer.writerow([])
-        writer.writerow([words[key] for key in ("stage", "battle", "room", "player", "name", "score", "place",
+        writer.writerow([header[key] for key in ("stage", "battle", "room", "player", "name", "score", "place",
                                                 "right_points", "right_answers", "absent", "withdrawn")])
         for stage in data["stages"]:
             for battle in stage.get("battles", []):
@@ -797,14 +799,6 @@ class TournamentDesk:
         return out.getvalue()
 
 
-# The desk's CSV headers and yes/no, in the page's language (a director opens it in a Russian spreadsheet).
-CSV_WORDS = {
-    "ru": {"place": "Место", "player": "Номер", "name": "Игрок", "team": "Команда", "reached": "Этап",
-           "placement_points": "Очки за места", "score": "Очки", "withdrawn": "Вне турнира", "stage": "Этап",
-           "battle": "Бой", "room": "Зал", "right_points": "Очки без минусов", "right_answers": "Верных ответов",
-           "absent": "Отсутствовал(а)", "yes": "да", "no": "нет"},
-    "en": {"place": "place", "player": "player", "name": "name", "team": "team", "reached": "reached",
-           "placement_points": "placement_points", "score": "score", "withdrawn": "withdrawn", "stage": "stage",
-           "battle": "battle", "room": "room", "right_points": "right_points", "right_answers": "right_answers",
-           "absent": "absent", "yes": "yes", "no": "no"},
-}
+_CSV_WORDS = ("csv.place", "csv.player", "csv.name", "csv.team", "csv.reached", "csv.placement_points", "csv.score",
+              "csv.withdrawn", "csv.stage", "csv.battle", "csv.room", "csv.right_points", "csv.right_answers",
+              "csv.absent", "csv.yes", "csv.no")

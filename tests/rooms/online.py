@@ -36,12 +36,21 @@ BOX = "svoyak-ONLN"
 PER_PROCESS = 250
 
 
-def _exec(ns: str, argv: list[str], **kwargs) -> subprocess.Popen:
+def _exec(ns: str, argv: list[str], cpus: set[int] | None = None, **kwargs) -> subprocess.Popen:
+    """``argv`` in namespace ``ns``; ``cpus``: pinned to those cores (the bench keeps servers and viewers apart)."""
+    if cpus:
+        kwargs["preexec_fn"] = lambda: os.sched_setaffinity(0, cpus)
     return subprocess.Popen(["ip", "netns", "exec", ns, *argv], **kwargs)
 
 
 class OnlineVenue:
-    def __init__(self, prefix: str = "") -> None:
+    """``pinned``: the four servers on the first core, the viewers on the others under SCHED_IDLE (the probes at
+    the caller's priority), so the viewers' simulator does not eat the servers' CPU (bench_online)."""
+
+    def __init__(self, prefix: str = "", pinned: bool = False) -> None:
+        cores = sorted(os.sched_getaffinity(0))
+        self.server_cpus = {cores[0]} if pinned and len(cores) > 1 else None
+        self.viewer_cpus = set(cores[1:]) if pinned and len(cores) > 1 else None
         self.prefix = prefix or f"svol{os.getpid() % 10000}"
         self.folder = Path(tempfile.mkdtemp(prefix="svoyak-online-"))
         self.venue = netns.Venue(self.prefix, [*NODES, "hub", "viewers"])
@@ -69,7 +78,7 @@ class OnlineVenue:
         path = self.folder / f"{name}.conf"
         path.write_text(text)
         log = open(self.folder / f"{name}.log", "ab")
-        self.nodes[name] = _exec(self.venue.namespace(name), ["nats-server", "-c", str(path)],
+        self.nodes[name] = _exec(self.venue.namespace(name), ["nats-server", "-c", str(path)], self.server_cpus,
                                  stdout=subprocess.DEVNULL, stderr=log)
         log.close()
         self._wait_monitor(name)
@@ -88,8 +97,8 @@ class OnlineVenue:
         path.write_text(text)
         (self.folder / "publisher.secret").write_text(self.publisher_password)
         log = open(self.folder / "hub.log", "ab")
-        process = _exec(self.venue.namespace("hub"), ["nats-server", "-c", str(path)], stdout=subprocess.DEVNULL,
-                        stderr=log)
+        process = _exec(self.venue.namespace("hub"), ["nats-server", "-c", str(path)], self.server_cpus,
+                        stdout=subprocess.DEVNULL, stderr=log)
         log.close()
         self.processes.append(process)
         self._wait_monitor("hub")
@@ -133,8 +142,8 @@ class OnlineVenue:
             out = self.folder / name
             command = [sys.executable, "-m", "tests.crowd", "online", urls, conf.subject(BOX, "*"), str(size),
                        str(seconds), str(out)]
-            started.append((_exec(self.venue.namespace("viewers"), (["nice", "-n", "5"] if niced else []) + command,
-                                  cwd=ROOT), out))
+            low = (["chrt", "--idle", "0"] if self.viewer_cpus else ["nice", "-n", "5"]) if niced else []
+            started.append((_exec(self.venue.namespace("viewers"), low + command, self.viewer_cpus, cwd=ROOT), out))
             deadline = time.monotonic() + 120
             if not niced:
                 for _, earlier in started:
@@ -154,7 +163,7 @@ class OnlineVenue:
         """The box's publisher in the hub's namespace: ``updates`` board updates, a snapshot every second."""
         return _exec(self.venue.namespace("hub"),
                      [sys.executable, "-m", "tests.rooms.online", "publish", str(self.folder / "publisher.secret"),
-                      str(updates), str(every_ms), str(out)], cwd=ROOT)
+                      str(updates), str(every_ms), str(out)], self.server_cpus, cwd=ROOT)
 
     def close(self) -> None:
         for process in [*self.nodes.values(), *self.processes]:

@@ -510,3 +510,40 @@ def test_the_written_rounds_sheet_page_links_the_packages_answer_sheets_and_key(
     printed = client.get(sheets).get_data(as_text=True)
     assert printed.count('<tr><th class="theme">') == 12 and "Вопрос 1.1" not in printed  # no texts on a sheet
     session.close()
+
+
+def test_the_public_table_is_a_typed_record_and_names_no_theme_before_its_battles_are_played(client):
+    """/table/<tid>.json is ``audience.TableView`` at every depth, and a battle's planned theme names stay off the
+    table (JSON and page) until every battle on those themes has been played (audience.withhold_theme_names:
+    northern-owl 3.5, youth-cup 2.4)."""
+    from appliance.service.audience import TableView
+    from tests.appliance.service.test_audience import undeclared
+    from tests.web.conftest import drawn_owl
+    from web.director import desk
+
+    tid = drawn_owl(client.application)
+    with client.application.app_context():
+        battles = [b for stage in desk().view(tid)["stages"] for b in stage.get("battles", [])]
+        pack = battles[0]["theme_pack"]
+        on_pack = [b for b in battles if b["theme_pack"] == pack]
+        names = [f"Тайная тема {n}" for n in range(1, len(battles[0]["themes"]) + 1)]
+        desk().name_themes(tid, pack, names)
+    login(client)
+    assert names[0] in client.get(f"/director/{tid}/bracket").get_data(as_text=True)  # the director sees them
+    client.delete_cookie("session")
+
+    def table():
+        data = json.loads(client.get(f"/table/{tid}.json").data)
+        assert not undeclared(TableView, data), undeclared(TableView, data)
+        return json.dumps(data, ensure_ascii=False), client.get(f"/table/{tid}").get_data(as_text=True)
+
+    for number, battle in enumerate(on_pack):
+        shown, page = table()
+        assert "Тайная тема" not in shown and "Тайная тема" not in page, number
+        assert "theme_packages" not in shown and battle["theme_pack"] in shown  # no package ids; the pack is public
+        with client.application.app_context():
+            desk().record_result(tid, battle["id"], [{"player": player, "score": 10 * place}
+                                                     for place, player in enumerate(battle["players"])])
+    shown, page = table()
+    assert all(name in shown for name in names) and names[0] in page  # played: the hall may read them
+

@@ -9,7 +9,10 @@ import pytest
 
 from appliance.errors import SvoyakError
 from appliance.rules.tournament.errors import REFUSAL_CODES
-from appliance.service.tournament_refusals import DESK_CODES, REFUSALS, word
+import appliance.words as words
+from appliance.service.tournament_refusals import DESK_CODES, word
+
+REFUSALS = words.pairs("refusal.tournament.")  # code -> (ru, en): the catalogue's lines
 from appliance.service.tournaments import TournamentDesk
 from appliance.store import EventStore
 

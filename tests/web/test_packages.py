@@ -13,7 +13,9 @@ from appliance.service.packages import QuestionPackages
 from appliance.service.session import Session
 from tests.appliance.packages.conftest import V4_CONTENT, make_zip, sport_siq
 from web import create_app
-from web.packages import REFUSALS, STRINGS
+import appliance.words as words
+
+REFUSALS = {f"package.{code}": pair for code, pair in words.pairs("refusal.package.").items()}
 from web.sync import Services
 
 from .conftest import DIRECTOR_PIN, IDENTITY, PIN, Client, Server
@@ -185,7 +187,7 @@ def test_every_documented_refusal_is_worded_in_both_languages_and_no_other():
         assert ru and en and ru != en, code
         assert not re.search(r"[a-zA-Z]{3,}", re.sub(r"\{\w+\}|content\.xml|ZIP|XML|DTD|CSV|TOML|UTF-8|"
                                                        r"Windows-1251|SIGame|siq|db\.chgk\.info", "", ru)), ru
-    for key, (ru, en) in STRINGS.items():
+    for key, (ru, en) in words.pairs("packages.").items():
         assert ru and en, key
 
 

@@ -281,14 +281,14 @@ def test_the_doc_names_the_host_only_keys_and_the_access_refusals():
     import re
 
     from appliance.service.audience import BoardView, fields
-    from web import strings
+    from appliance import words
 
     doc = (pathlib.Path(__file__).parents[2] / "docs" / "socketio-events.md").read_text(encoding="utf-8")
     host_only = set(re.findall(r"^\| `(\w+)` \*host\* \|", doc, flags=re.M))
     # the keys the doc marks as the host's are on no audience's record (appliance/service/audience.py)
     assert host_only >= {"allowed", "seat_codes", "reading"} and host_only.isdisjoint(fields(BoardView))
     for code in ("error.seat_code", "error.seat_code_locked", "error.pin", "error.pin_locked"):
-        assert f"| `{code}` |" in doc and code in strings.STRINGS
+        assert f"| `{code}` |" in doc and words.has(code)
 
 
 def codes_of(host) -> list:

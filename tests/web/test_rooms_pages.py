@@ -118,6 +118,10 @@ def test_a_pairing_link_opened_on_the_desk_does_not_turn_it_into_a_room(boxes):
     assert 'id="pair-form"' not in hub.client.get("/room").get_data(as_text=True)
     refused = hub.client.post("/room/pair", data={"hub": "10.42.0.1", "code": "012345"})
     assert refused.status_code == 302 and "note=" in refused.headers["Location"]
+    # said in Russian by its code, not the English message inside a Russian sentence («Не получилось: this box…»)
+    note = hub.client.get(refused.headers["Location"]).get_data(as_text=True)
+    assert "Этот бокс — стол турнира: сначала смените его роль на странице комнат" in note
+    assert "this box is the desk" not in note and "Не получилось" not in note
     assert hub.rooms.role == "hub" and Roles(hub.settings.data_dir / "rooms").role == "hub"
 
 
@@ -219,9 +223,11 @@ def test_pairing_names_a_new_box_only_and_a_re_pair_cuts_the_old_credential(boxe
         # a used code pairs nothing more; a live code names room2 (public on /lobby.json): refused in words
         used = pair(first, "room4", "Комната 4")
         assert used.status_code == 403 and "stale" in used.get_json()["error"]
+        assert used.get_json()["code"] == "bad_code"  # the station words the code in its own language
         attack = pair(code(), "room2", "Чужой")
         assert attack.status_code == 403 and "password" not in attack.get_json()
-        assert "уже подключён" in attack.get_json()["error"] and "already paired" in attack.get_json()["error"]
+        assert attack.get_json()["code"] == "already_paired" and attack.get_json()["params"]["box"] == "room2"
+        assert "already paired" in attack.get_json()["error"]
         assert hub.rooms.roles.stations()["room2"].name == "Комната 2"  # not renamed
         assert beats(room2, 10) > 0
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -257,3 +258,36 @@ def test_snapshots_beyond_the_bucket_are_refused_at_once(server, monkeypatch):
         clock[0] += 1.0
     assert answered == spectators.SNAPSHOT_BURST + 2 * spectators.SNAPSHOTS_PER_S
     assert refused == 300 - answered
+
+
+def test_the_fan_out_keeps_to_its_own_cores_where_there_are_enough():
+    """``svoyak spectators`` pins nats-server (setting spectators_cpus) and nices it (spectators_nice) before it
+    becomes the server: on a Pi 3's four cores the upper two, the game keeping 0 and 1 to itself."""
+    assert spectators_server.cores("auto", {0, 1, 2, 3}) == {2, 3}
+    assert spectators_server.cores("auto", {0, 1}) == {0, 1}  # too few to share: all, and the nice keeps it back
+    assert spectators_server.cores("all", {0, 1, 2, 3}) == {0, 1, 2, 3}
+    assert spectators_server.cores("1,3,9", {0, 1, 2, 3}) == {1, 3}
+    assert spectators_server.cores("9", {0, 1}) == {0, 1}  # none of them here: every core rather than none
+
+
+def test_svoyak_spectators_runs_the_server_niced_on_its_cores(tmp_path):
+    cores = sorted(os.sched_getaffinity(0))
+    env = {**os.environ, "SVOYAK_DATA_DIR": str(tmp_path), "SVOYAK_CONFIG": str(tmp_path / "none.toml"),
+           "SVOYAK_SPECTATORS_WS_PORT": "0", "SVOYAK_SPECTATORS_CLIENT_PORT": "0", "SVOYAK_SPECTATORS_NICE": "7",
+           "SVOYAK_SPECTATORS_CPUS": str(cores[-1])}
+    (tmp_path / "none.toml").write_text("")
+    process = subprocess.Popen([sys.executable, "-m", "appliance.cli", "spectators"], env=env, cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while not list((tmp_path / "spectators").glob("*.ports")):
+            assert process.poll() is None and time.monotonic() < deadline, "the spectators' nats-server did not start"
+            time.sleep(0.05)
+        stat = Path(f"/proc/{process.pid}/stat").read_text()
+        assert Path(f"/proc/{process.pid}/comm").read_text().strip() == "nats-server"
+        assert int(stat[stat.rindex(")") + 2:].split()[16]) == min(19, os.nice(0) + 7)  # field 19: nice
+        assert os.sched_getaffinity(process.pid) == {cores[-1]}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+

@@ -121,3 +121,47 @@ def test_the_online_viewer_page(browser, settings, spectators_server_process):
         publisher.close()
         http_server.shutdown()
         http_server.server_close()
+
+
+# An old phone: its browser cannot run the vendored NATS client (here: the script never arrives). A captive
+# portal's sheet: the WebSocket to the spectators' port is refused (here: the constructor throws for that port).
+PORTAL = """(() => {
+  const Real = window.WebSocket;
+  function Portal(url, protocols) {
+    if (String(url).includes(":%d")) throw new DOMException("refused by the portal", "SecurityError");
+    return protocols === undefined ? new Real(url) : new Real(url, protocols);
+  }
+  Portal.prototype = Real.prototype;
+  Object.assign(Portal, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+  window.WebSocket = Portal;
+})();"""
+
+
+@pytest.mark.parametrize("box", [1], indirect=True)
+def test_a_page_that_cannot_take_the_fast_path_falls_back_and_the_game_is_never_refused(
+        browser, box, spectators_server_process):
+    """The fan-out runs, but two phones cannot use it: the old phone's board follows the battle on Socket.IO (the
+    cap's one place), the captive portal's by polling (Socket.IO refuses it: the cap is taken); with the cap
+    full, a player's phone (/play) connects and the host plays: admission never counts those who run the game."""
+    running, host = box
+    fanout_of(running)
+    old = browser.new_page()
+    old.route("**/static/vendor/nats/nats.js", lambda route: route.abort())
+    old.goto(running.url + "/watch")
+    old.wait_for_selector("body[data-spectate='socket'][data-conn='online']", timeout=20000)
+    portal = browser.new_page()
+    portal.add_init_script(PORTAL % spectators_server_process["websocket"])
+    portal.goto(running.url + "/watch")
+    portal.wait_for_selector("body[data-spectate='poll']", timeout=20000)
+    portal.wait_for_function("() => Number(document.body.dataset.seq) >= 0", timeout=15000)
+    assert running.app.extensions["svoyak.admission"].refused >= 1  # the portal's phone was turned away
+    phone = browser.new_page()
+    phone.goto(running.url + "/play")
+    phone.wait_for_selector("body[data-conn='online']", timeout=15000)  # a player's button: not a spectator
+    seq = int(old.evaluate("document.body.dataset.seq"))
+    shows_next_theme(old, host, seq)  # the host's commands go through, and the old phone sees them
+    portal.wait_for_function("(before) => Number(document.body.dataset.seq) > before + 1", arg=seq, timeout=20000)
+    assert "Реки" in portal.inner_text("#board-theme")
+    assert old.evaluate("SVOYAK.links[0].path") == "socket" and portal.evaluate("SVOYAK.links[0].path") == "poll"
+    for page in (old, portal, phone):
+        page.close()

@@ -347,13 +347,14 @@ def _button_pressed(state: BattleState, event: ev.ButtonPressed) -> BattleState:
 
 def _answerer_pointed(state: BattleState, event: ev.AnswererPointed) -> BattleState:
     question = _open_question(state, event, "during_answer")
+    if state.mode == Mode.BUTTONS and question.answerer is None:
+        # «Отвечает…» while nobody has pressed (the reading still on): that is the reason, not the player
+        _refuse(state, "during_answer", "nobody_signalled", "nobody has signalled", event,
+                question=question.index)
     player = _check_player(state, event, event.player)
     profile = state.profile
     changes: dict = {}
     if state.mode == Mode.BUTTONS:
-        if question.answerer is None:
-            _refuse(state, "during_answer", "nobody_signalled", "nobody has signalled", event, player,
-                    question=question.index)
         if player != question.answerer:
             _refuse(state, "during_answer", "not_the_answerer",
                     f"{state.players[question.answerer]} signalled first, not {state.players[player]}", event,
@@ -488,6 +489,9 @@ def _time_called(state: BattleState, event: ev.TimeCalled) -> BattleState:
 
 def _window_over(state: BattleState, event: ev.Event, question: Question) -> BattleState:
     closes = question.window_closes_ns
+    if closes is None and question.reading == Reading.NOT_STARTED:  # «Время» before the reading: not «still read»
+        _refuse(state, "window_after_reading", "reading_not_started", "the reading has not started", event,
+                question=question.index, reading=question.reading)
     if closes is None:
         _refuse(state, "window_after_reading", "window_not_started",
                 "the press window has not started: the reading has not ended", event, question=question.index)

@@ -135,7 +135,7 @@ class ConflictBook:
         with self._lock:
             conflict = self._open.get((tournament, battle))
             if conflict is None:
-                raise ConflictError(f"no open conflict for battle {battle}")
+                raise ConflictError(f"no open conflict for battle {battle}", code="no_conflict", params={"battle": battle})
             event = ResultConflictSettled(at_ns, tournament, battle, take_station, conflict["station"].log_id)
             self.store.append(ROOMS, STREAM, [event])
             self._apply(event)

@@ -22,21 +22,43 @@ log = logging.getLogger(__name__)
 
 ONLINE_S = 4.0          # a station whose last heartbeat is older than this is shown offline
 CONFIRM_EVERY_S = 0.5   # confirmations written to a station's bucket at most this often
-# A station online whose stream is this long ahead of the hub, with nothing arriving: its source is added again.
-# Bench (six stations at ten times the press rate, one run in five): DESK's source of a live station now and then
-# stops inside nats-server (a source-consumer retry, whose backoff after a failed re-create is 10 s); with 5 s
-# here the slowest 1% waited 4.95 s on average, all of it between the station's stream and DESK. Normal flow
-# is under 150 ms at p99, so 2 s of silence while the station says it holds more is a stall, not a busy link.
+# The net: a station online whose stream is this long ahead of the hub, with nothing arriving, gets its source
+# added again. Its firings used to be the stalls of a source configured before its station could hear the request
+# (see HubLink._source); sources are now added on the station's beat, and the bench counts firings (target: none).
+# Normal flow is under 50 ms at p99, so 2 s of silence while the station says it holds more is a stall.
 STALL_S = 2.0
 RESOURCE_EVERY_S = 15.0  # at most this often per station
+# A source whose consumer sent nothing, not even its idle heartbeat (every second, nats-server's sourceHealthHB),
+# for this long is not flowing.
+SILENT_S = 3.0
+# Beats come every second: a longer gap (a link that hiccupped, a station restarted) has DESK's source checked.
+RETURN_GAP_S = 2.5
 
 
-def _stages(header: str) -> tuple[int, int] | None:
+def _stages(header: str) -> tuple[int, int, int] | None:
+    """``Svoyak-Stages``: ``<committed> <noted> <published>`` (the station's monotonic ns; an older station sent
+    the last two only)."""
     try:
-        noted, published = (int(part) for part in header.split())
-        return noted, published
+        parts = [int(part) for part in header.split()]
     except ValueError:
         return None
+    if len(parts) == 2:
+        return 0, parts[0], parts[1]
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None
+
+
+def _stored_wall_ns(reply: str) -> int:
+    """When DESK stored a message (the server's wall clock, ns), from its delivery's ``$JS.ACK`` reply subject
+    (nats-server's v1 and v2 forms); 0 if it is not one."""
+    tokens = (reply or "").split(".")
+    try:
+        if len(tokens) == 9:
+            return int(tokens[7])
+        if len(tokens) >= 11:
+            return int(tokens[9])
+    except ValueError:
+        pass
+    return 0
 
 
 class HubLink:
@@ -54,6 +76,9 @@ class HubLink:
         self.bad_messages = 0
         self.listeners: list = []
         self._assignments: dict[str, str] = {}   # box -> the value last written (touched on the loop only)
+        self.carrier = None   # a carried.DeskCarrier: the themes an assignment plays travel with it (docs/rooms.md)
+        self._entries: dict[str, dict] = {}      # box -> the carried KV entries each assignment needs now
+        self._written: dict[str, set] = {}       # box -> carried keys written to its bucket (content-addressed)
         self._assignments_due = asyncio.Event()
         self._subscribed: set[str] = set()
         self._confirm_due: set[str] = set()
@@ -62,12 +87,21 @@ class HubLink:
         self.ready = False
         self._closing = False
         self.out_of_order = 0
-        self.resourced = 0   # sources added again when a station came back or its source stalled
+        self.resourced = 0   # the stall detector's firings: a live station's source added again (target: never)
+        self.sourced = 0     # sources added on a station's first beat
+        self.revived = 0     # sources silent when their station was heard again, added again at once
+        self._desk_lock = asyncio.Lock()  # DESK's configuration is read, changed and written by one at a time
+        self._unsourced: set[str] = set()  # stations heard after a silence whose source is still to be checked
+        self._sourcing: set[str] = set()
+        self._restarted: set[str] = set()  # stations whose nats-server restarted: their source is added again
         self.stalls: collections.deque = collections.deque(maxlen=100)  # DESK's view of each stalled source
         self._resourced_at: dict[str, float] = {}
         self._lagging_since: dict[str, tuple[float, int]] = {}
         self.desk_seq = 0    # the last DESK message read
         self.desk_last = 0   # DESK's last message when this hub started: below it, the desk is being rebuilt
+        # The bench's figures (``/director/rooms/lags.json``): kept only once the bench asked (``measuring``), so
+        # a hub that is never measured holds none of them.
+        self.measuring = False
         self.lags_ns: collections.deque = collections.deque(maxlen=100_000)
         self.stages_ns: collections.deque = collections.deque(maxlen=100_000)
         self._last_arrival: dict[tuple[str, str], int] = {}
@@ -78,34 +112,35 @@ class HubLink:
         self.nc = await nats.connect(self.client_url, user=self.user, password=self.password,
                                      max_reconnect_attempts=-1, reconnect_time_wait=0.5, name="svoyak-hub")
         self.js = self.nc.jetstream()
+        await self._desk()
         await self.sync_stations()
-        try:
-            self.desk_last = (await self.js.stream_info(protocol.DESK_STREAM)).state.last_seq
-        except Exception as error:  # the desk shows no rebuild progress; nothing else depends on it
-            log.debug("DESK info: %r", error)
-        # Everything DESK holds, from its first message: the desk is rebuilt on every start.
-        self.desk_sub = await self.js.subscribe(f"{protocol.SUBJECT_ROOT}.box.>", stream=protocol.DESK_STREAM,
-                                                ordered_consumer=True, cb=self._on_event, idle_heartbeat=2.0)
+        # Everything DESK holds, from its first message: the desk is rebuilt on every start. No filter subject:
+        # DESK holds only what its sources bring, and nats-server 2.9 refuses a filter on a stream with no
+        # subjects and no sources yet (a hub before its first station's beat).
+        self.desk_sub = await self.js.subscribe("", stream=protocol.DESK_STREAM, ordered_consumer=True,
+                                                cb=self._on_event, idle_heartbeat=2.0)
         self.ready = True
         self._tasks = [asyncio.ensure_future(self._confirmer()), asyncio.ensure_future(self._assigner())]
 
-    async def sync_stations(self) -> None:
-        """DESK sources every paired station's stream through its domain; each station has its KV bucket."""
-        from nats.js.api import ExternalStream, KeyValueConfig, StorageType, StreamConfig, StreamSource
+    async def _desk(self) -> None:
+        """DESK exists; the sources it kept from before are left to each station's first beat (:meth:`_source`)."""
+        from nats.js.api import StorageType, StreamConfig
 
-        boxes = sorted(self.stations())
-        sources = [StreamSource(name=protocol.box_stream(box),
-                                external=ExternalStream(api=f"$JS.{protocol.box_domain(box)}.API",
-                                                        deliver=protocol.source_deliver(box)))
-                   for box in boxes]
-        config = StreamConfig(name=protocol.DESK_STREAM, storage=StorageType.FILE, sources=sources or None,
-                              duplicate_window=protocol.DUPLICATE_WINDOW_S)
         try:
-            await self.js.stream_info(protocol.DESK_STREAM)
-            await self.js.update_stream(config)
+            info = await self.js.stream_info(protocol.DESK_STREAM)
+            self.desk_last = info.state.last_seq
         except Exception as error:  # nats.js.errors.NotFoundError: the first start
             log.debug("DESK: %r", error)
-            await self.js.add_stream(config)
+            await self.js.add_stream(StreamConfig(name=protocol.DESK_STREAM, storage=StorageType.FILE,
+                                                  duplicate_window=protocol.DUPLICATE_WINDOW_S))
+
+    async def sync_stations(self) -> None:
+        """Each paired station has its subscriptions (beats, claims) and its KV bucket; DESK drops the source of
+        a station no longer paired. A station's source is added when the station is first heard (its beat), not
+        here: see :meth:`_source`."""
+        from nats.js.api import KeyValueConfig, StorageType
+
+        boxes = sorted(self.stations())
         for box in boxes:
             if box not in self._subscribed:
                 # One subscription per station: the leaf forwards only subjects its user may publish, and a
@@ -115,11 +150,76 @@ class HubLink:
                 self._subscribed.add(box)
             await self.js.create_key_value(KeyValueConfig(bucket=protocol.room_bucket(box), history=1,
                                                           storage=StorageType.FILE, direct=True))
+        async with self._desk_lock:
+            info = await self.js.stream_info(protocol.DESK_STREAM)
+            kept = [s for s in info.config.sources or [] if s.name in {protocol.box_stream(b) for b in boxes}]
+            if len(kept) != len(info.config.sources or []):
+                info.config.sources = kept or None
+                await self.js.update_stream(info.config)
         self.publish_assignments()
+
+    # --- each station's source ---------------------------------------------------------------------------------
+    def _source_config(self, box: str):
+        from nats.js.api import ExternalStream, StreamSource
+
+        return StreamSource(name=protocol.box_stream(box),
+                            external=ExternalStream(api=f"$JS.{protocol.box_domain(box)}.API",
+                                                    deliver=protocol.source_deliver(box)))
+
+    async def _source(self, box: str, restarted: bool = False) -> bool:
+        """The station was just heard after a silence (its first beat since this hub started, its return after
+        an outage) or its nats-server restarted (``restarted``: a new ``server`` in its beat): DESK's source of its
+        stream is made to flow now. True if it was left alone (it looked alive).
+
+        Why here and not at pairing or at the hub's start: nats-server asks the station's JetStream for the source
+        consumer the moment the source is configured (a stream update, or the stream's recovery when the server
+        starts). A station whose leaf is not connected yet never hears that request, and the server then waits
+        30 s for the answer (``srcConsumerWaitTime``; nats-server issue 6454) and more after (a 10 s backoff);
+        the leaf connecting meanwhile does not cut the wait short, as the setup is "in progress" (nats-server
+        PR 8111). Measured on loopback with the pinned 2.15.1: the first event of a station sourced at pairing
+        reached DESK 35 s late, after a hub restart 37 s late; sourced on its first beat, 1-2 ms. A beat proves
+        the leaf is up, the station's JetStream interest is already at the hub (it travels before the beat on the
+        same connection) and its stream exists (the station makes it before it beats).
+
+        A source DESK holds already is left alone while it is alive (its consumer's idle heartbeat comes every
+        second; a late beat on a loaded machine must not restart a flowing source), else it is added again."""
+        async with self._desk_lock:
+            info = await self.js.stream_info(protocol.DESK_STREAM)
+            name = protocol.box_stream(box)
+            held = next((s for s in info.sources or [] if s.name == name), None)
+            alive = held is not None and held.active is not None and 0 <= held.active < SILENT_S * 1e9
+            if alive and not held.error and not restarted:
+                return True  # flowing (or its consumer died less than SILENT_S ago: the caller looks again)
+            config = info.config
+            everyone = [s for s in config.sources or [] if s.name != name]
+            if held is not None:  # silent: take it out first, so that nats-server forgets its pending request
+                config.sources = everyone or None
+                await self.js.update_stream(config)
+                self.revived += 1
+            else:
+                self.sourced += 1
+            config.sources = [*everyone, self._source_config(box)]
+            await self.js.update_stream(config)
+            return False
+
+    async def _check_source(self, box: str) -> None:
+        """:meth:`_source`, and once more after :data:`SILENT_S` if the source looked alive: a station that
+        restarted within a second or two (its consumer gone with its server) still shows a recent heartbeat."""
+        try:
+            restarted = box in self._restarted
+            self._restarted.discard(box)
+            if await self._source(box, restarted):
+                await asyncio.sleep(SILENT_S + 0.5)
+                await self._source(box)
+            self._unsourced.discard(box)
+        except Exception as error:  # the next beat tries again
+            log.warning("sourcing %s: %r", box, error)
+        finally:
+            self._sourcing.discard(box)
 
     # --- events from the stations --------------------------------------------------------------------------------
     async def _on_event(self, message) -> None:
-        arrived_ns = time.monotonic_ns()
+        arrived_ns, arrived_wall_ns = time.monotonic_ns(), time.time_ns()
         try:
             data = protocol.decode_event(message.subject, message.data)
         except protocol.MessageError as error:
@@ -142,19 +242,18 @@ class HubLink:
             self._last_arrival[key] = max(self._last_arrival.get(key, 0), data["seq"])
             applied = self.ledger.take(data["box"], data["battle"], data["seq"], data["event"])
             replica = self.ledger.replicas[(data["box"], data["battle"])]
-        if applied:
+        if applied and self.measuring:
             now_ns = time.monotonic_ns()
             stages = _stages((message.headers or {}).get(protocol.STAGES_HEADER, ""))
+            stored_wall = _stored_wall_ns(message.reply)
             for seq, event in applied:
-                # For the bench only (boxes on one machine share CLOCK_MONOTONIC); no result depends on it.
+                # For the bench only (boxes on one machine share their clocks); no result depends on it.
                 if 0 < now_ns - event.at_ns < 60 * 10**9:
                     self.lags_ns.append(now_ns - event.at_ns)
-                    if stages and seq == data["seq"]:
-                        noted, published = stages
-                        # event stamp -> the station's loop hears of it -> published -> at the hub -> applied
-                        self.stages_ns.append((noted - event.at_ns if noted else -1,
-                                               published - noted if noted else -1,
-                                               arrived_ns - published, now_ns - arrived_ns))
+                    if stages and seq == data["seq"] and stages[1] and stored_wall:
+                        self.stages_ns.append(self._split(event.at_ns, *stages, arrived_ns, arrived_wall_ns,
+                                                          stored_wall, now_ns))
+        if applied:
             self._confirm_due.add(data["box"])
             state = replica.state
             if state is not None and state.is_over:
@@ -162,6 +261,17 @@ class HubLink:
                     None, self._enter, data["box"], data["battle"], state)
             for listener in list(self.listeners):
                 listener(data["box"], data["battle"], state)
+
+    @staticmethod
+    def _split(stamp, committed, noted, published, arrived, arrived_wall, stored_wall, applied) -> tuple:
+        """An event's time in stages (ns): stamp -> committed (the session and the SQLite commit) -> the loop
+        heard of it (the publisher's wake-up) -> published -> stored in DESK (the station's stream, the source
+        over the leaf, DESK's store) -> read by the hub (DESK's push) -> applied. DESK's store time is the
+        server's wall clock: moved onto the monotonic one through the arrival, read on both."""
+        stored = arrived - (arrived_wall - stored_wall)
+        committed = committed or noted  # an older station: its commit and wake-up are one stage
+        return (committed - stamp, noted - committed, published - noted, stored - published, arrived - stored,
+                applied - arrived)
 
     def _enter(self, box: str, battle: str, state) -> None:
         try:
@@ -214,12 +324,39 @@ class HubLink:
                 continue
             for box, value in values.items():
                 if self._assignments.get(box) != value:
+                    # the themes first: a station that sees its assignment finds what it carries
+                    if not await self._put_carried(box, self._entries.get(box, {})):
+                        continue  # retried on the next round
                     self._assignments[box] = value
                     await self._put(box, "assignments", value)
 
     def _assignments_now(self) -> dict[str, str]:
-        return {box: json.dumps(self.results.assignments_for(box), ensure_ascii=False, sort_keys=True)
-                for box in self.stations()}
+        values = {}
+        for box in self.stations():
+            items = self.results.assignments_for(box)
+            if self.carrier is not None:
+                self._entries[box] = self.carrier.attach(items)
+            values[box] = json.dumps(items, ensure_ascii=False, sort_keys=True)
+        return values
+
+    async def _put_carried(self, box: str, entries: dict) -> bool:
+        """Write the carried entries the station's bucket lacks (each key names its content: written once)."""
+        from appliance.service.rooms.carried import entry_bytes
+
+        written = self._written.setdefault(box, set())
+        if all(key in written for key in entries):
+            return True
+        try:
+            kv = await self.js.key_value(protocol.room_bucket(box))
+            for key, value in entries.items():
+                if key not in written:
+                    content = await asyncio.get_running_loop().run_in_executor(None, entry_bytes, value)
+                    await kv.put(key, content)
+                    written.add(key)
+        except Exception as error:  # the bucket is away (a restarting server): the next round writes them
+            log.warning("KV %s carried: %r", box, error)
+            return False
+        return True
 
     # --- requests from the stations ------------------------------------------------------------------------------
     def _box_of(self, subject: str) -> str:
@@ -235,9 +372,18 @@ class HubLink:
         now = time.monotonic()
         with self.lock:
             beat = self.beats.get(box)
+            server = str(data.get("server") or "")
+            if beat is not None and server and beat.get("server") and server != beat["server"]:
+                self._restarted.add(box)  # its nats-server restarted: DESK's source consumer died with it
+            if beat is None or now - beat["last_s"] > RETURN_GAP_S or box in self._restarted:
+                self._unsourced.add(box)  # first heard, back after a silence, or restarted: its source is checked
             if beat is None or now - beat["last_s"] > ONLINE_S:
                 beat = self.beats[box] = {"since_s": now}
-            beat.update(last_s=now, battle=str(data.get("battle") or ""), name=str(data.get("name") or box))
+            beat.update(last_s=now, battle=str(data.get("battle") or ""), name=str(data.get("name") or box),
+                        server=server)
+        if box in self._unsourced and box not in self._sourcing and self.ready:
+            self._sourcing.add(box)
+            self.loop.submit(lambda: self._check_source(box))
         # Only a stalled source is sourced again: re-sourcing a flowing one delays what is in flight (bench: a
         # beat late on a loaded machine re-sourced live stations and cost seconds at p99).
         if self._behind(box, data.get("published"), now):
@@ -266,26 +412,27 @@ class HubLink:
         return now - since >= STALL_S
 
     async def _resource(self, box: str) -> None:
-        """A station's source stalled (after its link came back): source its stream again now. The server would
-        retry by itself, but only after its own wait (about 30 s, nats-server issue 6454); a source added again
-        resumes after the last message DESK holds from it (anything repeated is dropped by the ledger)."""
+        """The net under :meth:`_source`: a live station's stream is ahead of the hub and nothing arrives (the
+        station says so in its beats, :data:`STALL_S`): its source is added again now. Each firing is counted
+        (``resourced``, printed by the bench; target: never). A source added again resumes after the last
+        message DESK holds from it (anything repeated is dropped by the ledger)."""
         try:
-            info = await self.js.stream_info(protocol.DESK_STREAM)
-            for source in info.sources or []:
-                if source.name == protocol.box_stream(box):  # what the server knew of the stalled source
-                    self.stalls.append({"box": box, "lag": source.lag, "active_ns": source.active,
-                                        "error": str(source.error or "")})
-            config = info.config
-            everyone = list(config.sources or [])
-            others = [source for source in everyone if source.name != protocol.box_stream(box)]
-            if len(others) == len(everyone):
-                return
-            config.sources = others or None
-            await self.js.update_stream(config)
-            config.sources = everyone
-            await self.js.update_stream(config)
-            self.resourced += 1
-        except Exception as error:  # the server's own retry still comes
+            async with self._desk_lock:
+                info = await self.js.stream_info(protocol.DESK_STREAM)
+                for source in info.sources or []:
+                    if source.name == protocol.box_stream(box):  # what the server knew of the stalled source
+                        self.stalls.append({"box": box, "lag": source.lag, "active_ns": source.active,
+                                            "error": str(source.error or "")})
+                config = info.config
+                everyone = list(config.sources or [])
+                others = [source for source in everyone if source.name != protocol.box_stream(box)]
+                config.sources = others or None
+                if len(others) != len(everyone):
+                    await self.js.update_stream(config)
+                config.sources = [*others, self._source_config(box)]
+                await self.js.update_stream(config)
+                self.resourced += 1
+        except Exception as error:  # the next stall (or the station's next return) tries again
             log.warning("re-sourcing %s: %r", box, error)
 
     async def _on_claim(self, message) -> None:
@@ -316,7 +463,8 @@ class HubLink:
         with self.lock:
             return {"rebuilding": self.desk_seq < self.desk_last, "desk_seq": self.desk_seq,
                     "desk_last": self.desk_last, "received": self.received, "duplicates": self.ledger.duplicates, "applied": self.ledger.applied,
-                    "out_of_order": self.out_of_order, "resourced": self.resourced, "bad_messages": self.bad_messages,
+                    "out_of_order": self.out_of_order, "resourced": self.resourced, "sourced": self.sourced,
+                    "revived": self.revived, "bad_messages": self.bad_messages,
                     "stalls": list(self.stalls),
                     "battles": {f"{box}/{battle}": r.seq for (box, battle), r in self.ledger.replicas.items()}}
 
@@ -324,6 +472,7 @@ class HubLink:
         self._closing = True
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)  # ended, not left pending in a closed loop
         desk_sub = getattr(self, "desk_sub", None)
         if desk_sub is not None:
             try:
@@ -332,6 +481,9 @@ class HubLink:
                 log.debug("DESK unsubscribe: %r", error)
         if self.nc is not None:
             try:
-                await self.nc.drain()
+                if self.nc.is_connected:
+                    await self.nc.drain()
+                else:  # the server is gone (a dead box): nothing to drain, and a drain would wait on the reconnect
+                    await self.nc.close()
             except Exception:
                 pass

@@ -64,12 +64,19 @@ def _jetstream(store_dir: str, domain: str, max_file_mb: int) -> str:
 
 
 def hub_config(store_dir: str, stations: dict[str, str], client_port: int, leaf_port: int, app_password: str,
-               leaf_host: str = "0.0.0.0", ports_dir: str = "", max_file_mb: int = 1024) -> str:
-    """The hub's server: domain ``hub``, client port on loopback, leaf port open to paired stations only."""
+               leaf_host: str = "0.0.0.0", ports_dir: str = "", max_file_mb: int = 1024,
+               standbys: dict[str, str] | None = None) -> str:
+    """The hub's server: domain ``hub``, client port on loopback, leaf port open to paired stations only.
+
+    ``standbys`` (``{box: password}``): standby desks (standby.py), the desk's twin: like the box's own web
+    process they may read every stream of the hub (their mirrors of DESK and DESKLOG), so their user names no
+    narrowed permissions."""
     users = [{"user": APP_USER, "password": app_password}]
     for box_id, password in sorted(stations.items()):
         users.append({"user": protocol.check_box_id(box_id), "password": password,
                       "permissions": station_permissions(box_id)})
+    for box_id, password in sorted((standbys or {}).items()):
+        users.append({"user": protocol.check_box_id(box_id), "password": password})
     lines = [
         "server_name: hub\n",
         PINGS,
@@ -84,16 +91,20 @@ def hub_config(store_dir: str, stations: dict[str, str], client_port: int, leaf_
 
 
 def station_config(box_id: str, store_dir: str, client_port: int, hub_leaf_url: str, user: str, password: str,
-                   ports_dir: str = "", max_file_mb: int = 1024) -> str:
-    """A station's server: its own domain, client port on loopback, a leaf connection to the hub."""
-    host_port = hub_leaf_url.split("://", 1)[-1]
-    url = f"nats-leaf://{user}:{password}@{host_port}"
+                   ports_dir: str = "", max_file_mb: int = 1024, standby: tuple[str, ...] = ()) -> str:
+    """A station's server: its own domain, client port on loopback, a leaf connection to the hub.
+
+    ``standby`` (``host:port`` of standby desks): the leaf's other URLs, tried in turn when the hub is gone
+    (a standby listens for leaves only once it is the desk: docs/rooms.md "The standby desk")."""
+    urls = [f"nats-leaf://{user}:{password}@{hub_leaf_url.split('://', 1)[-1]}"]
+    urls += [f"nats-leaf://{user}:{password}@{address.split('://', 1)[-1]}" for address in standby]
+    remote = f"url: {_q(urls[0])}" if len(urls) == 1 else f"urls: {json.dumps(urls)}"
     lines = [
         f"server_name: {_q(protocol.check_box_id(box_id))}\n",
         PINGS,
         f"listen: {_q(f'127.0.0.1:{client_port or -1}')}\n",
         _jetstream(store_dir, protocol.box_domain(box_id), max_file_mb),
-        f"leafnodes {{ remotes: [ {{ url: {_q(url)} }} ] }}\n",
+        f"leafnodes {{ remotes: [ {{ {remote} }} ] }}\n",
     ]
     if ports_dir:
         lines.append(f"ports_file_dir: {_q(ports_dir)}\n")

@@ -29,7 +29,21 @@ DUPLICATE_WINDOW_S = 600  # Nats-Msg-Id duplicates dropped by the stream for thi
 
 
 class RoomsError(SvoyakError):
-    """Base for errors of the rooms link (pairing, roles, messages)."""
+    """Base for errors of the rooms link (pairing, roles, messages). ``code`` names the refusal's words for the
+    pages (the catalogue's ``refusal.rooms.<code>``, docs/words.md), ``params`` fill them; the message is the log's."""
+
+    code = ""
+
+    def __init__(self, message: str = "", *, code: str = "", params: dict | None = None) -> None:
+        super().__init__(message)
+        if code:
+            self.code = code
+        self.params = dict(params or {})
+
+
+# The refusals a hub answers a station's pairing with (its /rooms/pair JSON: code and params); the station words
+# them in its own language (refusal.rooms.<code>), any other as hub_refused.
+PAIRING_CODES = frozenset({"not_hub", "bad_code", "already_paired", "not_paired"})
 
 
 class MessageError(RoomsError, ValueError):
@@ -43,25 +57,37 @@ class PairingError(RoomsError, ValueError):
 class SlotTakenError(RoomsError, LookupError):
     """The slot is assigned to, or being played by, another box: ``holder`` names it."""
 
+    code = "taken"
+
     def __init__(self, message: str, holder: str = "") -> None:
-        super().__init__(message)
+        super().__init__(message, params={"holder": holder})
         self.holder = holder
 
 
 class NotAssignedError(RoomsError, LookupError):
     """A station asked to start a battle that is not among the desk's assignments to it (nothing is claimed)."""
 
+    code = "not_assigned"
+
+
+class PackageNotArrivedError(RoomsError, LookupError):
+    """An assigned battle whose themes (carried from the desk's package) have not reached this station yet."""
+
+    code = "not_arrived"
+
 
 CLAIM_REASONS = {"unknown tournament": "unknown_tournament", "unknown battle": "unknown_battle",
-                 "the battle already has a result": "has_result"}  # the hub's words (results.py) -> a code
+                 "the battle already has a result": "has_result", "not assigned to this box": "not_assigned"}  # the hub's words (results.py) -> a code
 
 
 class ClaimRefusedError(RoomsError, LookupError):
     """The hub refused a claim for a reason other than another holder: ``reason`` is a code of CLAIM_REASONS
     (or "" for a reason this version does not know; the message keeps the hub's words)."""
 
+    code = "claim_refused"
+
     def __init__(self, message: str, reason: str = "") -> None:
-        super().__init__(message)
+        super().__init__(message, params={"reason": reason})
         self.reason = reason
 
 

@@ -59,8 +59,13 @@ class ResultEntry:
         return self.book.open()
 
     # --- claims ----------------------------------------------------------------------------------------------------
-    def claim(self, box: str, tournament_id: str, battle_id: str) -> dict:
-        """Give the slot to ``box`` unless another box has it: ``{"ok": True}`` or ``{"ok": False, "holder"}``."""
+    def claim(self, box: str, tournament_id: str, battle_id: str, assign: bool = False, before=None) -> dict:
+        """``box`` asks for the slot: ``{"ok": True}`` or ``{"ok": False, "holder"}`` / ``{"ok": False, "error"}``.
+
+        A station's claim over NATS (``assign`` False) only confirms a slot the desk already gave ``box``: a battle
+        given to nobody is refused ("not assigned to this box") and stays unassigned, so a station, hostile or
+        wrong, cannot take a battle the director did not give it. The director's «Отдать бой станции»
+        (:meth:`check_free`) assigns it (``assign`` True)."""
         desk = self.desk()
         with self._lock:
             try:
@@ -75,12 +80,18 @@ class ResultEntry:
             if holder and holder != box:
                 names = self.station_names()
                 return {"ok": False, "holder": names.get(holder, holder), "holder_id": holder}
+            if holder != box and not assign:
+                return {"ok": False, "error": "not assigned to this box"}
             if holder != box:
+                if before is not None:  # what goes with the assignment (its themes), once the slot is free
+                    before()
                 desk.assign(tournament_id, battle_id, self.station_names().get(box, box), box)
         return {"ok": True}
 
-    def check_free(self, box: str, tournament_id: str, battle_id: str) -> None:
-        answer = self.claim(box, tournament_id, battle_id)
+    def check_free(self, box: str, tournament_id: str, battle_id: str, before=None) -> None:
+        """The director gives the slot to ``box``: SlotTakenError / ClaimRefusedError, or it is assigned.
+        ``before()`` runs first, once the slot is known to be free (its error leaves the slot unassigned)."""
+        answer = self.claim(box, tournament_id, battle_id, assign=True, before=before)
         if not answer["ok"] and answer.get("holder"):
             raise SlotTakenError(f"battle {battle_id} is held by {answer['holder']}", answer["holder"])
         if not answer["ok"]:
@@ -158,7 +169,8 @@ class ResultEntry:
         with self._lock:
             conflict = self.book.open().get((tournament_id, battle_id))
             if conflict is None:
-                raise ConflictError(f"no open conflict for battle {battle_id}")
+                raise ConflictError(f"no open conflict for battle {battle_id}", code="no_conflict",
+                                    params={"battle": battle_id})
             if take_station:  # refused by the desk (TournamentError): the conflict stays open, the page says why
                 desk.submit(tournament_id, t.BattleResultRecorded(desk.clock(), conflict["station"]),
                             command_id=f"rooms:{conflict['box']}:{conflict['box_battle']}:settled")

@@ -18,7 +18,7 @@ from pathlib import Path
 from appliance.service.rooms import protocol
 from appliance.service.rooms.protocol import PairingError, RoomsError
 
-ROLES = ("standalone", "hub", "station")
+ROLES = ("standalone", "hub", "station", "standby")  # standby: the desk's twin (standby.py)
 PAIRING_CODE_DIGITS = 6
 PAIRING_CODE_TTL_S = 600
 PAIRING_TRIES = 10  # wrong codes before the code is void (a stranger cannot try them all)
@@ -33,10 +33,9 @@ class AlreadyPairedError(PairingError):
 
     def __init__(self, box_id: str, name: str) -> None:
         self.box_id, self.name = box_id, name
-        super().__init__(f"Бокс {box_id} («{name}») уже подключён к этому столу; чтобы подключить его заново, "
-                         f"нажмите «Подключить заново» у этой станции на странице комнат стола. / Box {box_id} "
-                         f"({name}) is already paired with this desk; to pair it again, press «Подключить заново» "
-                         f"(pair again) beside that station on the desk's rooms page.")
+        super().__init__(f"box {box_id} ({name}) is already paired with this desk; to pair it again, press "
+                         f"«Подключить заново» (pair again) beside that station on the desk's rooms page",
+                         code="already_paired", params={"box": box_id, "name": name})
 
 
 @dataclasses.dataclass
@@ -60,7 +59,8 @@ class Roles:
             try:
                 self.data.update(json.loads(self.path.read_text()))
             except ValueError as error:
-                raise RoleError(f"{self.path} is not JSON: {error}") from None
+                raise RoleError(f"{self.path} is not JSON: {error}", code="roles_file",
+                                params={"path": str(self.path)}) from None
         self._code: tuple[str, float] | None = None
         self._tries = 0
 
@@ -77,7 +77,25 @@ class Roles:
         return self.data["name"] or self.data["box_id"]
 
     def stations(self) -> dict[str, Station]:
-        return {box: Station(box, info["name"], info["password"]) for box, info in self.data["stations"].items()}
+        """The paired rooms (a standby desk is not one: :meth:`standbys`)."""
+        return {box: Station(box, info["name"], info["password"]) for box, info in self.data["stations"].items()
+                if not info.get("standby")}
+
+    def standbys(self) -> dict[str, dict]:
+        """The paired standby desks: ``{box: {"name", "password", "address", "leaf_port"}}``."""
+        return {box: dict(info) for box, info in self.data["stations"].items() if info.get("standby")}
+
+    def take_over(self, stations: dict[str, dict]) -> None:
+        """This standby becomes the desk: role ``hub`` with the stations the desk had (same names, same
+        passwords, so their leaves connect here as they did there)."""
+        with self._lock:
+            self.data["role"] = "hub"
+            self.data["stations"] = {protocol.check_box_id(box): {"name": str(info["name"])[:40],
+                                                                  "password": str(info["password"])}
+                                     for box, info in stations.items()}
+            self.data["took_over"] = dict(self.data.get("hub") or {})
+            self.data["hub"] = {}
+            self._save()
 
     def _save(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -91,7 +109,7 @@ class Roles:
     def set_role(self, role: str, name: str = "", box_id: str = "") -> None:
         """Become ``role``. A station must then pair (:meth:`paired`); a hub keeps its stations."""
         if role not in ROLES:
-            raise RoleError(f"role {role!r}: standalone, hub or station")
+            raise RoleError(f"role {role!r}: standalone, hub or station", code="bad_role")
         with self._lock:
             self.data["role"] = role
             if name.strip():
@@ -124,7 +142,7 @@ class Roles:
                 return self._code[0], self._code[1] - self.clock()
         return None
 
-    def pair(self, code: str, box_id: str, name: str) -> Station:
+    def pair(self, code: str, box_id: str, name: str, standby: dict | None = None) -> Station:
         """A box that gives the current code gets its own user and password; the code is then used up (one code,
         one box). A box id already paired is refused (box ids are public, on ``/lobby.json``): only a station the
         director re-paired on the desk (:meth:`repair`) takes its new credential, and its name, with a code.
@@ -136,11 +154,11 @@ class Roles:
         protocol.check_box_id(box_id)
         with self._lock:
             if self.data["role"] != "hub":
-                raise PairingError("this box is not a hub")
+                raise PairingError("this box is not a hub", code="not_hub")
             current = self._code if self._code and self._code[1] > self.clock() else None
             if current is None or not hmac.compare_digest(str(code).strip().encode(), current[0].encode()):
                 self._wrong_try()
-                raise PairingError("wrong or stale pairing code")
+                raise PairingError("wrong or stale pairing code", code="bad_code")
             stations = self.data["stations"]
             if box_id in stations and not stations[box_id].get("repairing"):
                 self._wrong_try()  # counted like a wrong code: ids are public, so a guess at one costs a try
@@ -149,6 +167,9 @@ class Roles:
                 stations[box_id] = {"name": name.strip()[:40] or box_id, "password": stations[box_id]["password"]}
             else:
                 stations[box_id] = {"name": name.strip()[:40] or box_id, "password": secrets.token_hex(16)}
+            if standby is not None:  # a standby desk: where its leaf port will listen once it is the desk
+                stations[box_id].update(standby=True, address=str(standby["address"]),
+                                        leaf_port=int(standby["leaf_port"]))
             self._code = None  # used up: the next box needs the next code
             self._save()
             info = stations[box_id]
@@ -167,7 +188,8 @@ class Roles:
         with self._lock:
             station = self.data["stations"].get(box_id)
             if station is None:
-                raise PairingError(f"box {box_id!r} is not paired with this desk")
+                raise PairingError(f"box {box_id!r} is not paired with this desk", code="not_paired",
+                                   params={"box": box_id})
             station["password"] = secrets.token_hex(16)
             station["repairing"] = True
             self._save()

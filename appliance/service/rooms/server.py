@@ -27,6 +27,11 @@ from appliance.service.supervision import command_line, is_alive, spawn
 
 log = logging.getLogger(__name__)
 
+# The Go runtime's soft memory limit for nats-server (``GOMEMLIMIT``; one set in the environment wins): the
+# garbage collector works harder as the heap nears it instead of letting it double (Go's default, GOGC=100). A
+# hub with six stations held 20-77 MB without it; the issue's budget is 40 MB (./dev bench rooms measures it).
+MEMORY_LIMIT = "28MiB"
+
 
 class NatsServerError(RoomsError, RuntimeError):
     """nats-server is missing, refused its configuration, or did not come up."""
@@ -95,7 +100,8 @@ class NatsServer:
         # Its own session: a Ctrl-C in the terminal reaches the web process, which stops the server in order.
         self.process = spawn([find_binary(self.binary), "-c", str(self.config_path)],
                              stdout=subprocess.DEVNULL, stderr=log_file, stdin=subprocess.DEVNULL,
-                             start_new_session=True)
+                             start_new_session=True, env={**os.environ,
+                                                          "GOMEMLIMIT": os.environ.get("GOMEMLIMIT", MEMORY_LIMIT)})
         log_file.close()
         self.ports = self.wait_ports(timeout_s)
         return self.ports

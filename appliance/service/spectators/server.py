@@ -67,3 +67,17 @@ def ports(settings) -> dict | None:
 
 def _port(url: str) -> int:
     return int(url.rsplit(":", 1)[1].rstrip("/"))
+
+
+def cores(setting: str, available: set[int]) -> set[int]:
+    """The cores the server runs on (setting ``spectators_cpus``), of ``available`` (the process's own): ``auto``
+    is the upper half on 4 or more (a Pi 3: 2 and 3, the game keeping 0 and 1 to itself when the hall's phones
+    are many), else all; ``all`` all; a list those of it that exist (none existing: all)."""
+    ordered = sorted(available)
+    if setting == "all" or (setting == "auto" and len(ordered) < 4):
+        return set(ordered)
+    if setting == "auto":
+        return set(ordered[len(ordered) // 2:])
+    chosen = {int(part) for part in setting.split(",")} & available
+    return chosen or set(ordered)
+

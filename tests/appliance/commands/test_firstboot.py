@@ -101,7 +101,7 @@ def test_first_boot_takes_the_hotspot_and_name_from_the_settings_file(monkeypatc
     profile = (tmp_path / "nm" / hotspot.PROFILE_FILE).read_text(encoding="utf-8")
     assert "ssid=Svoyak-Club" in profile and "psk=correct-horse-42" in profile
     shown = capsys.readouterr().out
-    assert "коробка club-1" in shown and "Svoyak-Club" in shown
+    assert "коробка / box club-1" in shown and "Svoyak-Club" in shown
 
 
 def test_the_settings_already_there_are_kept(tmp_path):

@@ -42,12 +42,18 @@ def undeclared(hint, value, path: str = "") -> list[str]:
     if origin is list:
         (item,) = typing.get_args(hint)
         return [found for i, element in enumerate(value) for found in undeclared(item, element, f"{path}[{i}]")]
+    if origin is dict:  # ``dict[str, X]`` (a price's count, a reason's figures): every value an X
+        _key, item = typing.get_args(hint)
+        return [found for key, element in value.items() for found in undeclared(item, element, f"{path}.{key}")]
     if origin in (types.UnionType, typing.Union):
         options = [option for option in typing.get_args(hint) if option is not type(None)]
         if len(options) == 1:
             return undeclared(options[0], value, path)
-        # a union of plain types only (``int | str``): the records declare no union of records
-        assert not any(is_record(option) for option in options), hint
+        shaped = [option for option in options if is_record(option) or typing.get_origin(option) in (list, dict)]
+        if isinstance(value, (list, tuple, dict)):  # plain data or a shape (a reason's figures): some shape fits
+            fits = [undeclared(option, value, path) for option in shaped
+                    if isinstance(value, dict) == (typing.get_origin(option) is dict or is_record(option))]
+            return min(fits, key=len) if fits else [f"{path}: {type(value).__name__} where {hint} is declared"]
     return [] if isinstance(value, (str, int, float, bool)) else [f"{path}: {type(value).__name__} is not plain"]
 
 

@@ -13,7 +13,10 @@ from appliance.rules import battle as engine
 from appliance.rules.battle.queries import eligible_players
 from appliance.rules.battle import events as ev
 from appliance.rules.battle.errors import REFUSAL_CODES
-from appliance.service.battle_adapter import HOST_COMMANDS, REFUSALS, BattleAdapter, CommandError, word_refusal
+import appliance.words as words
+from appliance.service.battle_adapter import HOST_COMMANDS, BattleAdapter, CommandError, word_refusal
+
+REFUSALS = words.pairs("refusal.battle.")  # code -> (ru, en): the catalogue's lines
 
 ROOT = pathlib.Path(__file__).parents[3]
 SOURCES = [ROOT / "appliance" / "rules" / "battle" / name for name in ("engine.py", "events.py")]
@@ -104,7 +107,7 @@ def test_the_doc_lists_every_code_with_its_rule_key():
 
 @pytest.mark.parametrize("code", sorted(REFUSAL_CODES))
 def test_each_place_raising_a_code_gives_the_params_its_line_names_and_no_undocumented_ones(code):
-    named = {field for line in REFUSALS[code] for _, field, _, _ in string.Formatter().parse(line) if field}
+    named = words.fields(f"refusal.battle.{code}", "ru") | words.fields(f"refusal.battle.{code}", "en")
     for params in RAISED[code]:
         assert named <= params, (code, named - params)
         assert params <= documented_params(code), (code, params - documented_params(code))

@@ -191,6 +191,13 @@ def test_the_protocol_names_the_themes_and_where_each_question_was_read_from(tmp
     assert "Источник вопроса" in protocol_csv(state).splitlines()[0]
     assert "Question from" in protocol_csv(state, "en").splitlines()[0]
     assert f"(package {package_id})" in protocol_html(state, "b1", language="en")
+    # the paper names the package by its title, never its hash (issue 20: «пакет b4fc212ea86f»), in its
+    # header and every source cell, when the box still has it (web/papers.py hands the titles over)
+    titles = {package_id: packages.title(package_id)}
+    named = protocol_html(state, "b1", titles=titles)
+    assert f"(пакет «{titles[package_id]}»)" in named and package_id not in named
+    assert protocol_rows(state, titles=titles)[0].source.startswith(f"пакет «{titles[package_id]}», тема 4")
+    assert package_id not in protocol_csv(state, titles=titles)
     session.close()
 
 

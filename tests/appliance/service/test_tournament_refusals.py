@@ -6,7 +6,10 @@ import ast
 from pathlib import Path
 
 from appliance.rules.tournament.errors import REFUSAL_CODES
-from appliance.service.tournament_refusals import DESK_CODES, REFUSALS
+import appliance.words as words
+from appliance.service.tournament_refusals import DESK_CODES
+
+REFUSALS = words.pairs("refusal.tournament.")  # code -> (ru, en): the catalogue's lines
 
 ROOT = Path(__file__).resolve().parents[3]
 RAISING = sorted((ROOT / "appliance/rules/tournament").glob("*.py")) + [

@@ -14,7 +14,7 @@
     // Only the box's own HDMI board hears this, and only when the host button is held at the box (lost PIN)
     onPinShown: (shown) => {
       $("pin").textContent = shown.pin;
-      $("pin-asked").textContent = S.format(t("board.pin_asked"), { shown: Math.round(shown.shown_ms / 1000) });
+      $("pin-asked").textContent = S.word("board.pin_asked", { shown: Math.round(shown.shown_ms / 1000) });
       $("board-pin").hidden = false;
       clearTimeout(pinTimer);
       pinTimer = setTimeout(() => { $("board-pin").hidden = true; $("pin").textContent = ""; }, shown.shown_ms);

@@ -150,7 +150,7 @@
     if (performance.now() < ownUntil) return;
     const entry = liveEntry();
     const named = entry && entry.named ? entry.named : view.players.map((p) => p.name).join(", ");
-    const text = S.format(t("host.switched"), { battle: named });
+    const text = S.word("host.switched", { battle: named });
     reason(text, "notice");
     S.toast(text, "notice");
   }
@@ -476,14 +476,14 @@
   function renderUndo() {
     const u = view.undo || {};
     $("undo-what").textContent = u.next ? actionWords(u.next) : "";
-    $("undo").title = u.next ? S.format(t("undo.will"), { action: actionWords(u.next) }) : $("undo").title;
+    $("undo").title = u.next ? S.word("undo.will", { action: actionWords(u.next) }) : $("undo").title;
     const q = view.question;
     let text = "", cmd = null, label = "";
     if (u.last) {                                     // just undone: say what, and offer it back
-      text = S.format(t("undo.done"), { action: actionWords(u.last) });
+      text = S.word("undo.done", { action: actionWords(u.last) });
       if (u.last.redo && allowed(u.last.redo)) { cmd = u.last.redo; label = t("undo.redo"); }
     } else if (q && q.withdrawn && u.next && u.next.type === "QuestionWithdrawn") {  // just withdrawn
-      text = S.format(t("undo.withdrawn"), { price: q.price });
+      text = S.word("undo.withdrawn", { price: q.price });
       if (allowed(C.UNDO)) { cmd = C.UNDO; label = t("cmd.undo"); }
     }
     $("undo-bar").hidden = !text;
@@ -496,7 +496,7 @@
   /* What the regulation allows now, from the profile's policy (never its name) */
   function renderPolicy() {
     const p = profiles.find((x) => x.name === view.battle.profile) || {};
-    const section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
+    const section = (sec) => (sec ? " (" + S.word("announce.section", { section: sec }) + ")" : "");
     const parts = [];
     if (p.corrections_policy) parts.push(t("policy." + p.corrections_policy) + section(p.corrections_section));
     if (p.appeals_policy && p.appeals_policy !== "none") parts.push(t("appeals." + p.appeals_policy) + section(p.appeals_section));

@@ -73,7 +73,7 @@
     const names = (list) => list.map((n) => p.themes[n].name).join(", ");
     nameRows(regular.map((n) => p.themes[n].name));
     $("package-hint").textContent = t("setup.package_will_play") + " " + (names(regular) || "—") +
-      (spare.length ? "; " + t("setup.package_spares") + " " + names(spare) : "");
+      (spare.length ? "; " + S.word("setup.package_spares", { count: spare.length }) + " " + names(spare) : "");
   }
 
   $("package").addEventListener("change", shapeThemes);

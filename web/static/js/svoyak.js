@@ -7,31 +7,75 @@
   // The page's settings ride as JSON data, not inline script (the Content-Security-Policy allows script files only)
   const S = window.SVOYAK = JSON.parse(document.getElementById("svoyak-config").textContent);
   const E = S.events;
-  S.t = (key) => (key in S.strings ? S.strings[key] : key);
+  // The box's catalogue for this page's language (appliance/words.py catalogue_json): messages by key, a plural
+  // message as its list of forms, and the catalogue's own Plural-Forms rule, so the pages and the box agree.
+  const catalogue = S.strings;
+  S.strings = catalogue.messages;
+  S.t = (key) => (typeof S.strings[key] === "string" ? S.strings[key] : key);
   S.lang = S.language;
   /* A worded message {ru, en} in the page's language only: a page speaks one language at a time. */
-  S.both = (msg) => (!msg ? "" : typeof msg === "string" ? msg : (S.lang === "en" ? msg.en || msg.ru : msg.ru || msg.en) || "");
+  S.both = (msg) => (!msg ? "" : typeof msg === "string" ? msg : msg[S.lang] || msg.ru || msg.en || "");
   /* [main line, second line] of a worded message: the page's language, nothing under it */
   S.say = (msg) => [S.both(msg), ""];
 
-  /* The one plural rule, the same as appliance/words.py (tests/web/test_host_browser.py compares them):
-     Russian forms for 1, 2-4, 5 ("тема|темы|тем"), English for 1 and the rest. */
-  S.pluralIndex = function (count, lang) {
-    const n = Math.abs(Math.trunc(Number(count)));
-    if ((lang || S.lang) !== "ru") return n === 1 ? 0 : 1;
-    if (n % 10 === 1 && n % 100 !== 11) return 0;
-    if (n % 10 >= 2 && n % 10 <= 4 && !(n % 100 >= 12 && n % 100 <= 14)) return 1;
-    return 2;
+  /* The catalogue's plural rule: gettext's Plural-Forms expression ("nplurals=3; plural=(n%10==1 && ...);"),
+     read by a small parser (the Content-Security-Policy allows no eval). tests/web/test_host_browser.py checks
+     that it gives the box's form for every count from 0 to 1000. */
+  S.pluralRule = function (header) {
+    const source = (/plural\s*=\s*([^;]*)/.exec(header || "") || [null, "n != 1"])[1];
+    const tokens = source.match(/\d+|n|&&|\|\||[=!<>]=|[-+*\/%<>!?:()]/g) || [];
+    let at = 0;
+    const peek = () => tokens[at], next = () => tokens[at++];
+    const binary = { "||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, ">": 4, "<=": 4, ">=": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6 };
+    const apply = (op, a, b) => ({ "||": (n) => (a(n) || b(n) ? 1 : 0), "&&": (n) => (a(n) && b(n) ? 1 : 0),
+      "==": (n) => (a(n) === b(n) ? 1 : 0), "!=": (n) => (a(n) !== b(n) ? 1 : 0), "<": (n) => (a(n) < b(n) ? 1 : 0),
+      ">": (n) => (a(n) > b(n) ? 1 : 0), "<=": (n) => (a(n) <= b(n) ? 1 : 0), ">=": (n) => (a(n) >= b(n) ? 1 : 0),
+      "+": (n) => a(n) + b(n), "-": (n) => a(n) - b(n), "*": (n) => a(n) * b(n),
+      "/": (n) => Math.trunc(a(n) / b(n)), "%": (n) => a(n) % b(n) })[op];
+    function unary() {
+      const token = next();
+      if (token === "(") { const inner = ternary(); next(); return inner; }
+      if (token === "!") { const inner = unary(); return (n) => (inner(n) ? 0 : 1); }
+      if (token === "n") return (n) => n;
+      const value = Number(token);
+      return () => value;
+    }
+    function climb(level) {
+      let left = unary();
+      while (peek() in binary && binary[peek()] >= level) {
+        const op = next(), right = climb(binary[op] + 1), a = left;
+        left = apply(op, a, right);
+      }
+      return left;
+    }
+    function ternary() {
+      const test = climb(1);
+      if (peek() !== "?") return test;
+      next();
+      const yes = ternary();
+      next();  // ":"
+      const no = ternary();
+      return (n) => (test(n) ? yes(n) : no(n));
+    }
+    const rule = ternary();
+    return (n) => Number(rule(n));
   };
-  S.plural = (count, forms, lang) => { const words = forms.split("|"); return words[Math.min(S.pluralIndex(count, lang), words.length - 1)]; };
-  /* a catalogue line with {name} figures and {name:forms} words for them: format(t("key"), {count: 3}) */
+  const rule = S.pluralRule(catalogue.plural);
+  S.pluralIndex = (count) => rule(Math.abs(Math.trunc(Number(count))));
+  /* {name} figures filled in from values (a placeholder values lack stays as it is) */
   S.format = (template, values) => String(template)
-    .replace(/\{(\w+):([^{}|]*(?:\|[^{}|]*)+)\}/g, (_, name, forms) => S.plural(values[name], forms))
     .replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+  /* message key with values, each counted {name} worded by the plural message key.name: the same rule as the
+     box's appliance.words.word (word("count.themes", {count: 6}) is «6 тем») */
+  S.word = (key, values) => S.format(S.t(key).replace(/\{(\w+)\}/g, (whole, name) => {
+    const forms = S.strings[key + "." + name];
+    if (!Array.isArray(forms) || !(name in values)) return whole;
+    return forms[Math.min(S.pluralIndex(values[name]), forms.length - 1)];
+  }), values);
 
   /* a theme as the pages call it: its name, or «Тема 2» / «Перестрелка» while it has none (the view sends "") */
   S.themeName = (name, index, shootout) => name ||
-    (shootout ? S.t("theme.shootout") : S.format(S.t("theme.unnamed"), { n: Number(index) + 1 }));
+    (shootout ? S.t("theme.shootout") : S.word("theme.unnamed", { n: Number(index) + 1 }));
 
   let idCounter = 0;
   const idPrefix = Date.now().toString(36) + "-" + Math.floor(Math.random() * 1e9).toString(36);
@@ -247,7 +291,7 @@
 
   /* A correction or an appeal's decision (view.announcement) as lines people read: {title, what, scores, notes}. */
   S.announcementLines = function (a) {
-    const t = S.t, section = (sec) => (sec ? " (" + S.format(t("announce.section"), { section: sec }) + ")" : "");
+    const t = S.t, section = (sec) => (sec ? " (" + S.word("announce.section", { section: sec }) + ")" : "");
     const verdict = a.kind === "appeal_rejected" ? t("announce.stands") : a.kind === "question_voided" ? ""
       : a.now === true ? t("announce.now_right") : a.now === false ? t("announce.now_wrong") : "";
     // what it was about: a question (with whose answer), the action an undo took back, or the battle itself
@@ -256,8 +300,8 @@
                                { name: a.name, theme: S.themeName(q.theme_name, q.theme, q.theme_shootout), price: q.price }) : "";
     const what = (a.action ? S.actionWords(a.action) : a.battle_named || about) + (verdict ? " — " + verdict : "");
     const said = a.reason || a.claim;  // the host's or the player's own words, quoted on a line of their own
-    const notes = (said ? ["«" + said + "»"] : []).concat((a.voided || []).map((p) => S.format(t("announce.voided"), { name: p.name }) + section(a.void_section)))
-      .concat((a.restored || []).map((p) => S.format(t("announce.restored"), { name: p.name })));
+    const notes = (said ? ["«" + said + "»"] : []).concat((a.voided || []).map((p) => S.word("announce.voided", { name: p.name }) + section(a.void_section)))
+      .concat((a.restored || []).map((p) => S.word("announce.restored", { name: p.name })));
     return { title: t("announce." + a.kind) + section(a.section), what,
              scores: (a.scores || []).map((row) => ({ name: row.name, old: row.old === null ? null : String(row.old), new: String(row.new) })), notes };
   };
@@ -284,7 +328,7 @@
     const pressed = v.button_test_pressed || [];
     if (!pressed.length) return S.t("test.none_yet");
     return S.t("test.pressed") + " " + pressed.map((i) => (v.players && v.players[i] ? v.players[i].name
-      : S.format(S.t("test.button_n"), { n: i + 1 }))).join(", ");
+      : S.word("test.button_n", { n: i + 1 }))).join(", ");
   };
 
   S.drawCountdown = function (box, lnk, v) {

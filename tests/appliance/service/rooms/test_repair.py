@@ -34,7 +34,8 @@ def test_an_already_paired_id_is_refused_in_words_and_nothing_changes(tmp_path):
     code = roles.new_code()  # live for the next box; an attacker names room2's public id
     with pytest.raises(AlreadyPairedError) as refused:
         roles.pair(code, "room2", "Чужой")
-    assert "уже подключён" in str(refused.value) and "already paired" in str(refused.value)
+    assert "already paired" in str(refused.value)  # the log's words; the pages word its code (web/rooms.py)
+    assert refused.value.code == "already_paired" and refused.value.params["box"] == "room2"
     kept = Roles(tmp_path / "roles").stations()["room2"]
     assert (kept.password, kept.name) == (honest.password, "Комната 2")  # no password given, no rename
     assert roles.pair(code, "room4", "Комната 4").box_id == "room4"  # the code still pairs the box it was for

@@ -76,7 +76,13 @@ def test_both_configurations_are_accepted_by_nats_server(tmp_path, binary):
     hub = natsconf.hub_config(str(tmp_path / "js"), {"room2": "p2", "room3": "p3"}, 0, 7422, "app",
                               ports_dir=str(tmp_path))
     station = natsconf.station_config("room2", str(tmp_path / "js2"), 0, "nats-leaf://10.42.0.1:7422", "room2", "p2")
-    for name, text in (("hub", hub), ("station", station)):
+    # with a standby desk (docs/rooms.md "The standby desk"): its user on the hub, its address in the leaf's urls
+    with_standby = natsconf.hub_config(str(tmp_path / "js3"), {"room2": "p2"}, 0, 7422, "app",
+                                       standbys={"spare": "p9"})
+    following = natsconf.station_config("room2", str(tmp_path / "js4"), 0, "nats-leaf://10.42.0.1:7422", "room2",
+                                        "p2", standby=("10.42.0.7:7422",))
+    assert '"nats-leaf://room2:p2@10.42.0.7:7422"' in following and '"user": "spare"' in with_standby
+    for name, text in (("hub", hub), ("station", station), ("standby_hub", with_standby), ("following", following)):
         (tmp_path / f"{name}.conf").write_text(text)
         done = subprocess.run([binary, "-t", "-c", str(tmp_path / f"{name}.conf")], capture_output=True, text=True,
                               timeout=30)
@@ -200,7 +206,11 @@ def _finished_battle(desk, battle_id: str):
 def test_a_station_result_enters_once_and_a_hand_typed_one_is_never_overwritten(desk):
     entry = ResultEntry(lambda: desk, lambda: {"room2": "Комната 2", "room3": "Комната 3"})
     first, second = sorted(desk.state("t1").battles)[:2]
-    # claims: the first box to ask gets the slot; a second is told who has it
+    # claims: a station's claim confirms only what the desk gave it; the director gives the slot to one box,
+    # and a second is told who has it
+    assert entry.claim("room2", "t1", first) == {"ok": False, "error": "not assigned to this box"}
+    assert first not in desk.state("t1").assignments  # a refusal assigns nothing
+    entry.check_free("room2", "t1", first)
     assert entry.claim("room2", "t1", first) == {"ok": True}
     assert entry.claim("room3", "t1", first)["holder"] == "Комната 2"
     assert [a["battle"] for a in entry.assignments_for("room2")] == [first]
