@@ -69,6 +69,7 @@ ORPHANER = """
 import json, os, subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-m", "appliance.cli", "serve", "--port", sys.argv[1]],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+open(sys.argv[2], "w").write(str(child.pid))  # first: the test ends it whatever happens next
 deadline = time.monotonic() + 30
 while time.monotonic() < deadline:
     try:
@@ -114,10 +115,14 @@ class Servers:
 
     def orphan(self) -> tuple[int, int]:
         port = free_port()
-        done = subprocess.run([sys.executable, "-c", ORPHANER, str(port)], env=self.env, cwd=ROOT,
-                              capture_output=True, text=True, timeout=30, check=True)
+        pid_file = self.data_dir / "orphan.pid"
+        try:
+            done = subprocess.run([sys.executable, "-c", ORPHANER, str(port), str(pid_file)], env=self.env,
+                                  cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+        finally:  # a helper that failed or timed out still leaves its server to end at teardown
+            if pid_file.exists():
+                self.groups.append(int(pid_file.read_text()))
         pid = int(done.stdout)
-        self.groups.append(pid)
         wait_until(lambda: listens(port), 60, "the orphaned server listens")
         return pid, port
 
