@@ -8,6 +8,10 @@ audience connections, restarts, kills, package setups and undo, with the box's p
 for ``SVOYAK_BENCH_CHAOS_S`` seconds (default 1800: 30 minutes).
 
 ``SVOYAK_BENCH_CHAOS_MODE``: ``scripted``, ``stateful`` or ``both`` (the default).
+
+The boxes live in folders of the temporary directory (``TMPDIR``). SIGTERM or SIGINT stops the bench cleanly: its
+boxes' processes stopped, Chromium closed, the folders removed (bench/chaos.py :func:`stop_on_signals`); a
+SIGKILL of the bench still takes its boxes' processes with it (their parent-death signal).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import time
 from pathlib import Path
 
 from bench import Report
-from bench.chaos import play
+from bench.chaos import Stopped, play, stop_on_signals
 
 COMMANDS, KILLS, SEED = 400, 40, 20261201
 STATEFUL_S = 1800.0
@@ -32,10 +36,15 @@ def run(report: Report) -> None:
     mode = os.environ.get("SVOYAK_BENCH_CHAOS_MODE", "both")
     if mode not in ("scripted", "stateful", "both"):
         raise SystemExit(f"SVOYAK_BENCH_CHAOS_MODE is scripted, stateful or both, not {mode!r}")
-    if mode in ("scripted", "both"):
-        run_scripted(report)
-    if mode in ("stateful", "both"):
-        run_stateful(report, float(os.environ.get("SVOYAK_BENCH_CHAOS_S", STATEFUL_S)))
+    stop_on_signals()
+    try:
+        if mode in ("scripted", "both"):
+            run_scripted(report)
+        if mode in ("stateful", "both"):
+            run_stateful(report, float(os.environ.get("SVOYAK_BENCH_CHAOS_S", STATEFUL_S)))
+    except Stopped as stopped:
+        print(f"  chaos: {stopped}; the boxes are stopped and their folders removed", flush=True)
+        raise SystemExit(128 + stopped.signal_number) from None
 
 
 def run_stateful(report: Report, seconds: float, steps: int = 40) -> None:
@@ -52,6 +61,7 @@ def run_stateful(report: Report, seconds: float, steps: int = 40) -> None:
     report.figure("  of them refused in words", figures.refused_commands, "cmds")
     report.figure("stateful: presses through the capture", figures.presses, "presses")
     report.figure("stateful: undos checked against the view before", figures.undos_checked, "undos")
+    report.figure("stateful: «Снять вопрос» declined on its confirmation", figures.withdrawals_declined, "taps")
     report.figure("stateful: server restarts (SIGTERM)", figures.server_restarts, "restarts")
     report.figure("stateful: server kills (SIGKILL of its main process)", figures.server_kills, "kills")
     report.figure("stateful: capture restarts (SIGTERM)", figures.capture_restarts, "restarts")
@@ -69,7 +79,7 @@ def run_stateful(report: Report, seconds: float, steps: int = 40) -> None:
 
 def run_scripted(report: Report, commands: int = COMMANDS, kills: int = KILLS) -> None:
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(dir=Path.cwd()) as folder:
+    with tempfile.TemporaryDirectory(prefix="svoyak-chaos-") as folder:
         figures = play(Path(folder), commands=commands, kills=kills, seed=SEED)
     report.figure("kills (server, capture or both)", figures.server_kills + figures.capture_kills, "kills")
     report.figure("  of them the web server", figures.server_kills, "kills")

@@ -11,10 +11,17 @@ host resends the command that got no answer (same id: applied at most once), the
 
 Used by ``tests/adversarial/test_kills.py`` (bounded) and ``bench/bench_chaos.py`` (longer, prints figures).
 Every loop is bounded by ``commands`` and ``kills``.
+
+The box's processes end with the process that started them, however it ends: each is started through the
+project's leash (``appliance/service/supervision.py``: the kernel's parent-death signal, SIGKILL here), each
+process group left at exit is killed (``atexit``), and :func:`stop_on_signals` turns SIGTERM and SIGINT into an
+unwinding exit, so a bench stopped by a signal stops its boxes and removes its folders.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import dataclasses
 import json
 import os
@@ -27,6 +34,7 @@ import threading
 import time
 from pathlib import Path
 
+from appliance.service.supervision import spawn
 from tests.support.sockets import close, connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +72,61 @@ class Figures:
     problems: list = dataclasses.field(default_factory=list)
 
 
+# the process group of every box process this process started (a group's id is its first process's pid) -> the
+# data directory of its box: at exit a group's pid may have been reused, so only the box's own processes are killed
+_GROUPS: dict[int, str] = {}
+
+
+def box_processes(group: int, data_dir: str) -> list[int]:
+    """The live processes of process group ``group`` that serve ``data_dir`` (``SVOYAK_DATA_DIR`` in their
+    environment: a box's processes and their children have it)."""
+    mark = f"SVOYAK_DATA_DIR={data_dir}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[2]) != group or fields[0] == "Z":
+                continue
+            if mark in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _kill_groups() -> None:
+    """At exit: SIGKILL what is left of every box (a bench that ended by an exception or a signal)."""
+    for group, data_dir in list(_GROUPS.items()):
+        for pid in box_processes(group, data_dir):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+    _GROUPS.clear()
+
+
+atexit.register(_kill_groups)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM (or SIGINT) stopped the bench: raised in the main thread so that every ``finally`` runs."""
+
+    def __init__(self, signal_number: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signal_number).name}")
+        self.signal_number = signal_number
+
+
+def stop_on_signals() -> None:
+    """SIGTERM and SIGINT raise :class:`Stopped` in the main thread (Python's default for SIGTERM ends the process
+    at once: no ``finally``, no ``atexit``, the boxes orphaned). Call from the main thread of a bench."""
+    def stop(signal_number, _frame):
+        raise Stopped(signal_number)
+
+    for signal_number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signal_number, stop)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -85,8 +148,11 @@ class Box:
         self.server: subprocess.Popen | None = None
 
     def _spawn(self, *argv: str) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "svoyak.cli", *argv], env=self.env, cwd=ROOT,
-                                stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        # its own session and group (a kill of the group is the box's part), tied to this process by the leash
+        process = spawn([sys.executable, "-m", "svoyak.cli", *argv], death_signal=signal.SIGKILL, env=self.env,
+                        cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        _GROUPS[process.pid] = str(self.data_dir)
+        return process
 
     def start_capture(self) -> None:
         self.capture = self._spawn("capture", "--simulator")

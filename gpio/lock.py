@@ -11,6 +11,11 @@ for it) and the parent that started it.
   to start, naming the holder.
 
 Not the socket's answer ("another capture service listens"): that cannot tell an orphan from a live service.
+
+:class:`DirectoryLock` is the mechanism, with no words of its own; the web server's lock (``server.lock``,
+``appliance/commands/serve.py``) is the same with its own words and error. A holder that is gone while its lock is
+still held (a process it forked inherited the descriptor: a gunicorn worker ending by its parent-death signal) is
+waited for, :data:`STALE_TERM_S` at most, not refused at once.
 """
 
 from __future__ import annotations
@@ -61,28 +66,46 @@ def holder_pid(data_dir: Path) -> int | None:
     return pid if isinstance(pid, int) else None
 
 
-class CaptureLock:
-    """``acquire()`` before the socket is bound, ``release()`` after it is closed."""
+def command_line(pid: int) -> str:
+    """What ``pid`` runs, as one line ("" if it is gone or not ours to read)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+class DirectoryLock:
+    """One service of a kind per data directory: ``acquire()`` before it serves, ``release()`` when it stops.
+    Subclasses word the refusals (:meth:`refusal`, :meth:`stuck`) and name the error raised."""
+
+    error: type[Exception]  # raised with the words of refusal() or stuck()
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._fd: int | None = None
 
+    def refusal(self, pid, command: str) -> str:
+        """Why this service does not start: a live ``pid`` (running ``command``) holds the lock."""
+        raise NotImplementedError
+
+    def stuck(self, pid) -> str:
+        """Why this service does not start: the stale holder ``pid`` was ended and the lock is still held."""
+        raise NotImplementedError
+
     def acquire(self) -> None:
-        """Take the lock, ending a stale holder first; raise :class:`CaptureLocked` if a live one holds it."""
+        """Take the lock, ending a stale holder first; raise :attr:`error` if a live one holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             if not self._try(fd):
                 holder = self._holder(fd)
-                if not self._is_stale(holder):
+                if self._is_gone(holder):
+                    self._wait(fd, holder)  # what it forked holds the lock a moment longer
+                elif self._is_stale(holder):
+                    self._end(holder, fd)
+                else:
                     pid = holder.get("pid", "?")
-                    raise CaptureLocked(
-                        f"Сервис захвата кнопок уже работает с папкой данных {self.path.parent} (процесс {pid}); "
-                        f"остановите его или дайте этому другую папку (SVOYAK_DATA_DIR). / Another capture "
-                        f"service (process {pid}) already runs over the data directory {self.path.parent}: stop "
-                        f"it, or give this one another data directory (SVOYAK_DATA_DIR).")
-                self._end(holder, fd)
+                    raise self.error(self.refusal(pid, command_line(pid) if isinstance(pid, int) else ""))
             record = {"pid": os.getpid(), "start": _start_time(os.getpid()), "parent": os.getppid()}
             os.ftruncate(fd, 0)
             os.pwrite(fd, json.dumps(record).encode() + b"\n", 0)
@@ -113,6 +136,21 @@ class CaptureLock:
         return holder if isinstance(holder, dict) else {}
 
     @staticmethod
+    def _is_gone(holder: dict) -> bool:
+        """The recorded holder no longer runs (no process of that pid and start time)."""
+        pid, start = holder.get("pid"), holder.get("start")
+        return isinstance(pid, int) and start is not None and _start_time(pid) != start
+
+    def _wait(self, fd: int, holder: dict) -> None:
+        deadline = time.monotonic() + STALE_TERM_S
+        while time.monotonic() < deadline:
+            if self._try(fd):
+                return
+            time.sleep(0.02)
+        pid = holder.get("pid", "?")
+        raise self.error(self.stuck(pid))
+
+    @staticmethod
     def _is_stale(holder: dict) -> bool:
         """Stale: the recorded holder still runs (same start time) and its parent is no longer the one that
         started it. Anything unsure (no record yet, another start time) is taken as live: refused, not killed."""
@@ -136,5 +174,20 @@ class CaptureLock:
                 if self._try(fd):
                     return
                 time.sleep(0.02)
-        raise CaptureLocked(f"Прежний сервис захвата (процесс {pid}) не отпускает {self.path} / The stale capture "
-                            f"service (process {pid}) does not let go of {self.path}")
+        raise self.error(self.stuck(pid))
+
+
+class CaptureLock(DirectoryLock):
+    """``acquire()`` before the socket is bound, ``release()`` after it is closed."""
+
+    error = CaptureLocked
+
+    def refusal(self, pid, command: str) -> str:
+        return (f"Сервис захвата кнопок уже работает с папкой данных {self.path.parent} (процесс {pid}); "
+                f"остановите его или дайте этому другую папку (SVOYAK_DATA_DIR). / Another capture "
+                f"service (process {pid}) already runs over the data directory {self.path.parent}: stop "
+                f"it, or give this one another data directory (SVOYAK_DATA_DIR).")
+
+    def stuck(self, pid) -> str:
+        return (f"Прежний сервис захвата (процесс {pid}) не отпускает {self.path} / The stale capture "
+                f"service (process {pid}) does not let go of {self.path}")

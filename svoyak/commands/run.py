@@ -48,6 +48,16 @@ def run(args) -> int:
         args.simulator = True  # a laptop: mock pins and on-screen buzzers
     settings = serve_command.settings_from(args)
     Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
+    # one server per data directory, taken before the capture starts: a second ``svoyak run`` is refused with the
+    # server that holds it, not with a capture that "did not start" (svoyak/commands/serve.py)
+    lock = serve_command.hold_data_dir(settings)
+    try:
+        return _run(args, settings)
+    finally:
+        lock.release()
+
+
+def _run(args, settings) -> int:
     capture = None
     if not args.no_capture:
         command = [sys.executable, "-m", "svoyak.cli", "capture"] + (["--simulator"] if settings.simulator else [])

@@ -4,12 +4,24 @@ gunicorn with the gthread worker: one worker (the session, its timers and the ca
 process), many threads (each WebSocket holds one: 30 scoreboards, phones, the host). Not Werkzeug's dev
 server. The worker builds the app (no preload: threads must not cross a fork) and then tells systemd
 READY=1 and pings its watchdog while the session is healthy.
+
+One web server per data directory (issue 19): two servers over one store would each keep their own session and
+timers and store commands beside each other. ``data_dir/server.lock`` is held with ``flock`` from before the
+identity is read until the process ends (``svoyak run`` takes it before it starts its capture); a second server
+refuses to start, naming the process that holds it, and a stale holder (gone, or orphaned: its starter gone) is
+taken over, as the capture's lock does (gpio/lock.py). gunicorn's worker inherits the descriptor, so the lock is
+held while the process that writes the store lives.
 """
 
 from __future__ import annotations
 
 import signal
 import sys
+from pathlib import Path
+
+import appliance.words as words
+from appliance.errors import SvoyakError
+from gpio.lock import DirectoryLock
 
 DEFAULT_THREADS = 100
 # Connections the worker holds at once (gunicorn's default, 1000, stops accepting beyond it: a thousand phones
@@ -23,6 +35,53 @@ def add_arguments(parser) -> None:
     parser.add_argument("--port", type=int, help="TCP port (setting web_port)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="worker threads (one per WebSocket)")
     parser.add_argument("--simulator", action="store_true", default=None, help="show the on-screen buzzers")
+
+
+SERVER_LOCK = "server.lock"
+
+
+class ServerLocked(SvoyakError, RuntimeError):
+    """Another web server, alive, serves this data directory."""
+
+
+def _short(command: str) -> str:
+    """``python -m svoyak.cli serve --port 8080`` as ``svoyak serve --port 8080``, at most 60 characters."""
+    parts = command.split()
+    for index, part in enumerate(parts):
+        if part == "svoyak.cli" or part.endswith("/svoyak") or part == "svoyak":
+            parts = ["svoyak", *parts[index + 1:]]
+            break
+    text = " ".join(parts)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class ServerLock(DirectoryLock):
+    """``data_dir/server.lock``: held by the web server's process (and, inherited, its gunicorn worker)."""
+
+    error = ServerLocked
+
+    def refusal(self, pid, command: str) -> str:
+        def holder(language: str) -> str:
+            process = words.word("refusal.serve.holder", language, pid=pid)
+            return f"{process}, {_short(command)}" if command else process
+
+        return _both("refusal.serve.locked", lambda language: {"dir": self.path.parent, "holder": holder(language)})
+
+    def stuck(self, pid) -> str:
+        return _both("refusal.serve.stuck", lambda language: {"pid": pid, "path": self.path})
+
+
+def _both(key: str, params) -> str:
+    """A console line in every language at once («… / …»): a refusal printed before any page or setting speaks."""
+    return " / ".join(words.word(key, language, **params(language)) for language in words.LANGUAGES)
+
+
+def hold_data_dir(settings) -> ServerLock:
+    """Take ``server.lock`` of the settings' data directory for the life of this process (keep the result);
+    raises :class:`ServerLocked` if a live server holds it."""
+    lock = ServerLock(Path(settings.data_dir) / SERVER_LOCK)
+    lock.acquire()
+    return lock
 
 
 def settings_from(args):
@@ -136,5 +195,9 @@ def run(args) -> int:
         # No identity read or made: it would land on the wrong file system. The pages say what is wrong.
         print(f"svoyak: {fault.line()}", file=sys.stderr, flush=True)
         return serve(settings, threads=args.threads, fault=fault)
-    print(describe(settings), flush=True)
-    return serve(settings, threads=args.threads)
+    lock = hold_data_dir(settings)  # before the identity is read or made: one server per data directory
+    try:
+        print(describe(settings), flush=True)
+        return serve(settings, threads=args.threads)
+    finally:
+        lock.release()

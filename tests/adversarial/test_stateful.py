@@ -42,6 +42,9 @@ def test_the_box_keeps_its_promises_under_random_sequences(chromium, tmp_path):
             database=DirectoryBasedExampleDatabase(ROOT / ".hypothesis" / "adversary"),
             # each example is a real box (two processes and a page): shrinking would replay dozens of them
             phases=(Phase.explicit, Phase.reuse, Phase.generate),
+            # a real box fails where it likes: hunting a second bug would replay prefixes of the failing example,
+            # and a replay that fails one step later is hypothesis's FlakyStrategyDefinition, hiding the first
+            report_multiple_bugs=False,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]))
     finally:
         print(figures)
@@ -52,3 +55,5 @@ def test_the_box_keeps_its_promises_under_random_sequences(chromium, tmp_path):
 def test_the_sequences_the_adversary_found_keep_the_promises(chromium, tmp_path, name):
     figures = play_steps(chromium, tmp_path, FOUND[name])
     assert figures.steps == len(FOUND[name]) + 1, figures
+    declined = sum(action == "withdraw_declined" for action, *_ in FOUND[name])
+    assert figures.withdrawals_declined == declined, figures  # each confirmation opened and was answered no
