@@ -45,6 +45,7 @@ import urllib.parse
 from pathlib import Path
 
 from bench.chaos import ROOT, Box
+from bench.sockets import close, connect
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -272,8 +273,8 @@ class Watcher:
         self.sio = socketio.Client(reconnection=False)
         for name in ("hello", "snapshot", "update", "pin_shown"):
             self.sio.on(name, self._keeper(name), namespace=namespace)
-        self.sio.connect(url, namespaces=[namespace, *also], auth=auth or {}, transports=["websocket"],
-                         wait_timeout=10)
+        connect(self.sio, url, namespaces=[namespace, *also], auth=auth or {}, transports=["websocket"],
+                wait_timeout=10)
 
     def _keeper(self, name):
         def keep(data):
@@ -308,8 +309,7 @@ class Watcher:
         return self.sio.connected
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.sio.disconnect()
+        close(self.sio)
 
 
 class HostSocket(Watcher):

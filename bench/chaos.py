@@ -27,6 +27,8 @@ import threading
 import time
 from pathlib import Path
 
+from bench.sockets import close, connect
+
 ROOT = Path(__file__).resolve().parent.parent
 SETUP = {"profile": "eurocup", "players": ["Аня", "Борис", "Вера"],
          "themes": [{"name": "Реки"}, {"name": "Кино"}]}
@@ -144,8 +146,8 @@ class Host:
         self.sio = socketio.Client(reconnection=False)
         self.sio.on("snapshot", self._snapshot, namespace="/host")
         self.sio.on("update", self._update, namespace="/host")
-        self.sio.connect(box.url, namespaces=["/host", "/sim"], auth={"pin": box.pin}, transports=["websocket"],
-                         wait_timeout=10)
+        connect(self.sio, box.url, namespaces=["/host", "/sim"], auth={"pin": box.pin}, transports=["websocket"],
+                wait_timeout=10)
 
     def _snapshot(self, data) -> None:
         with self.changed:
@@ -180,10 +182,7 @@ class Host:
         return ack
 
     def close(self) -> None:
-        try:
-            self.sio.disconnect()
-        except Exception:  # a process edge: the box may be dead already
-            pass
+        close(self.sio)
 
 
 def allowed(view: dict, name: str) -> bool:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import requests
 
+from bench.sockets import close, connect
+
 ROOT = Path(__file__).resolve().parents[2]
 PIN = "2468"
 DIRECTOR_PIN = "135790"  # the desk's own PIN (the host's does not open it)
@@ -113,8 +115,8 @@ class Host:
 
         self.box = box
         self.client = socketio.Client(reconnection=False)
-        self.client.connect(box.url, namespaces=["/host", "/sim"], auth={"pin": PIN}, transports=["websocket"],
-                            wait_timeout=15)
+        connect(self.client, box.url, namespaces=["/host", "/sim"], auth={"pin": PIN}, transports=["websocket"],
+                wait_timeout=15)
         self.ids = iter(range(1, 10 ** 9))
         self.prefix = f"{box.name}-{time.monotonic_ns()}"
 
@@ -140,7 +142,7 @@ class Host:
         return box["view"]
 
     def close(self) -> None:
-        self.client.disconnect()
+        close(self.client)
 
 
 def play_battle(host: Host, rng: random.Random, max_questions: int = 400, stop_after: int | None = None) -> int:
