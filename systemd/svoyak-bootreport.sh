@@ -28,8 +28,11 @@ never=""
 prop() { printf '%s\n' "$props" | sed -n "s/^$1=//p"; }   # one KEY=VALUE line of the last `systemctl show`
 for unit in $(systemctl list-dependencies --plain --no-legend --no-pager default.target | awk '{ print $NF }'); do
     props=$(systemctl show -p LoadState -p ActiveState -p ConditionTimestampMonotonic -p InactiveExitTimestampMonotonic "$unit")
-    # a masked unit is one the box turned off on purpose (install-box.sh: serial-getty@, wanted by getty.target)
-    [ "$(prop LoadState)" = masked ] && continue
+    # a masked unit is one the box turned off on purpose (install-box.sh: serial-getty@, wanted by getty.target);
+    # a not-found one no package ships (graphical.target's display-manager.service); default.target itself waits
+    # for this report (systemd.wants= orders a target after what it wants): none of them is a boot that halted
+    case "$(prop LoadState)" in masked|not-found) continue ;; esac
+    [ "$unit" = default.target ] && continue
     [ "$(prop ActiveState)" = inactive ] && [ "$(prop ConditionTimestampMonotonic)" = 0 ] \
         && [ "$(prop InactiveExitTimestampMonotonic)" = 0 ] && never="$never$unit,"
 done

@@ -24,13 +24,15 @@ UNITS = {
     "dev-disk-by\\x2dlabel-svoyak\\x2ddata.device": ("loaded", "inactive", "0", "0"),
     # the generator's getty for a serial console, masked by install-box.sh: never started, on purpose
     "serial-getty@ttyAMA0.service": ("masked", "inactive", "0", "0"),
+    "display-manager.service": ("not-found", "inactive", "0", "0"),  # graphical.target wants it; none is installed
+    "default.target": ("loaded", "inactive", "0", "0"),  # waits for the report itself (systemd.wants=)
 }
 KEYS = ("LoadState", "ActiveState", "InactiveExitTimestampMonotonic", "ConditionTimestampMonotonic")
 FAKE_SYSTEMCTL = r'''#!/bin/sh
 case "$1" in
   -q) exit 0 ;;
   is-active) case "$2" in svoyak.service|svoyak-capture.service) echo active ;; *) echo inactive ;; esac ;;
-  list-dependencies) printf '%s\n' graphical.target '  svoyak.service' '  svoyak-capture.service' \
+  list-dependencies) printf '%s\n' default.target '  display-manager.service' '  svoyak.service' '  svoyak-capture.service' \
       '  svoyak-kiosk.service' '  systemd-update-utmp-runlevel.service' '  var-lib-svoyak.mount' \
       '    dev-disk-by\x2dlabel-svoyak\x2ddata.device' '  getty.target' '    serial-getty@ttyAMA0.service' ;;
   list-units) echo "svoyak-hotspot.service loaded failed failed svoyak Wi-Fi hotspot" ;;
