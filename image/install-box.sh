@@ -138,6 +138,14 @@ PY
     # The kiosk owns tty1 (svoyak-kiosk.service says why): no getty there, which would stop it on starting.
     # Until the kiosk draws, the screen shows the boot messages and first boot's name, password and PIN.
     systemctl disable getty@tty1.service
+    # No login prompt on a serial console: no account logs in there (root is locked; pi-gen's admin logs in over
+    # SSH with a key only). systemd-getty-generator would add serial-getty@ for each serial kernel console (ttyS1,
+    # the Pi's header; ttyAMA0 on QEMU's virt board), which BindsTo= its device: a device job with systemd's 90 s
+    # (DefaultDeviceTimeoutSec, not the mounts' 600 s), queued when the root is switched to and met only when udev's
+    # coldplug reaches the tty. On a loaded boot that is later ("Timed out waiting for device dev-ttyAMA0.device",
+    # the getty "Dependency failed"), and multi-user.target waits for it all that time (getty.target is ordered
+    # before it). The kernel's messages still go to the serial port (console= on the card's command line).
+    systemctl mask serial-getty@.service
     # Debian enables its own nats-server.service on install (every interface, no authentication): the rooms
     # run it as svoyak-nats.service with their configuration instead.
     if [ -f /usr/lib/systemd/system/nats-server.service ]; then systemctl disable nats-server.service; fi

@@ -8,7 +8,8 @@
 #   rootfsck=checked|unchecked   the initrd's fsck checked the root before mounting it (its stamp file)
 #   failed=UNIT,...    units in the failed state
 #   never=UNIT,...     units the boot wanted (default.target, graphical, and below) that never started: their job never
-#                      ran (a dependency failed, a device that never came) and no condition skipped them
+#                      ran (a dependency failed, a device that never came) and no condition skipped them (masked
+#                      units are not counted: the box masks them on purpose)
 # It waits (up to 8 min: a Pi 3 emulated by QEMU is that slow) for the two services to be active, so a slow
 # start is not reported as a failure, then 20 s more: longer than both watchdogs (5 s, 15 s), so "restarts=0"
 # shows that they are fed.
@@ -24,12 +25,16 @@ sleep "${SVOYAK_REPORT_SETTLE_S:-20}"
 state() { systemctl is-active "$1"; }
 restarts() { systemctl show -p NRestarts --value "$1"; }
 never=""
+prop() { printf '%s\n' "$props" | sed -n "s/^$1=//p"; }   # one KEY=VALUE line of the last `systemctl show`
 for unit in $(systemctl list-dependencies --plain --no-legend --no-pager default.target | awk '{ print $NF }'); do
-    # ActiveState, ConditionTimestampMonotonic, InactiveExitTimestampMonotonic, in systemctl show's order
-    values=$(systemctl show -p ActiveState -p ConditionTimestampMonotonic -p InactiveExitTimestampMonotonic --value "$unit" | tr '\n' ' ')
-    # shellcheck disable=SC2086  # three words on purpose
-    set -- $values
-    [ "${1:-}" = inactive ] && [ "${2:-}" = 0 ] && [ "${3:-}" = 0 ] && never="$never$unit,"
+    props=$(systemctl show -p LoadState -p ActiveState -p ConditionTimestampMonotonic -p InactiveExitTimestampMonotonic "$unit")
+    # a masked unit is one the box turned off on purpose (install-box.sh: serial-getty@, wanted by getty.target);
+    # a not-found one no package ships (graphical.target's display-manager.service); default.target itself waits
+    # for this report (systemd.wants= orders a target after what it wants): none of them is a boot that halted
+    case "$(prop LoadState)" in masked|not-found) continue ;; esac
+    [ "$unit" = default.target ] && continue
+    [ "$(prop ActiveState)" = inactive ] && [ "$(prop ConditionTimestampMonotonic)" = 0 ] \
+        && [ "$(prop InactiveExitTimestampMonotonic)" = 0 ] && never="$never$unit,"
 done
 python=$("$python_bin" -I -c "import sys, appliance.config, appliance.rules.battle, gpio.pins, web; appliance.config.load(environ={}, config_path=None); print(sys.version.split()[0])" 2>&1 | tail -1 | tr " " _)
 data=$(findmnt -n -r -o SOURCE,FSTYPE,OPTIONS /var/lib/svoyak | tr " " ,)
