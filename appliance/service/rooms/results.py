@@ -144,8 +144,14 @@ class ResultEntry:
             return
         tournament_id, battle_id, result = found
         with self._lock:
-            existing = desk.state(tournament_id).results.get(battle_id)
+            state = desk.state(tournament_id)
+            existing = state.results.get(battle_id)
             if existing == result:
+                return
+            _room, holder = state.assignments.get(battle_id, ("", ""))
+            if holder != box:  # a setup names its slot itself: only the box the desk gave the battle reports it
+                self.refused.append({"tournament": tournament_id, "battle": battle_id, "box": box,
+                                     "why": "not assigned to this box"})
                 return
             if existing is not None and existing.log_id != result.log_id:
                 if not self.book.kept_desk(tournament_id, battle_id, result.log_id):

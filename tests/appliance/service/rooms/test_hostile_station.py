@@ -4,9 +4,8 @@ A station's own box refuses to start a battle the desk did not give it (``RoomsS
 kept assignments first), so these requests come only from a hostile or modified station, with its own valid
 credential: its leaf connection may publish its claims (``svoyak.desk.<box>.claim``) and its battle events, so
 the hub is the one that must refuse. Found by the ``seams`` slice; the fix belongs to the rooms code
-(``appliance/service/rooms/hub.py``, ``results.py``), which the rooms slices own: a test still marked ``xfail``
-(strict) fails as XPASS once the fix lands, so the marker is taken off. The claims were fixed on main meanwhile;
-a result from a station the battle is not given to still enters.
+(``appliance/service/rooms/results.py``): a claim confirms only a slot the director gave that box, and a result
+enters only from the box the battle is given to.
 """
 
 from __future__ import annotations
@@ -15,13 +14,12 @@ import asyncio
 
 import pytest
 
-from appliance.service.rooms import protocol
+from appliance.service.rooms import wire as protocol
 from appliance.service.rooms.hub import HubLink
 from appliance.service.rooms.results import ResultEntry
 from tests.appliance.service.rooms.test_rooms import _finished_battle, desk  # noqa: F401 - the desk fixture
 
 NAMES = {"room2": "Комната 2", "room3": "Комната 3"}
-FIXED_BY_ROOMS = pytest.mark.xfail(strict=True, reason="seams found it; the rooms slices fix results.py/hub.py")
 
 
 class Message:
@@ -78,7 +76,6 @@ def test_a_claim_for_a_battle_given_to_another_station_is_refused_with_its_name(
                                                              "ok": True}
 
 
-@FIXED_BY_ROOMS
 def test_a_result_from_a_station_the_battle_is_not_given_to_does_not_enter(desk):  # noqa: F811
     """room3 sets a battle up with the slot of room2's battle (a setup's ``slot`` is the host's argument) and plays
     it out quickly: its events reach DESK like any, and today its result enters the desk as the battle's result
@@ -88,3 +85,6 @@ def test_a_result_from_a_station_the_battle_is_not_given_to_does_not_enter(desk)
     entry.check_free("room2", "t1", battle)
     entry.enter("room3", "b-forged", _finished_battle(desk, battle))
     assert battle not in desk.state("t1").results, desk.state("t1").results[battle]
+    assert entry.refused[-1] == {"tournament": "t1", "battle": battle, "box": "room3", "why": "not assigned to this box"}
+    entry.enter("room2", "b-real", _finished_battle(desk, battle))  # the station the battle is given to
+    assert battle in desk.state("t1").results

@@ -220,7 +220,8 @@ def test_a_station_result_enters_once_and_a_hand_typed_one_is_never_overwritten(
     entry.enter("room2", "b1", battle)
     assert desk.state("t1").results[first].log_id == "room2/b1" and entry.entered == 1
     assert entry.assignments_for("room2") == []
-    # a result typed by hand, then the station's: both kept, the director asked
+    # a result typed by hand, then the station's (the battle was given to room3): both kept, the director asked
+    entry.check_free("room3", "t1", second)
     players = sorted(battle_players(desk.state("t1"), second))
     desk.record_result("t1", second, [{"player": p, "score": 10 * i} for i, p in enumerate(players)])
     typed = desk.state("t1").results[second]
@@ -238,6 +239,7 @@ def test_a_conflict_and_the_directors_answer_survive_a_hub_restart(desk, tmp_pat
     kept the desk's result, the stream replay that follows a restart finds the station's result and asks nothing."""
     names = lambda: {"room2": "Комната 2"}  # noqa: E731
     battle_id = sorted(desk.state("t1").battles)[0]
+    ResultEntry(lambda: desk, names).check_free("room2", "t1", battle_id)
     players = sorted(battle_players(desk.state("t1"), battle_id))
     desk.record_result("t1", battle_id, [{"player": p, "score": 10 * i} for i, p in enumerate(players)])
     typed = desk.state("t1").results[battle_id]
