@@ -106,7 +106,7 @@ def stop_and_check(process, temporary: Path, output: Path, mark: bytes, signal_n
 
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_the_scripted_chaos_and_its_box(bench, signal_number):
-    process, temporary, output, mark = bench("scripted")
+    process, temporary, output, mark = bench(mode="scripted")
     wait_for(lambda: box_running(mark), 90, "box of the bench")
     time.sleep(2)  # commands under way
     assert process.poll() is None, output.read_text()
@@ -114,7 +114,7 @@ def test_a_signal_stops_the_scripted_chaos_and_its_box(bench, signal_number):
 
 
 def test_a_sigkill_of_the_bench_takes_its_box_with_it(bench):
-    process, _temporary, output, mark = bench("scripted")
+    process, _temporary, output, mark = bench(mode="scripted")
     wait_for(lambda: box_running(mark), 90, "box of the bench")
     time.sleep(1)
     os.kill(process.pid, signal.SIGKILL)
@@ -127,7 +127,7 @@ def test_a_sigterm_stops_the_stateful_chaos_its_boxes_and_chromium(bench):
     pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (./dev test installs it)")
-    process, temporary, output, mark = bench("stateful")
+    process, temporary, output, mark = bench(mode="stateful")
     wait_for(lambda: box_running(mark) or process.poll() is not None, 120, "box of the bench")
     assert process.poll() is None, output.read_text()
     wait_for(lambda: any("chrom" in command for command in processes_with(mark).values()), 60, "Chromium")

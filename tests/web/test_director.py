@@ -253,7 +253,7 @@ def test_a_refusal_shows_on_its_form_in_the_pages_language_with_the_input_kept(c
     # A seed that is not a number is worded too, and the new tournament's title stays typed.
     refused = client.post("/director/new", data={"preset": "mubc", "title": "Кубок", "seed": "abc"})
     page = refused.get_data(as_text=True)
-    assert refused.status_code == 400 and "не целое число" in page and 'value="Кубок"' in page
+    assert refused.status_code == 400 and "Число для жеребьёвки «abc» — не целое" in page and 'value="Кубок"' in page
     # A format change that names no stage: worded, the typed changes kept.
     refused = client.post("/director/new", data={"preset": "mubc", "changes": "rounds = 7"})
     page = refused.get_data(as_text=True)
@@ -271,10 +271,10 @@ def test_the_registration_page_warns_before_the_draw_how_many_players_the_format
     tid = new_tournament(client, "irkutsk", 18, team=lambda i: f"Команда {i}")
     page = client.get(f"/director/{tid}/registration").get_data(as_text=True)
     assert 'id="field-check"' in page and 'data-code="draw.too_few"' in page
-    assert "сыграют 18, формату нужно от 27 до 36 игроков (irkutsk 2.1-2.2)" in page
+    assert "Игроков 18, а нужно не меньше 27, чтобы заполнить 9 боёв по 3 и более (irkutsk 2.1-2.2)" in page
     client.post(f"/director/{tid}/registration", data={"bulk": "\n".join(f"Ещё {i}; Клуб {i}" for i in range(9))})
     page = client.get(f"/director/{tid}/registration").get_data(as_text=True)
-    assert 'id="field-check"' not in page and "сыграют 27, формату нужно от 27 до 36" in page
+    assert 'id="field-check"' not in page and "Этап «Первый круг»: игроков 27, а нужно от 27 до 36" in page
 
 
 def test_categories_show_their_titles_and_forms_read_like_forms(client):
@@ -288,7 +288,7 @@ def test_categories_show_their_titles_and_forms_read_like_forms(client):
     assert 'id="conn"' not in page  # no socket on the desk, so no connection pill
     home = client.get("/director/").get_data(as_text=True)
     assert "Загрузить</button>" in home and "Войти" not in home
-    assert "Зерно жеребьёвки" in home and 'placeholder="seed"' not in home and "swiss.rounds = 7" in home
+    assert "Число для жеребьёвки" in home and "Зерно" not in home and 'placeholder="seed"' not in home and "swiss.rounds = 7" in home
     # The deadline from the date-time input gets the browser's offset; the engine accepts it.
     assert client.post(f"/director/{tid}/deadline", data={"deadline": "2030-10-01T23:59",
                                                           "offset": "+08:00"}).status_code == 302

@@ -169,11 +169,18 @@ class DeskCarrier:
         spec = state.battles.get(battle_id)
         if spec is None or state.theme_sources.get(spec.theme_pack):
             return
-        held = {number for sources in state.theme_sources.values() for package, number in sources
-                if package == package_id}
-        parts = self.packages.battle_themes(package_id, count=len(spec.themes), exclude=held)
+        parts = self.packages.battle_themes(package_id, count=len(spec.themes),
+                                            exclude=self._taken(state, tournament_id, package_id))
         desk.submit(tournament_id, t.ThemesNamed(desk.clock(), spec.theme_pack, tuple(parts["theme_names"]),
                                                  tuple((p, n) for p, n in parts["sources"])))
+
+    def _taken(self, state, tournament_id: str, package_id: str) -> set[int]:
+        """The themes of ``package_id`` a pack of the tournament plays or holds as its spares: never given again."""
+        named = {number for sources in state.theme_sources.values() for package, number in sources
+                 if package == package_id}
+        spares = {number for (tournament, _pack), (package, numbers) in self.spares.all().items()
+                  if tournament == tournament_id and package == package_id for number in numbers}
+        return named | spares
 
     def _spares(self, state, tournament_id: str, pack: str, package_id: str, themes: list[int]) -> list[int]:
         held = self.spares.held(tournament_id, pack)
@@ -181,8 +188,7 @@ class DeskCarrier:
             return list(held[1]) if held[0] == package_id else []
         if not self.spare_count:
             return []
-        taken = {number for sources in state.theme_sources.values() for package, number in sources
-                 if package == package_id} | set(themes)
+        taken = self._taken(state, tournament_id, package_id) | set(themes)
         try:
             parts = self.packages.battle_themes(package_id, count=self.spare_count, exclude=taken)
         except PackageError as error:  # too few left: the battle plays without spares (the director sees none)
