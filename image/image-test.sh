@@ -124,14 +124,15 @@ wait_for_boot() {
         fi
         if [ -z "$report" ] && grep -q 'svoyak-bootreport:' "$LOG" 2>/dev/null; then
             report=$(grep -a -o 'svoyak-bootreport:.*' "$LOG" | head -1 | tr -d '\r')
+            report_at=$(elapsed); booted_at=$(( report_at - began ))
             say "$report"
         fi
         if [ -z "$host" ] && [ "$(http_code /host)" = 200 ]; then host=$(elapsed); say "/host answers 200"; fi
         if [ -z "$board" ] && [ "$(http_code /board)" = 200 ]; then board=$(elapsed); say "/board answers 200"; fi
         [ -n "$report" ] && [ -n "$host" ] && [ -n "$board" ] && break
         # The report comes once both services are active (or after 8 min of trying): then a few minutes more at
-        # most for the network (on raspi3b NetworkManager and DHCP over emulated USB take minutes).
-        if [ -n "$report" ] && [ -z "$report_at" ]; then report_at=$(elapsed); booted_at=$(( report_at - began )); fi
+        # most for the network (on raspi3b NetworkManager and DHCP over emulated USB take minutes). Its time is
+        # taken when it is seen (above), even when the pages answered first.
         if [ -n "$report_at" ] && [ $(( $(elapsed) - report_at )) -gt "$AFTER_REPORT" ]; then break; fi
         sleep 2
     done
