@@ -261,6 +261,6 @@ def test_a_package_missing_from_dev_is_named_with_its_callers():
     """The failure this test exists for: sfdisk called by the image tests, fdisk not in ./dev test's list."""
     missing = not_installed_by_dev("test", dev_packages()["test"] - {"fdisk"})
     assert [line for line in missing if line.startswith("sfdisk ")] == [
-        "sfdisk (called in tests/image/test_add_data_partition.py, tests/image/test_cardboot.py) comes from the "
+        "sfdisk (called in tests/image/test_add_data_partition.py, tests/image/test_cardboot.py, tests/image/test_refresh.py) comes from the "
         "Debian package fdisk, "
         "which ./dev test does not install"]
