@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from bench.adversary import CHROMIUM
+from tests.support.boxes import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -43,15 +44,6 @@ def processes_with(mark: bytes) -> dict[int, str]:
             continue
     return found
 
-
-def wait_for(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"no {what} within {timeout:.0f} s")
 
 
 @pytest.fixture

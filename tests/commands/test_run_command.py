@@ -19,6 +19,7 @@ import pytest
 
 from svoyak.commands.run import _listens  # the same probe svoyak run waits on
 from appliance.service.supervision import command_line, is_alive
+from tests.support.boxes import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BOUND_S = 10  # how long the children may take to go (they go in well under a second)
@@ -49,15 +50,6 @@ def descendants(pid: int) -> set[int]:
                 todo.append(child)
     return found
 
-
-def wait_until(predicate, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {seconds} s: {what}")
 
 
 class Box:
@@ -117,13 +109,13 @@ class Box:
             except OSError:
                 return False
 
-        wait_until(listening, 90, "svoyak run listens")
+        wait_for(listening, 90, "svoyak run listens")
         host = self.connected_host()
         try:
-            wait_until(lambda: host.wait_view()["capture"]["connected"], 30, "the capture linked (buttons)")
+            wait_for(lambda: host.wait_view()["capture"]["connected"], 30, "the capture linked (buttons)")
         finally:
             host.close()
-        pid = wait_until(lambda: [p for p in self.nats_pids() if is_alive(p)], 30, "nats-server runs")[0]
+        pid = wait_for(lambda: [p for p in self.nats_pids() if is_alive(p)], 30, "nats-server runs")[0]
         ports = json.loads((self.data_dir / "rooms" / "nats" / f"nats-server_{pid}.ports").read_text())
         host_port = ports["nats"][0].rsplit(":", 1)
         with socket.create_connection((host_port[0].removeprefix("nats://"), int(host_port[1])), timeout=5) as s:
@@ -177,8 +169,8 @@ def test_kill_9_of_svoyak_run_leaves_no_child_and_the_next_start_has_buttons_and
 
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)
-    wait_until(lambda: not any(is_alive(pid) for pid in children), BOUND_S,
-               f"every child of svoyak run gone; left: {[names[p] for p in children if is_alive(p)]}")
+    wait_for(lambda: not any(is_alive(pid) for pid in children), BOUND_S,
+             f"every child of svoyak run gone; left: {[names[p] for p in children if is_alive(p)]}")
     assert cut.wait(BOUND_S), "the open page's WebSocket was still served"
     host.close()
 
@@ -227,11 +219,11 @@ def test_a_stale_capture_is_taken_over_and_a_live_one_refuses_in_words(tmp_path)
     orphan = int(done.stdout)
     newcomer = live = None
     try:
-        wait_until(lambda: _lock_holder(tmp_path) == orphan and _listens(sock), 30, "the orphan serves")
+        wait_for(lambda: _lock_holder(tmp_path) == orphan and _listens(sock), 30, "the orphan serves")
         newcomer = _capture(env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        wait_until(lambda: _lock_holder(tmp_path) == newcomer.pid and _listens(sock), 30,
-                   "the new capture took over")  # today: "another capture service listens", exit 2
-        wait_until(lambda: not is_alive(orphan), BOUND_S, "the orphan ended")  # it lets go of the lock, then exits
+        wait_for(lambda: _lock_holder(tmp_path) == newcomer.pid and _listens(sock), 30,
+                 "the new capture took over")  # today: "another capture service listens", exit 2
+        wait_for(lambda: not is_alive(orphan), BOUND_S, "the orphan ended")  # it lets go of the lock, then exits
         assert newcomer.poll() is None
 
         # the newcomer's parent (this test) lives: a third one is refused, in words, and the second keeps serving
@@ -255,8 +247,8 @@ def test_svoyak_run_stops_with_the_reason_when_a_live_capture_holds_the_data_dir
     """Not a box with no buttons: the capture's refusal is shown and ``svoyak run`` exits."""
     live = _capture(box.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_until(lambda: _lock_holder(box.data_dir) == live.pid and _listens(box.data_dir / "capture.sock"), 30,
-                   "a capture serves the data directory")
+        wait_for(lambda: _lock_holder(box.data_dir) == live.pid and _listens(box.data_dir / "capture.sock"), 30,
+                 "a capture serves the data directory")
         refused = box.run()
         assert refused.wait(timeout=60) != 0
         output = box.output()

@@ -11,12 +11,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from appliance.service.supervision import is_alive
+from tests.support.boxes import wait_for
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -34,15 +34,6 @@ def listens(port: int) -> bool:
         return True
     return False
 
-
-def wait_until(predicate, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {seconds} s: {what}")
 
 
 def holder(data_dir: Path) -> int | None:
@@ -104,7 +95,7 @@ class Servers:
 
     def serving(self, *command: str) -> tuple[subprocess.Popen, int]:
         process, port = self.start(*command)
-        wait_until(lambda: listens(port) or process.poll() is not None, 60, f"svoyak {command[0]} listens")
+        wait_for(lambda: listens(port) or process.poll() is not None, 60, f"svoyak {command[0]} listens")
         assert process.poll() is None, process.stderr.read()
         return process, port
 
@@ -123,7 +114,7 @@ class Servers:
             if pid_file.exists():
                 self.groups.append(int(pid_file.read_text()))
         pid = int(done.stdout)
-        wait_until(lambda: listens(port), 60, "the orphaned server listens")
+        wait_for(lambda: listens(port), 60, "the orphaned server listens")
         return pid, port
 
     def close(self) -> None:
@@ -135,7 +126,7 @@ class Servers:
             if process.stderr:
                 process.stderr.close()
         for group in self.groups:
-            wait_until(lambda: not group_members(group), 15, f"process group {group} gone")
+            wait_for(lambda: not group_members(group), 15, f"process group {group} gone")
 
 
 @pytest.fixture
@@ -147,7 +138,7 @@ def servers(tmp_path):
 
 def test_a_second_server_over_one_data_directory_refuses_naming_the_first(servers):
     first, first_port = servers.serving("serve")
-    wait_until(lambda: holder(servers.data_dir) == first.pid, 10, "the first server holds the lock")
+    wait_for(lambda: holder(servers.data_dir) == first.pid, 10, "the first server holds the lock")
     for command in (("serve",), ("run", "--no-capture", "--no-spectators"), ("run", "--simulator")):
         error, code, port = servers.refused(*command)
         assert code == 2, (command, code, error)
@@ -163,19 +154,19 @@ def test_a_second_server_over_one_data_directory_refuses_naming_the_first(server
 
 def test_the_lock_of_a_killed_server_is_taken_over(servers):
     first, _port = servers.serving("serve")
-    worker = wait_until(lambda: [pid for pid in group_members(first.pid) if pid != first.pid], 30, "its worker")
+    worker = wait_for(lambda: [pid for pid in group_members(first.pid) if pid != first.pid], 30, "its worker")
     os.kill(first.pid, signal.SIGKILL)  # its worker ends by its parent-death signal, and lets the lock go
     first.wait(timeout=10)
     second, second_port = servers.serving("serve")
-    wait_until(lambda: holder(servers.data_dir) == second.pid, 10, "the second server holds the lock")
+    wait_for(lambda: holder(servers.data_dir) == second.pid, 10, "the second server holds the lock")
     assert not any(is_alive(pid) for pid in worker)
     assert listens(second_port)
 
 
 def test_an_orphaned_server_is_taken_over(servers):
     orphan, orphan_port = servers.orphan()
-    wait_until(lambda: holder(servers.data_dir) == orphan, 10, "the orphan holds the lock")
+    wait_for(lambda: holder(servers.data_dir) == orphan, 10, "the orphan holds the lock")
     newcomer, port = servers.serving("serve")
-    wait_until(lambda: holder(servers.data_dir) == newcomer.pid, 10, "the newcomer holds the lock")
-    wait_until(lambda: not group_members(orphan), 15, "the orphan and its worker ended")
+    wait_for(lambda: holder(servers.data_dir) == newcomer.pid, 10, "the newcomer holds the lock")
+    wait_for(lambda: not group_members(orphan), 15, "the orphan and its worker ended")
     assert listens(port) and not listens(orphan_port)
